@@ -1,0 +1,38 @@
+"""synthguard: from confidential microdata to a safe public release.
+
+Synthesize (sequential and Bayesian synthesizers), protect (traditional SDC and
+differential privacy), evaluate (utility and disclosure risk) and report.
+
+The top-level names are the ones a user starts with; everything else lives in
+its room: :mod:`synthguard.data`, :mod:`synthguard.synthesis`, :mod:`synthguard.bayes`,
+:mod:`synthguard.sdc`, :mod:`synthguard.dp`, :mod:`synthguard.utility`,
+:mod:`synthguard.risk`, :mod:`synthguard.report`.
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import Any
+
+from synthguard.data.datasets import load_dataset
+
+__version__ = "0.1.0"
+
+__all__ = ["Synthesizer", "__version__", "evaluate", "load_dataset", "synthesize"]
+
+# Imported on first use so `import synthguard` stays fast (scikit-learn, statsmodels are heavy).
+_LAZY = {
+    "Synthesizer": "synthguard.synthesis",
+    "synthesize": "synthguard.synthesis",
+    "evaluate": "synthguard.report",
+}
+
+
+def __getattr__(name: str) -> Any:
+    if name in _LAZY:
+        return getattr(importlib.import_module(_LAZY[name]), name)
+    raise AttributeError(f"module 'synthguard' has no attribute '{name}'")
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(__all__))

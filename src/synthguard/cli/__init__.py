@@ -1,0 +1,51 @@
+"""The ``synthguard`` command: thin wrappers that parse, call the library and render.
+
+Subcommands live one per module in this package and are registered below.
+Exit codes: 0 ok, 1 a release failed its thresholds, 2 bad input (a synthguard error).
+"""
+
+from __future__ import annotations
+
+import sys
+from typing import Any
+
+import click
+
+from synthguard import __version__
+from synthguard.errors import SynthguardError
+
+__all__ = ["main"]
+
+EXIT_OK = 0
+EXIT_THRESHOLD_FAILED = 1
+EXIT_BAD_INPUT = 2
+
+
+class _Group(click.Group):
+    """Turns synthguard errors into a one-line message and exit code 2 (no traceback)."""
+
+    def invoke(self, ctx: click.Context) -> Any:
+        try:
+            return super().invoke(ctx)
+        except SynthguardError as e:
+            click.echo(f"error: {e}", err=True)
+            sys.exit(EXIT_BAD_INPUT)
+
+
+@click.group(cls=_Group, context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(__version__, prog_name="synthguard")
+def main() -> None:
+    """synthguard: synthesize, protect, evaluate and report on confidential microdata.
+
+    \b
+    Examples:
+      synthguard datasets
+      synthguard demo --out demo_output
+      synthguard synthesize conf.csv --out syn/ --m 5 --method income=cart --seed 1
+    """
+
+
+# --- subcommands (one module each; add yours with one import and one add_command) ---
+from synthguard.cli.datasets import datasets_cmd  # noqa: E402
+
+main.add_command(datasets_cmd)

@@ -1,0 +1,111 @@
+"""Exceptions and warnings raised by synthguard.
+
+Exception tree::
+
+    SynthguardError(Exception)
+    ├── DataError(SynthguardError, ValueError)        bad confidential input: empty, all missing, mixed text, inf
+    │   ├── SchemaError(DataError)                    column kinds, levels, bounds, overrides
+    │   └── FileFormatError(DataError)                unreadable file or unknown extension
+    ├── ParameterError(SynthguardError, ValueError)   a parameter out of range or inconsistent with others
+    │   ├── MethodError(ParameterError)               unknown synthesis method, method that cannot take weights
+    │   └── PlanError(ParameterError)                 a YAML plan that does not validate
+    ├── NotFittedError(SynthguardError, AttributeError)  a synthesizer or model used before ``fit``
+    ├── PrivacyBudgetError(SynthguardError, ValueError)  a charge that would overspend the privacy budget
+    └── ConvergenceError(SynthguardError, RuntimeError)  an MCMC or optimisation that did not converge
+
+Warnings::
+
+    SynthguardWarning(UserWarning)
+    ├── DisclosureWarning      something in a release may disclose (copied records, singleton patterns)
+    ├── PrivacyWarning         a DP setting outside its guarantee (classic Gaussian with epsilon >= 1, seeded noise)
+    └── UtilityWarning         a utility computation that is unreliable (tiny samples, separation)
+
+Messages follow one format: what went wrong, where (column or parameter),
+what was expected, and what to do. They name columns and parameters and
+never contain a data value.
+"""
+
+from __future__ import annotations
+
+__all__ = [
+    "ConvergenceError",
+    "DataError",
+    "DisclosureWarning",
+    "FileFormatError",
+    "MethodError",
+    "NotFittedError",
+    "ParameterError",
+    "PlanError",
+    "PrivacyBudgetError",
+    "PrivacyWarning",
+    "SchemaError",
+    "SynthguardError",
+    "SynthguardWarning",
+    "UtilityWarning",
+]
+
+
+class SynthguardError(Exception):
+    """Base class of every error synthguard raises on purpose."""
+
+
+class DataError(SynthguardError, ValueError):
+    """The data handed to synthguard cannot be used as it is.
+
+    ``problems`` lists every problem found in one validation, so a user
+    fixes them all at once instead of one per run.
+    """
+
+    def __init__(self, message: str, problems: list[str] | None = None) -> None:
+        self.problems = list(problems) if problems else [message]
+        if problems and (len(problems) > 1 or problems[0] != message):
+            message = message + ":\n" + "\n".join(f"  - {p}" for p in problems)
+        super().__init__(message)
+
+
+class SchemaError(DataError):
+    """A column's kind, levels or bounds are inconsistent with its data or an override."""
+
+
+class FileFormatError(DataError):
+    """A file cannot be read: unknown extension, wrong format or corrupt."""
+
+
+class ParameterError(SynthguardError, ValueError):
+    """A parameter is out of range or inconsistent with another parameter."""
+
+
+class MethodError(ParameterError):
+    """An unknown synthesis method, or a method that cannot do what was asked (e.g. take weights)."""
+
+
+class PlanError(ParameterError):
+    """A pipeline plan file that does not validate; the message points at the line and field."""
+
+
+class NotFittedError(SynthguardError, AttributeError):
+    """An estimator was used before ``fit`` was called."""
+
+
+class PrivacyBudgetError(SynthguardError, ValueError):
+    """A privacy charge would exceed the ledger's budget; no noise has been drawn."""
+
+
+class ConvergenceError(SynthguardError, RuntimeError):
+    """An iterative algorithm (MCMC, optimisation) did not converge."""
+
+
+class SynthguardWarning(UserWarning):
+    """Base class of synthguard's warnings."""
+
+
+class DisclosureWarning(SynthguardWarning):
+    """A release, or a step making it, may disclose confidential information."""
+
+
+class PrivacyWarning(SynthguardWarning):
+    """A differential-privacy setting lies outside the guarantee it is meant to give."""
+
+
+class UtilityWarning(SynthguardWarning):
+    """A utility measure may be unreliable on these inputs."""
