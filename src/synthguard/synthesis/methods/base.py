@@ -1,0 +1,95 @@
+"""The contract every per-variable synthesis method keeps.
+
+A method models one target column given its predictors. The sequential
+synthesizer (``synthguard.synthesis.sequential``) fits it on the confidential
+data and then draws synthetic values from the already synthesized predictors
+(course exercise 3: fit on confidential, predict from synthetic).
+
+Contract
+--------
+* ``__init__`` takes keyword-only hyper-parameters and stores them unchanged.
+* ``fit(X, y, weights=None)`` -> ``self``.
+
+  - ``X``: 2-D float64 array, ``n x p`` (``p`` may be 0), already encoded by the synthesizer:
+    numeric predictors as they are, categorical predictors as 0/1 dummies (first level dropped),
+    no intercept column (methods that need one add it).
+  - ``y``: 1-D array. Numeric and count targets: float64. Categorical, ordinal and binary
+    targets: int64 codes ``0..K-1`` (the synthesizer maps codes back to levels).
+  - ``weights``: optional non-negative float64 array of length ``n``: likelihood weights
+    (risk weights alpha_i of Hu, Savitsky & Williams, survey weights, or their product).
+    A method whose ``supports_weights`` is False raises :class:`~synthguard.errors.MethodError`
+    when given weights that are not all equal to one, rather than ignoring them.
+
+* ``draw(X, rng)`` -> 1-D array of ``len(X)`` synthetic values (float64 for numeric targets,
+  int64 codes for categorical ones). ``rng`` is a ``numpy.random.Generator``. A *proper*
+  method draws its parameters from their posterior at every call, so each implicate comes
+  from its own posterior draw.
+
+Class attributes: ``name`` (registry name), ``target_kinds`` (``{"numeric", "categorical"}``
+or a subset: what the method can synthesize), ``supports_weights``.
+
+The synthesizer, not the method, rounds count targets, clips to schema bounds, and handles
+missing values, so every method gets complete data.
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from typing import Any, ClassVar
+
+import numpy as np
+
+from synthguard.errors import MethodError, NotFittedError
+
+__all__ = ["SynthesisMethod", "check_weights"]
+
+
+def check_weights(method: str, weights: np.ndarray | None, n: int, supports: bool) -> np.ndarray | None:
+    """Validate likelihood weights for a method; return them as float64 or None.
+
+    Raises :class:`MethodError` when the method cannot use weights and they are not all one,
+    and when they have the wrong length, are negative or not finite.
+    """
+    if weights is None:
+        return None
+    w = np.asarray(weights, dtype=float)
+    if w.shape != (n,):
+        raise MethodError(
+            f"method '{method}': weights must have one entry per record ({n}), got shape {w.shape}"
+        )
+    if not np.all(np.isfinite(w)) or np.any(w < 0):
+        raise MethodError(f"method '{method}': weights must be finite and non-negative")
+    if not supports:
+        if np.allclose(w, 1.0):
+            return None
+        raise MethodError(
+            f"method '{method}' cannot use likelihood weights; choose a weighted method "
+            f"such as 'bayes_norm', 'bayes_mixture' or 'bayes_negbin', or drop the weights"
+        )
+    return w
+
+
+class SynthesisMethod(ABC):
+    """Base class of per-variable synthesis methods (see the module docstring)."""
+
+    name: ClassVar[str] = ""
+    target_kinds: ClassVar[frozenset[str]] = frozenset({"numeric", "categorical"})
+    supports_weights: ClassVar[bool] = False
+
+    def get_params(self) -> dict[str, Any]:
+        """The constructor parameters (for provenance and saving)."""
+        return {k: v for k, v in vars(self).items() if not k.endswith("_") and not k.startswith("_")}
+
+    @abstractmethod
+    def fit(self, X: np.ndarray, y: np.ndarray, weights: np.ndarray | None = None) -> SynthesisMethod:
+        """Fit on confidential predictors ``X`` and target ``y``; return ``self``."""
+
+    @abstractmethod
+    def draw(self, X: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+        """Draw one synthetic value per row of ``X``."""
+
+    def _check_fitted(self, attr: str) -> None:
+        if not hasattr(self, attr):
+            raise NotFittedError(
+                f"method '{self.name}' is not fitted; call fit(X, y) before draw(X, rng)"
+            )
