@@ -1,0 +1,194 @@
+"""Shared boundary checks and vectorised building blocks of the SDC methods (private)."""
+
+from __future__ import annotations
+
+import numbers
+from collections.abc import Hashable, Sequence
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from synthguard.data.schema import Schema, infer_schema, validate_frame
+from synthguard.errors import DataError, ParameterError
+
+# pandas Categorical codes of missing values
+MISSING_CODE = -1
+
+
+def check_frame(data: Any) -> pd.DataFrame:
+    """Validate the confidential input once at the boundary (never mutated)."""
+    return validate_frame(data, name="data")
+
+
+def as_column_list(columns: Any, param: str) -> list[str]:
+    """A column name or a sequence of names, as a non-empty list without duplicates."""
+    if isinstance(columns, str):
+        cols = [columns]
+    elif isinstance(columns, Sequence | pd.Index) and not isinstance(columns, bytes):
+        cols = list(columns)
+    else:
+        raise ParameterError(
+            f"parameter '{param}': expected a column name or a list of column names, "
+            f"got {type(columns).__name__}"
+        )
+    if not cols:
+        raise ParameterError(f"parameter '{param}': name at least one column")
+    if len(set(cols)) != len(cols):
+        raise ParameterError(f"parameter '{param}': a column is listed twice; list each once")
+    return cols
+
+
+def check_columns(data: pd.DataFrame, columns: Any, param: str) -> list[str]:
+    """Names in ``columns`` that must all be columns of ``data``."""
+    cols = as_column_list(columns, param)
+    missing = [c for c in cols if c not in data.columns]
+    if missing:
+        raise ParameterError(
+            f"parameter '{param}': columns {', '.join(map(repr, missing))} are not in the data; "
+            f"available columns: {', '.join(map(str, data.columns))}"
+        )
+    return cols
+
+
+def numeric_columns(data: pd.DataFrame, columns: list[str], param: str) -> Schema:
+    """Check that ``columns`` are numeric or count columns by the schema; return the schema."""
+    schema = infer_schema(data[columns])
+    bad = [c for c in columns if not schema[c].is_numeric]
+    if bad:
+        raise ParameterError(
+            f"parameter '{param}': columns {', '.join(map(repr, bad))} are not numeric "
+            f"(schema kind {', '.join(schema.kind(c).value for c in bad)}); this method needs "
+            f"numbers"
+        )
+    return schema
+
+
+def check_probability(value: Any, param: str, *, low_open: bool = False) -> float:
+    """A number in [0, 1] (or (0, 1] with ``low_open``)."""
+    if isinstance(value, bool) or not isinstance(value, numbers.Real):
+        raise ParameterError(f"parameter '{param}': expected a number between 0 and 1")
+    v = float(value)
+    if not np.isfinite(v) or v > 1 or v < 0 or (low_open and v == 0):
+        interval = "(0, 1]" if low_open else "[0, 1]"
+        raise ParameterError(f"parameter '{param}': expected a number in {interval}")
+    return v
+
+
+def check_positive(value: Any, param: str, *, allow_zero: bool = False) -> float:
+    if isinstance(value, bool) or not isinstance(value, numbers.Real):
+        raise ParameterError(f"parameter '{param}': expected a positive number")
+    v = float(value)
+    if not np.isfinite(v) or v < 0 or (v == 0 and not allow_zero):
+        raise ParameterError(
+            f"parameter '{param}': expected a {'non-negative' if allow_zero else 'positive'} "
+            f"finite number"
+        )
+    return v
+
+
+def float_values(s: pd.Series) -> np.ndarray:
+    """A numeric column as float64 with NaN for missing values (a copy)."""
+    return np.array(s.to_numpy(dtype=float, na_value=np.nan), dtype=np.float64, copy=True)
+
+
+def codes(s: pd.Series) -> tuple[np.ndarray, pd.Index]:
+    """Integer codes 0..L-1 of a column's levels (missing: -1) and the levels."""
+    c, uniques = pd.factorize(s, use_na_sentinel=True, sort=False)
+    return c.astype(np.int64, copy=False), pd.Index(uniques)
+
+
+def combine_codes(code_columns: Sequence[np.ndarray], n: int) -> np.ndarray:
+    """Dense group ids 0..G-1 of the rows of several code columns (mixed radix, re-densified).
+
+    Missing codes (-1) form a level of their own. O(n) per column plus one
+    factorisation when the radix would overflow int64.
+    """
+    ids = np.zeros(n, dtype=np.int64)
+    size = 1
+    for c in code_columns:
+        c = np.asarray(c, dtype=np.int64) + 1  # missing -> 0
+        width = int(c.max()) + 1 if c.size else 1
+        if size * width >= 2**62:
+            ids, _ = _dense(ids)
+            size = int(ids.max()) + 1 if ids.size else 1
+        ids = ids * width + c
+        size *= width
+    dense, _ = _dense(ids)
+    return dense
+
+
+def _dense(ids: np.ndarray) -> tuple[np.ndarray, int]:
+    uniq, inv = np.unique(ids, return_inverse=True)
+    return inv.astype(np.int64, copy=False).reshape(-1), int(uniq.size)
+
+
+def strata_ids(data: pd.DataFrame, within: Any, param: str = "within") -> np.ndarray:
+    """Dense stratum id of every record (all zeros when ``within`` is None)."""
+    n = data.shape[0]
+    if within is None:
+        return np.zeros(n, dtype=np.int64)
+    cols = check_columns(data, within, param)
+    return combine_codes([codes(data[c])[0] for c in cols], n)
+
+
+def rank_within(groups: np.ndarray, key: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Order of records sorted by (group, key) and each record's 0-based rank in its group.
+
+    Returns ``(order, rank)`` where ``order`` sorts by group then key and
+    ``rank[i]`` is record i's position within its group. O(n log n).
+    """
+    order = np.lexsort((key, groups))
+    g_sorted = groups[order]
+    n = groups.size
+    starts = np.ones(n, dtype=bool)
+    if n:
+        starts[1:] = g_sorted[1:] != g_sorted[:-1]
+    start_pos = np.maximum.accumulate(np.where(starts, np.arange(n), 0))
+    rank = np.empty(n, dtype=np.int64)
+    rank[order] = np.arange(n) - start_pos
+    return order, rank
+
+
+def largest_remainder(quotas: np.ndarray, total: int, caps: np.ndarray) -> np.ndarray:
+    """Integers summing to ``total`` (when caps allow) proportional to ``quotas``, each <= cap.
+
+    Hamilton's largest-remainder apportionment; ties go to the lower index.
+    """
+    base = np.minimum(np.floor(quotas).astype(np.int64), caps)
+    short = total - int(base.sum())
+    if short > 0:
+        rem = np.where(base < caps, quotas - np.floor(quotas), -np.inf)
+        order = np.argsort(-rem, kind="stable")
+        room = caps - base
+        take = np.zeros_like(base)
+        # give one unit per stratum in remainder order, cycling while room remains
+        while short > 0 and room.sum() > 0:
+            eligible = order[room[order] > 0]
+            step = eligible[:short]
+            take[step] += 1
+            room[step] -= 1
+            short -= step.size
+        base = base + take
+    return base
+
+
+def changed_mask(before: pd.DataFrame, after: pd.DataFrame) -> pd.DataFrame:
+    """True where a cell differs (two missing values count as equal)."""
+    out = pd.DataFrame(False, index=after.index, columns=after.columns)
+    for c in after.columns:
+        a = before[c]
+        b = after[c]
+        both_na = a.isna().to_numpy() & b.isna().to_numpy()
+        ne = (a.astype(object).to_numpy() != b.astype(object).to_numpy()) & ~both_na
+        out[c] = ne
+    return out
+
+
+def require_rows(data: pd.DataFrame, minimum: int, what: str) -> None:
+    if data.shape[0] < minimum:
+        raise DataError(f"data: {what} needs at least {minimum} records")
+
+
+def label(value: Hashable) -> str:
+    return repr(value)
