@@ -1,0 +1,32 @@
+"""Sequential synthesis: the :class:`Synthesizer`, per-variable methods and the release.
+
+>>> from synthguard.synthesis import Synthesizer, synthesize, available_methods
+"""
+
+from synthguard.synthesis.diagnostics import SynthesisDiagnostics, replicated_share
+from synthguard.synthesis.methods.base import SynthesisMethod, check_weights
+from synthguard.synthesis.persistence import load_synthesizer, save_synthesizer
+from synthguard.synthesis.registry import (
+    available_methods,
+    get_method,
+    make_method,
+    register_method,
+)
+from synthguard.synthesis.result import SyntheticData
+from synthguard.synthesis.sequential import Synthesizer, synthesize
+
+__all__ = [
+    "SynthesisDiagnostics",
+    "SynthesisMethod",
+    "Synthesizer",
+    "SyntheticData",
+    "available_methods",
+    "check_weights",
+    "get_method",
+    "load_synthesizer",
+    "make_method",
+    "register_method",
+    "replicated_share",
+    "save_synthesizer",
+    "synthesize",
+]

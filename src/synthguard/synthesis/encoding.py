@@ -1,0 +1,206 @@
+"""Columns to numbers and back, for the per-variable method contract.
+
+The sequential synthesizer holds every column of a block of records as one numpy
+array in its *working form*:
+
+* categorical, ordinal and binary columns: int64 codes into the schema's levels,
+  ``-1`` for a missing value;
+* numeric and count columns: float64 values, ``NaN`` for a missing value.
+
+From the working form it builds
+
+* the **design matrix** of predictors (:func:`design_matrix`): numeric predictors as they
+  are, categorical predictors as 0/1 dummies with the first level dropped (treatment
+  coding), no intercept. The layout depends only on the schema (its levels and whether a
+  column has missing values), never on the rows at hand, so the confidential design (used
+  to fit) and the synthetic design (used to draw) have the same columns. A missing
+  categorical predictor is one more dummy; a missing numeric predictor becomes 0 plus a 0/1
+  missingness indicator column (the "missing indicator" method, as in synthpop's handling
+  of missing predictors);
+* **targets** (:func:`target_codes`): float64 values for numbers, int64 codes
+  ``0..K-1`` for levels, with a missing category coded ``K`` when the column has missing
+  values (synthpop synthesizes a missing category like a level).
+
+:func:`to_working` and :func:`from_working` convert a pandas column to the working form and
+back to the column's original dtype (a pandas Categorical stays Categorical with its
+categories; text stays text; integer counts stay integers).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from synthguard.data.schema import ColumnSchema, Kind
+
+__all__ = [
+    "codes_from_target",
+    "design_matrix",
+    "design_width",
+    "from_working",
+    "n_target_levels",
+    "postprocess_numeric",
+    "target_codes",
+    "to_working",
+]
+
+
+def to_working(s: pd.Series, col: ColumnSchema) -> np.ndarray:
+    """The working form of column ``s``: int64 codes (-1 missing) or float64 (NaN missing)."""
+    if col.is_categorical:
+        levels = list(col.levels or ())
+        if isinstance(s.dtype, pd.CategoricalDtype) and list(s.cat.categories) == levels:
+            return s.cat.codes.to_numpy(dtype=np.int64)
+        return np.asarray(pd.Categorical(s, categories=levels).codes, dtype=np.int64)
+    if pd.api.types.is_numeric_dtype(s.dtype) and not isinstance(s.dtype, pd.CategoricalDtype):
+        return s.to_numpy(dtype=np.float64, na_value=np.nan)
+    return pd.to_numeric(s.astype("object"), errors="coerce").to_numpy(
+        dtype=np.float64, na_value=np.nan
+    )
+
+
+def from_working(values: np.ndarray, col: ColumnSchema, dtype: Any, index: pd.Index) -> pd.Series:
+    """Turn working-form ``values`` back into a Series of the original ``dtype``.
+
+    Categorical columns: codes map to the schema's levels (``-1`` to missing), so no level is
+    ever invented. Numbers keep an integer dtype when the original had one and nothing is
+    missing; otherwise float64.
+    """
+    name = col.name
+    if col.is_categorical:
+        codes = np.asarray(values, dtype=np.int64)
+        levels = list(col.levels or ())
+        if isinstance(dtype, pd.CategoricalDtype):
+            if list(dtype.categories) == levels:
+                cat = pd.Categorical.from_codes(codes, dtype=dtype)
+                return pd.Series(cat, index=index, name=name)
+            cat = pd.Categorical.from_codes(codes, categories=pd.Index(levels))
+            return pd.Series(cat, index=index, name=name).astype(dtype)
+        lv = np.empty(len(levels) + 1, dtype=object)
+        lv[: len(levels)] = levels
+        lv[-1] = None
+        obj = lv[codes]  # code -1 picks the trailing None
+        s = pd.Series(obj, index=index, name=name)
+        missing = codes < 0
+        if missing.any():
+            if pd.api.types.is_bool_dtype(dtype) or pd.api.types.is_integer_dtype(dtype):
+                if pd.api.types.is_extension_array_dtype(dtype):
+                    return s.astype(dtype)
+                return s.astype(np.float64 if not pd.api.types.is_bool_dtype(dtype) else object)
+        try:
+            return s.astype(dtype)
+        except (TypeError, ValueError):  # pragma: no cover - exotic dtypes
+            return s
+    vals = np.asarray(values, dtype=np.float64)
+    if pd.api.types.is_numeric_dtype(dtype) and not pd.api.types.is_bool_dtype(dtype):
+        if pd.api.types.is_integer_dtype(dtype):
+            if pd.api.types.is_extension_array_dtype(dtype):
+                return pd.Series(vals, index=index, name=name).astype(dtype)
+            if not np.isnan(vals).any():
+                return pd.Series(vals.astype(dtype), index=index, name=name)
+            return pd.Series(vals, index=index, name=name)
+        return pd.Series(vals, index=index, name=name).astype(dtype)
+    return pd.Series(vals, index=index, name=name)
+
+
+def postprocess_numeric(values: np.ndarray, col: ColumnSchema) -> np.ndarray:
+    """Round counts to integers and clip numbers to the schema's public bounds (in place)."""
+    if col.kind is Kind.COUNT:
+        np.round(values, out=values)
+    if col.lower is not None or col.upper is not None:
+        lo = -np.inf if col.lower is None else col.lower
+        hi = np.inf if col.upper is None else col.upper
+        np.clip(values, lo, hi, out=values)
+        if col.kind is Kind.COUNT:
+            # a fractional bound must not break integrality
+            if col.lower is not None:
+                values[values < col.lower] = np.ceil(col.lower)
+            if col.upper is not None:
+                values[values > col.upper] = np.floor(col.upper)
+            np.round(values, out=values)
+    return values
+
+
+def n_target_levels(col: ColumnSchema) -> int:
+    """Number of target codes of a categorical column: its levels, plus one when it has missing
+    values (the missing category)."""
+    return len(col.levels or ()) + (1 if col.has_missing else 0)
+
+
+def target_codes(values: np.ndarray, col: ColumnSchema) -> np.ndarray:
+    """Target ``y`` of the method contract from working-form ``values``.
+
+    Categorical: int64 codes ``0..K-1``, the missing category coded ``K = len(levels)``.
+    Numeric: the float64 values unchanged (the synthesizer removes missing rows first).
+    """
+    if col.is_categorical:
+        y = np.asarray(values, dtype=np.int64).copy()
+        y[y < 0] = len(col.levels or ())
+        return y
+    return np.asarray(values, dtype=np.float64)
+
+
+def codes_from_target(y: np.ndarray, col: ColumnSchema) -> np.ndarray:
+    """Inverse of :func:`target_codes` for categorical columns: code ``K`` becomes -1 (missing)."""
+    codes = np.asarray(y, dtype=np.int64).copy()
+    codes[codes >= len(col.levels or ())] = -1
+    return codes
+
+
+def _block_width(col: ColumnSchema) -> int:
+    if col.is_categorical:
+        return max(len(col.levels or ()) - 1, 0) + (1 if col.has_missing else 0)
+    return 1 + (1 if col.has_missing else 0)
+
+
+def design_width(columns: Sequence[str], schema: Mapping[str, ColumnSchema]) -> int:
+    """Number of design columns the predictors ``columns`` encode to."""
+    return sum(_block_width(schema[c]) for c in columns)
+
+
+def design_matrix(
+    arrays: Mapping[str, np.ndarray],
+    columns: Sequence[str],
+    schema: Mapping[str, ColumnSchema],
+    rows: np.ndarray | None = None,
+) -> np.ndarray:
+    """The float64 design matrix (n x p, no intercept) of the predictors ``columns``.
+
+    ``arrays`` maps column names to working-form arrays; ``rows`` (optional) selects rows.
+    The matrix is filled column by column into one preallocated array, so encoding costs one
+    n x p allocation and no per-level temporaries of that size.
+    """
+    first = arrays[columns[0]] if columns else None
+    if rows is not None:
+        n = len(rows)
+    elif first is not None:
+        n = len(first)
+    else:
+        n = 0
+    X = np.zeros((n, design_width(columns, schema)), dtype=np.float64)
+    j = 0
+    for c in columns:
+        col = schema[c]
+        a = arrays[c] if rows is None else arrays[c][rows]
+        if col.is_categorical:
+            k = len(col.levels or ())
+            # level l (l >= 1) -> design column j + l - 1; missing -> j + k - 1
+            pos = np.where(a < 0, k, a) - 1 + j
+            width = _block_width(col)
+            hit = (a != 0) & ((a >= 1) | col.has_missing)
+            idx = np.flatnonzero(hit)
+            X[idx, pos[idx]] = 1.0
+            j += width
+        else:
+            miss = np.isnan(a)
+            if col.has_missing:
+                X[:, j] = np.where(miss, 0.0, a)
+                X[:, j + 1] = miss
+                j += 2
+            else:
+                X[:, j] = a
+                j += 1
+    return X

@@ -1,0 +1,119 @@
+"""``SyntheticData``: the release a synthesizer returns."""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from synthguard.data.io import write_table
+from synthguard.errors import ParameterError
+
+__all__ = ["SyntheticData"]
+
+
+@dataclass(frozen=True, eq=False)
+class SyntheticData:
+    """A synthetic release: ``m`` implicates and how they were made.
+
+    Attributes
+    ----------
+    implicates : list of DataFrame
+        The ``m`` synthetic data sets. In partial synthesis each has the confidential rows in
+        their original order (kept columns identical); in full synthesis ``n`` new rows.
+    kind : {"partial", "full"}
+        Partial synthesis (some columns kept, Reiter 2003 combining rules) or full synthesis
+        (Raghunathan, Reiter & Rubin 2003; Reiter 2002 rules).
+    m : int
+        Number of implicates.
+    seed : int or None
+        The seed that reproduces the release when passed as ``random_state`` again (None when a
+        Generator was passed, whose seed cannot be known).
+    synthesized : list of str
+        Columns synthesized, in visit order.
+    kept : list of str
+        Columns copied unchanged from the confidential data.
+    methods : dict
+        Column -> name of the method that synthesized it.
+    weights : ndarray or None
+        Likelihood weights the models were fit with (risk weights of Hu, Savitsky & Williams,
+        survey weights), or None.
+    diagnostics : object or None
+        Disclosure diagnostics of the synthesizer (:class:`SynthesisDiagnostics`).
+    provenance : dict
+        Everything else needed to repeat the run: visit sequence, predictor matrix, strata,
+        method parameters, package versions.
+    """
+
+    implicates: list[pd.DataFrame]
+    kind: str
+    m: int
+    seed: int | None
+    synthesized: list[str]
+    kept: list[str]
+    methods: dict[str, str]
+    weights: np.ndarray | None = None
+    diagnostics: Any = None
+    provenance: dict[str, Any] = field(default_factory=dict)
+
+    def __len__(self) -> int:
+        return self.m
+
+    def __getitem__(self, i: int) -> pd.DataFrame:
+        return self.implicates[i]
+
+    def to_frame(self) -> pd.DataFrame:
+        """All implicates stacked, with an ``implicate`` column (1..m) first."""
+        frames = []
+        for i, df in enumerate(self.implicates, start=1):
+            f = df.reset_index(drop=True)
+            f.insert(0, "implicate", i)
+            frames.append(f)
+        return pd.concat(frames, ignore_index=True)
+
+    def summary(self) -> str:
+        """A short text description of the release."""
+        n_rows = len(self.implicates[0]) if self.implicates else 0
+        lines = [
+            f"Synthetic data: {self.kind} synthesis, m = {self.m} implicates of "
+            f"{n_rows} rows x {self.implicates[0].shape[1] if self.implicates else 0} columns",
+            f"seed: {self.seed}",
+            f"synthesized ({len(self.synthesized)}): "
+            + ", ".join(f"{c} [{self.methods.get(c, '?')}]" for c in self.synthesized),
+            f"kept ({len(self.kept)}): " + (", ".join(self.kept) if self.kept else "none"),
+        ]
+        strata = self.provenance.get("strata")
+        if strata:
+            lines.append(f"strata: {', '.join(strata)}")
+        if self.weights is not None:
+            lines.append("fit with likelihood weights")
+        if self.diagnostics is not None and hasattr(self.diagnostics, "summary"):
+            lines.append(self.diagnostics.summary())
+        return "\n".join(lines)
+
+    def __repr__(self) -> str:
+        return (
+            f"SyntheticData(kind={self.kind!r}, m={self.m}, seed={self.seed}, "
+            f"synthesized={self.synthesized!r}, kept={self.kept!r})"
+        )
+
+    def write(
+        self, directory: str | os.PathLike[str], *, prefix: str = "synthetic", ext: str = ".csv"
+    ) -> list[Path]:
+        """Write one file per implicate, ``<prefix>_<i>.csv`` (i = 1..m), each atomically.
+
+        Returns the paths written.
+        """
+        if not ext.startswith("."):
+            ext = "." + ext
+        if not prefix or os.sep in prefix:
+            raise ParameterError("parameter 'prefix': expected a plain file-name prefix")
+        d = Path(directory)
+        return [
+            write_table(df, d / f"{prefix}_{i}{ext}")
+            for i, df in enumerate(self.implicates, start=1)
+        ]

@@ -1,0 +1,890 @@
+"""The sequential synthesizer: one model per column, visited in order.
+
+Sequential (conditional) synthesis as in synthpop (Nowok, Raab & Dibben 2016) and the
+course's chapter on synthetic data: with a visit sequence ``x_1, ..., x_p``,
+
+    f(x_1, ..., x_p) = f(x_1) f(x_2 | x_1) ... f(x_p | x_1, ..., x_{p-1}),
+
+each factor is a per-variable model (``sample``, ``norm``, ``cart``, ...) **fit on the
+confidential data** and **drawn from the already synthesized values** (course exercise 3).
+The predictor matrix may restrict the conditioning set. Columns given in ``keep=`` are
+copied unchanged and act as fixed predictors (partial synthesis, Little 1993; Reiter 2003);
+without ``keep`` every record is new (full synthesis, Rubin 1993; Raghunathan, Reiter &
+Rubin 2003), and ``n`` may differ from the confidential size.
+
+Missing values are synthesized as synthpop does: a missing category is one more level of a
+categorical target; a numeric target with missing values gets a missingness indicator
+synthesized first (same predictors), then its value where the indicator says present, from
+a model fit on the confidential rows where it is present.
+
+With ``strata=`` the data are split by the strata columns and each stratum is synthesized
+on its own (synthpop's ``syn.strata``; the course's geocode case study). Strata are
+independent blocks: :func:`fit_block` and :func:`draw_block` work on one block's arrays, so
+an engine can map them over strata in parallel.
+"""
+
+from __future__ import annotations
+
+import copy
+import os
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from synthguard._random import RandomState, resolve_seed, spawn
+from synthguard.data.schema import ColumnSchema, Kind, Schema, infer_schema, validate_frame
+from synthguard.errors import (
+    DataError,
+    MethodError,
+    NotFittedError,
+    ParameterError,
+    SynthguardError,
+)
+from synthguard.synthesis.diagnostics import ConfidentialFingerprint, leaf_summary
+from synthguard.synthesis.encoding import (
+    codes_from_target,
+    design_matrix,
+    from_working,
+    n_target_levels,
+    postprocess_numeric,
+    target_codes,
+    to_working,
+)
+from synthguard.synthesis.methods.base import SynthesisMethod
+from synthguard.synthesis.registry import get_method, make_method
+from synthguard.synthesis.result import SyntheticData
+
+__all__ = ["Synthesizer", "draw_block", "fit_block", "synthesize"]
+
+
+# --------------------------------------------------------------------------- per-block models
+
+
+class _Constant(SynthesisMethod):
+    """A target that takes one value in the fitting data (e.g. within a stratum): draw it."""
+
+    name = "constant"
+    supports_weights = True
+
+    def __init__(self, *, value: float = 0.0) -> None:
+        self.value = value
+
+    def fit(self, X: np.ndarray, y: np.ndarray, weights: np.ndarray | None = None) -> _Constant:
+        self.value = y[0]
+        self.fitted_ = True
+        return self
+
+    def draw(self, X: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+        return np.full(len(X), self.value)
+
+
+@dataclass
+class _Part:
+    """One fitted model: the method and the design columns it uses (constant columns dropped)."""
+
+    method: SynthesisMethod
+    mask: np.ndarray | None
+
+    def draw(self, X: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+        Xf = X if self.mask is None else X[:, self.mask]
+        return np.asarray(self.method.draw(Xf, rng))
+
+
+@dataclass
+class _ColumnModel:
+    target: str
+    predictors: list[str]
+    value: _Part | None
+    indicator: _Part | None = None  # numeric targets with missing values
+
+
+@dataclass
+class BlockModel:
+    """The fitted models of one block (stratum) of records."""
+
+    rows: np.ndarray
+    stratum: dict[str, Any]
+    models: list[_ColumnModel] = field(default_factory=list)
+
+
+@dataclass
+class _ColumnSpec:
+    """What the synthesizer does with one visited column."""
+
+    target: str
+    predictors: list[str]
+    method: SynthesisMethod
+    indicator: SynthesisMethod | None
+
+
+def _design(
+    arrays: Mapping[str, np.ndarray],
+    columns: Sequence[str],
+    schema: Mapping[str, ColumnSchema],
+    n: int,
+    rows: np.ndarray | None = None,
+) -> np.ndarray:
+    if not columns:
+        return np.empty((n, 0), dtype=np.float64)
+    return design_matrix(arrays, columns, schema, rows)
+
+
+def _fit_part(
+    proto: SynthesisMethod,
+    X: np.ndarray,
+    y: np.ndarray,
+    weights: np.ndarray | None,
+    column: str,
+) -> _Part | None:
+    if len(y) == 0:
+        return None
+    if np.all(y == y[0]):
+        return _Part(_Constant().fit(X, y), None)
+    mask: np.ndarray | None = None
+    if X.shape[1]:
+        varies = np.ptp(X, axis=0) > 0
+        if not varies.all():
+            mask = varies
+            X = X[:, mask]
+    method = copy.deepcopy(proto)
+    try:
+        method.fit(X, y, weights=weights)
+    except SynthguardError:
+        raise
+    except Exception as e:  # a model that cannot be fit: say where, not what the data hold
+        raise MethodError(
+            f"column '{column}': method '{method.name or type(method).__name__}' failed to fit "
+            f"({type(e).__name__}); try another method for this column, e.g. 'cart' or 'sample'"
+        ) from e
+    return _Part(method, mask)
+
+
+def fit_block(
+    arrays: Mapping[str, np.ndarray],
+    rows: np.ndarray,
+    specs: Sequence[_ColumnSpec],
+    schema: Mapping[str, ColumnSchema],
+    weights: np.ndarray | None,
+    stratum: dict[str, Any] | None = None,
+) -> BlockModel:
+    """Fit every column's model on the confidential records ``rows`` (one block)."""
+    block = BlockModel(rows=rows, stratum=dict(stratum or {}))
+    w_block = None if weights is None else weights[rows]
+    n = len(rows)
+    for spec in specs:
+        col = schema[spec.target]
+        X = _design(arrays, spec.predictors, schema, n, rows)
+        a = arrays[spec.target][rows]
+        if col.is_categorical:
+            y = target_codes(a, col)
+            block.models.append(
+                _ColumnModel(spec.target, spec.predictors,
+                             _fit_part(spec.method, X, y, w_block, spec.target))
+            )
+            continue
+        miss = np.isnan(a)
+        indicator = None
+        if miss.any() and spec.indicator is not None:
+            indicator = _fit_part(spec.indicator, X, miss.astype(np.int64), w_block, spec.target)
+        present = ~miss
+        value = _fit_part(
+            spec.method,
+            X[present] if miss.any() else X,
+            a[present] if miss.any() else a,
+            None if w_block is None else (w_block[present] if miss.any() else w_block),
+            spec.target,
+        )
+        block.models.append(_ColumnModel(spec.target, spec.predictors, value, indicator))
+        del X
+    return block
+
+
+def draw_block(
+    block: BlockModel,
+    n: int,
+    fixed: Mapping[str, np.ndarray],
+    schema: Mapping[str, ColumnSchema],
+    rng: np.random.Generator,
+) -> dict[str, np.ndarray]:
+    """Draw ``n`` synthetic records of one block in working form.
+
+    ``fixed`` holds the arrays that are not synthesized (kept columns of these records, strata
+    values); every other column is drawn in visit order from models fit on confidential data,
+    with predictors taken from the values synthesized so far.
+    """
+    syn: dict[str, np.ndarray] = dict(fixed)
+    for cm in block.models:
+        col = schema[cm.target]
+        X = _design(syn, cm.predictors, schema, n)
+        if col.is_categorical:
+            if cm.value is None:  # pragma: no cover - a block always has rows
+                syn[cm.target] = np.full(n, -1, dtype=np.int64)
+                continue
+            y = cm.value.draw(X, rng)
+            k = n_target_levels(col)
+            if y.shape != (n,) or (n and (np.min(y) < 0 or np.max(y) >= k)):
+                raise MethodError(
+                    f"column '{cm.target}': method '{cm.value.method.name}' drew codes outside "
+                    f"0..{k - 1} or of the wrong length; a method must return one code per row"
+                )
+            syn[cm.target] = codes_from_target(y.astype(np.int64), col)
+            continue
+        vals = np.full(n, np.nan)
+        if cm.indicator is not None:
+            miss = cm.indicator.draw(X, rng).astype(bool)
+        elif cm.value is None:
+            miss = np.ones(n, dtype=bool)
+        else:
+            miss = np.zeros(n, dtype=bool)
+        if cm.value is not None:
+            present = ~miss
+            if present.all():
+                drawn = cm.value.draw(X, rng)
+            else:
+                drawn = cm.value.draw(X[present], rng)
+            drawn = np.asarray(drawn, dtype=np.float64)
+            if drawn.shape != (int(present.sum()),):
+                raise MethodError(
+                    f"column '{cm.target}': method '{cm.value.method.name}' returned the wrong "
+                    f"number of values; a method must return one value per row"
+                )
+            vals[present] = drawn
+        syn[cm.target] = postprocess_numeric(vals, col)
+        del X
+    return syn
+
+
+# --------------------------------------------------------------------------- helpers
+
+
+def _as_list(value: Any, param: str) -> list[str]:
+    if value is None:
+        return []
+    if isinstance(value, str):
+        return [value]
+    try:
+        out = list(value)
+    except TypeError:
+        raise ParameterError(
+            f"parameter '{param}': expected a column name or a list of column names"
+        ) from None
+    if not all(isinstance(c, str) for c in out):
+        raise ParameterError(f"parameter '{param}': expected column names (text)")
+    return out
+
+
+def _check_count(value: Any, param: str, allow_none: bool = False) -> int | None:
+    if value is None and allow_none:
+        return None
+    if isinstance(value, bool) or not isinstance(value, int | np.integer) or int(value) < 1:
+        raise ParameterError(f"parameter '{param}': expected a positive integer")
+    return int(value)
+
+
+def _allocate(sizes: np.ndarray, n: int) -> np.ndarray:
+    """Split ``n`` rows over strata proportionally to ``sizes`` (largest remainder, Hamilton)."""
+    quota = n * sizes / sizes.sum()
+    base = np.floor(quota).astype(np.int64)
+    rest = n - int(base.sum())
+    if rest:
+        order = np.argsort(-(quota - base), kind="stable")
+        base[order[:rest]] += 1
+    return base
+
+
+def _override_kind(spec: Any) -> Kind | None:
+    if isinstance(spec, ColumnSchema):
+        return spec.kind
+    if isinstance(spec, Mapping):
+        spec = spec.get("kind")
+    try:
+        return Kind(str(spec).lower()) if spec is not None else None
+    except ValueError:
+        return None
+
+
+def _method_label(method: SynthesisMethod) -> str:
+    return method.name or type(method).__name__
+
+
+# --------------------------------------------------------------------------- the synthesizer
+
+
+class Synthesizer:
+    """Sequential synthesizer (synthpop-style), partial or full, with strata and weights.
+
+    Parameters
+    ----------
+    methods : dict, optional
+        Column -> method: a registered name (``"sample"``, ``"norm"``, ``"normrank"``,
+        ``"logreg"``, ``"polyreg"``, ``"cart"``, or your own), a method class, or an instance.
+        Columns not listed get ``"sample"`` if they are visited first with no predictors (as
+        synthpop does), else ``default_method``.
+    visit_sequence : list of str, optional
+        Order in which columns are synthesized. Default: every column not kept and not a
+        stratum, in the data's order. Columns neither visited, kept nor strata are left out
+        of the release (as in synthpop).
+    predictor_matrix : dict or DataFrame, optional
+        Which columns predict each target. A dict ``target -> [predictors]`` (targets not
+        listed get the default), or a 0/1 DataFrame with targets as rows and predictors as
+        columns (synthpop's ``predictor.matrix``). Default: every column visited earlier plus
+        the kept columns. A predictor must be kept or visited earlier.
+    keep : str or list of str, optional
+        Columns copied unchanged (partial synthesis); they act as predictors.
+    m : int, default 1
+        Number of implicates.
+    n : int, optional
+        Rows per implicate in full synthesis (default: as many as the confidential data). Not
+        allowed with ``keep``: partial synthesis keeps the confidential rows.
+    strata : str or list of str, optional
+        Synthesize separately within each stratum (each combination of these columns' values).
+        Stratum sizes are kept; with ``n`` they are rescaled proportionally.
+    weights : array or str, optional
+        Likelihood weights, one per record (or the name of a column holding them), passed to
+        every synthesized column's method (``fit(X, y, weights)``). Methods that cannot use
+        weights raise :class:`~synthguard.errors.MethodError`.
+    schema : mapping or Schema, optional
+        Column kind overrides, passed to :func:`synthguard.data.infer_schema`
+        (e.g. ``{"Race": "categorical", "Income": {"kind": "numeric", "lower": 0}}``).
+    method_params : dict, optional
+        Column -> dict of keyword arguments for that column's method (e.g.
+        ``{"income": {"min_leaf": 10}}``).
+    default_method : str, default "cart"
+        Method for columns not listed in ``methods`` (except a first column with no
+        predictors, which gets ``"sample"``).
+    random_state : None, int or Generator
+        Seed of :meth:`sample` when it is not given one there.
+
+    Attributes
+    ----------
+    schema_ : Schema
+        The schema used (inferred plus overrides).
+    visit_sequence_, predictors_, methods_, kept_, strata_ :
+        The resolved plan.
+    blocks_ : list of BlockModel
+        Fitted models, one block per stratum.
+
+    Examples
+    --------
+    >>> from synthguard import Synthesizer, load_dataset
+    >>> df = load_dataset("penguins")
+    >>> syn = Synthesizer(visit_sequence=["sex", "bill_length_mm"],
+    ...                   methods={"sex": "sample", "bill_length_mm": "cart"},
+    ...                   m=2, random_state=1)
+    >>> result = syn.fit(df).sample()
+    >>> [d.shape for d in result.implicates]
+    [(344, 2), (344, 2)]
+    """
+
+    def __init__(
+        self,
+        *,
+        methods: Mapping[str, Any] | None = None,
+        visit_sequence: Sequence[str] | None = None,
+        predictor_matrix: Mapping[str, Sequence[str]] | pd.DataFrame | None = None,
+        keep: str | Sequence[str] | None = None,
+        m: int = 1,
+        n: int | None = None,
+        strata: str | Sequence[str] | None = None,
+        weights: np.ndarray | Sequence[float] | str | None = None,
+        schema: Mapping[str, Any] | Schema | None = None,
+        method_params: Mapping[str, Mapping[str, Any]] | None = None,
+        default_method: str = "cart",
+        random_state: RandomState = None,
+    ) -> None:
+        self.methods = methods
+        self.visit_sequence = visit_sequence
+        self.predictor_matrix = predictor_matrix
+        self.keep = keep
+        self.m = m
+        self.n = n
+        self.strata = strata
+        self.weights = weights
+        self.schema = schema
+        self.method_params = method_params
+        self.default_method = default_method
+        self.random_state = random_state
+
+    # ----------------------------------------------------------------- fit
+
+    def fit(self, data: pd.DataFrame) -> Synthesizer:
+        """Validate ``data`` and the parameters, and fit every column's model on ``data``.
+
+        Raises
+        ------
+        DataError
+            Empty data, an all-missing column, numbers stored as text with stray strings,
+            infinite values, duplicate column names, a synthesized single-level categorical.
+        SchemaError
+            A schema override the data contradict.
+        ParameterError
+            Unknown columns in ``visit_sequence``, ``keep``, ``strata``, ``predictor_matrix``,
+            ``methods`` or ``weights``; a column both kept and synthesized; ``n`` with ``keep``.
+        MethodError
+            An unknown method name, a method that cannot synthesize the column's kind, or one
+            that cannot take weights.
+        """
+        overrides = self.schema
+        if isinstance(overrides, Schema):
+            text_ok = [c for c in overrides if overrides[c].is_categorical]
+        else:
+            text_ok = [
+                c for c, spec in dict(overrides or {}).items()
+                if (k := _override_kind(spec)) is not None and k.is_categorical
+            ]
+        validate_frame(data, name="data", text_overrides=text_ok)
+        _check_count(self.m, "m")
+        n_out = _check_count(self.n, "n", allow_none=True)
+        schema = infer_schema(data, overrides)
+        schema.validate(data)
+        columns = list(data.columns)
+
+        keep = _as_list(self.keep, "keep")
+        strata = _as_list(self.strata, "strata")
+        for param, names in (("keep", keep), ("strata", strata)):
+            unknown = [c for c in names if c not in schema]
+            if unknown:
+                raise ParameterError(
+                    f"parameter '{param}' names columns that are not in the data: "
+                    f"{', '.join(unknown)}; check the spelling"
+                )
+        if self.visit_sequence is None:
+            visit = [c for c in columns if c not in keep and c not in strata]
+        else:
+            visit = _as_list(self.visit_sequence, "visit_sequence")
+            unknown = [c for c in visit if c not in schema]
+            if unknown:
+                raise ParameterError(
+                    f"parameter 'visit_sequence' names columns that are not in the data: "
+                    f"{', '.join(unknown)}; check the spelling"
+                )
+            dup = sorted({c for c in visit if visit.count(c) > 1})
+            if dup:
+                raise ParameterError(
+                    f"parameter 'visit_sequence' lists columns more than once: {', '.join(dup)}"
+                )
+        both = [c for c in visit if c in keep]
+        if both:
+            raise ParameterError(
+                f"columns both kept and synthesized: {', '.join(both)}; remove them from "
+                f"'keep' or from 'visit_sequence'"
+            )
+        both = [c for c in visit if c in strata]
+        if both:
+            raise ParameterError(
+                f"columns both strata and synthesized: {', '.join(both)}; a stratum column "
+                f"is not synthesized, remove it from 'visit_sequence'"
+            )
+        if not visit:
+            raise ParameterError(
+                "nothing to synthesize: every column is kept or a stratum; "
+                "shorten 'keep' or give a 'visit_sequence'"
+            )
+        if n_out is not None and keep:
+            raise ParameterError(
+                "parameter 'n' applies to full synthesis only; partial synthesis (keep=...) "
+                "keeps the confidential rows, so drop 'n' or 'keep'"
+            )
+
+        # single-level categoricals cannot be synthesized
+        problems = []
+        for c in visit:
+            col = schema[c]
+            if col.is_categorical:
+                s = data[c]
+                n_obs = s.nunique(dropna=True) + (1 if s.isna().any() else 0)
+                if n_obs < 2:
+                    problems.append(
+                        f"column '{c}' takes a single level, so there is nothing to synthesize; "
+                        f"keep it with keep=[...] or drop it"
+                    )
+        if problems:
+            raise DataError("data cannot be synthesized as asked", problems)
+
+        predictors = self._resolve_predictors(visit, keep, strata)
+        specs = self._resolve_methods(visit, predictors, schema)
+        weights = self._resolve_weights(data, specs)
+
+        needed = list(dict.fromkeys(
+            keep + strata + visit + [p for ps in predictors.values() for p in ps]
+        ))
+        arrays = {c: to_working(data[c], schema[c]) for c in needed}
+
+        # strata -> blocks of rows
+        if strata:
+            keys = []
+            for c in strata:
+                codes, _ = pd.factorize(arrays[c], sort=True, use_na_sentinel=False)
+                keys.append(np.asarray(codes, dtype=np.int64))
+            stacked = np.column_stack(keys)
+            _, inverse = np.unique(stacked, axis=0, return_inverse=True)
+            inverse = np.asarray(inverse).ravel()
+            order = np.argsort(inverse, kind="stable")
+            bounds = np.flatnonzero(np.diff(inverse[order])) + 1
+            row_blocks = np.split(order, bounds)
+        else:
+            row_blocks = [np.arange(len(data))]
+
+        blocks = []
+        for rows in row_blocks:
+            stratum = {c: arrays[c][rows[0]] for c in strata}
+            blocks.append(fit_block(arrays, rows, specs, schema.columns, weights, stratum))
+
+        self.schema_ = schema
+        self.visit_sequence_ = visit
+        self.predictors_ = predictors
+        self.kept_ = keep
+        self.strata_ = strata
+        self.methods_ = {s.target: _method_label(s.method) for s in specs}
+        self.missingness_methods_ = {
+            s.target: _method_label(s.indicator)
+            for s in specs
+            if s.indicator is not None and schema[s.target].has_missing
+        }
+        self.blocks_ = blocks
+        self.weights_ = weights
+        self.n_ = n_out
+        self.n_rows_ = len(data)
+        self.columns_ = [c for c in columns if c in set(visit) | set(keep) | set(strata)]
+        self.dtypes_ = {c: data[c].dtype for c in self.columns_}
+        self.index_ = data.index
+        self.kind_ = "partial" if keep else "full"
+        fixed = list(dict.fromkeys(keep + strata))
+        self.fixed_arrays_ = {c: arrays[c] for c in fixed}
+        self.fingerprint_ = ConfidentialFingerprint(
+            arrays, fixed, visit, self.methods_, partial=bool(keep)
+        )
+        self.method_params_ = {k: dict(v) for k, v in dict(self.method_params or {}).items()}
+        return self
+
+    def _resolve_predictors(
+        self, visit: list[str], keep: list[str], strata: list[str]
+    ) -> dict[str, list[str]]:
+        pm = self.predictor_matrix
+        given: dict[str, list[str]] = {}
+        if isinstance(pm, pd.DataFrame):
+            for t in pm.index:
+                if t not in visit:
+                    raise ParameterError(
+                        f"parameter 'predictor_matrix': row '{t}' is not a synthesized column"
+                    )
+                row = pm.loc[t]
+                given[str(t)] = [str(c) for c in pm.columns if c != t and bool(row[c])]
+        elif pm is not None:
+            if not isinstance(pm, Mapping):
+                raise ParameterError(
+                    "parameter 'predictor_matrix': expected a dict target -> list of predictors "
+                    "or a 0/1 DataFrame with targets as rows"
+                )
+            for t, preds in pm.items():
+                if t not in visit:
+                    raise ParameterError(
+                        f"parameter 'predictor_matrix': target '{t}' is not a synthesized column"
+                    )
+                given[t] = _as_list(preds, f"predictor_matrix['{t}']")
+        out: dict[str, list[str]] = {}
+        for i, t in enumerate(visit):
+            allowed = keep + visit[:i]
+            if t in given:
+                bad = [p for p in given[t] if p not in allowed and p not in strata]
+                if bad:
+                    raise ParameterError(
+                        f"parameter 'predictor_matrix': predictors of '{t}' must be kept or "
+                        f"visited before it; not so for: {', '.join(bad)}"
+                    )
+                out[t] = list(dict.fromkeys(given[t]))
+            else:
+                out[t] = list(allowed)
+        return out
+
+    def _resolve_methods(
+        self, visit: list[str], predictors: dict[str, list[str]], schema: Schema
+    ) -> list[_ColumnSpec]:
+        given = dict(self.methods or {})
+        params = dict(self.method_params or {})
+        for param, d in (("methods", given), ("method_params", params)):
+            bad = [c for c in d if c not in visit]
+            if bad:
+                raise ParameterError(
+                    f"parameter '{param}' names columns that are not synthesized: "
+                    f"{', '.join(map(str, bad))}; methods apply to visited columns only"
+                )
+        specs = []
+        for i, c in enumerate(visit):
+            spec = given.get(c)
+            if spec is None:
+                spec = "sample" if i == 0 and not predictors[c] else self.default_method
+            kw = dict(params.get(c, {}))
+            if isinstance(spec, SynthesisMethod) and kw:
+                raise ParameterError(
+                    f"parameter 'method_params' for column '{c}': the method is given as an "
+                    f"instance; set its parameters on the instance instead"
+                )
+            try:
+                method = make_method(spec, **kw)
+            except MethodError as e:
+                raise MethodError(f"column '{c}': {e}") from None
+            except TypeError:
+                raise ParameterError(
+                    f"parameter 'method_params' for column '{c}': the method does not accept "
+                    f"these parameters: {', '.join(sorted(kw))}"
+                ) from None
+            col = schema[c]
+            need = "categorical" if col.is_categorical else "numeric"
+            if need not in type(method).target_kinds:
+                raise MethodError(
+                    f"column '{c}' is {col.kind.value} but method '{_method_label(method)}' "
+                    f"synthesizes {', '.join(sorted(type(method).target_kinds))} targets only; "
+                    f"choose another method for it"
+                )
+            indicator = None
+            if col.is_numeric and col.has_missing:
+                indicator = self._indicator_method(method, c)
+            specs.append(_ColumnSpec(c, predictors[c], method, indicator))
+        return specs
+
+    @staticmethod
+    def _indicator_method(method: SynthesisMethod, column: str) -> SynthesisMethod:
+        """Model of the missingness indicator: the column's method if it handles categorical
+        targets (cart, sample), else logistic regression (synthpop's choice)."""
+        cls = type(method)
+        if "categorical" in cls.target_kinds:
+            try:
+                return cls()
+            except TypeError:
+                return copy.deepcopy(method)
+        try:
+            return get_method("logreg")()
+        except MethodError:
+            try:
+                return get_method("cart")()
+            except MethodError:
+                raise MethodError(
+                    f"column '{column}' has missing values and its method cannot model them; "
+                    f"register 'logreg' or 'cart', or choose a method such as 'cart'"
+                ) from None
+
+    def _resolve_weights(self, data: pd.DataFrame, specs: list[_ColumnSpec]) -> np.ndarray | None:
+        w = self.weights
+        if w is None:
+            return None
+        if isinstance(w, str):
+            if w not in data.columns:
+                raise ParameterError(
+                    f"parameter 'weights': column '{w}' is not in the data"
+                )
+            values = pd.to_numeric(data[w], errors="coerce").to_numpy(dtype=float, na_value=np.nan)
+        else:
+            try:
+                values = np.asarray(w, dtype=float)
+            except (TypeError, ValueError):
+                raise ParameterError(
+                    "parameter 'weights': expected numbers, one per record"
+                ) from None
+        if values.shape != (len(data),):
+            raise ParameterError(
+                f"parameter 'weights': expected one weight per record ({len(data)}), "
+                f"got shape {values.shape}"
+            )
+        if not np.all(np.isfinite(values)) or np.any(values < 0):
+            raise ParameterError(
+                "parameter 'weights': weights must be finite and non-negative"
+            )
+        if np.allclose(values, 1.0):
+            return values
+        for s in specs:
+            for meth in (s.method, s.indicator):
+                if meth is not None and not type(meth).supports_weights:
+                    raise MethodError(
+                        f"column '{s.target}': method '{_method_label(meth)}' cannot use "
+                        f"likelihood weights; choose a weighted method (e.g. 'bayes_norm') "
+                        f"for it, or drop the weights"
+                    )
+        return values
+
+    # ----------------------------------------------------------------- sample
+
+    def _check_fitted(self) -> None:
+        if not hasattr(self, "blocks_"):
+            raise NotFittedError("this Synthesizer is not fitted; call fit(data) first")
+
+    def sample(
+        self,
+        m: int | None = None,
+        random_state: RandomState = None,
+        *,
+        diagnostics: bool = True,
+        progress: Callable[[int, int], None] | None = None,
+    ) -> SyntheticData:
+        """Draw ``m`` synthetic implicates.
+
+        Parameters
+        ----------
+        m : int, optional
+            Number of implicates (default: the ``m`` given at construction).
+        random_state : None, int or Generator, optional
+            Seed of this draw (default: the synthesizer's ``random_state``). Implicate ``i``
+            uses the ``i``-th child of the seed (``numpy`` ``spawn``), so implicates differ,
+            the same seed gives the same implicates, and implicate ``i`` does not depend on
+            ``m``.
+        diagnostics : bool, default True
+            Compute the disclosure diagnostics of the synthesizer (``result.diagnostics``).
+        progress : callable, optional
+            Called as ``progress(i, m)`` after implicate ``i`` (1-based) is drawn.
+
+        Returns
+        -------
+        SyntheticData
+        """
+        self._check_fitted()
+        m_ = _check_count(self.m if m is None else m, "m")
+        assert m_ is not None
+        rs = self.random_state if random_state is None else random_state
+        rng, seed = resolve_seed(rs)
+        schema = self.schema_.columns
+        sizes = np.array([len(b.rows) for b in self.blocks_], dtype=np.int64)
+        partial = self.kind_ == "partial"
+        if partial or self.n_ is None:
+            block_n = sizes
+        else:
+            block_n = _allocate(sizes, self.n_)
+        total = int(block_n.sum())
+
+        frames: list[pd.DataFrame] = []
+        working: list[dict[str, np.ndarray]] = []
+        for i, child in enumerate(spawn(rng, m_)):
+            out: dict[str, np.ndarray] = {}
+            block_rngs = spawn(child, len(self.blocks_))
+            offset = 0
+            for b, (block, nb, brng) in enumerate(zip(self.blocks_, block_n, block_rngs)):
+                nb = int(nb)
+                if partial:
+                    fixed = {c: a[block.rows] for c, a in self.fixed_arrays_.items()}
+                else:
+                    fixed = {
+                        c: np.full(nb, v, dtype=self.fixed_arrays_[c].dtype)
+                        for c, v in block.stratum.items()
+                    }
+                drawn = draw_block(block, nb, fixed, schema, brng)
+                if b == 0:
+                    out = {
+                        c: np.empty(total, dtype=a.dtype) for c, a in drawn.items()
+                    }
+                where = block.rows if partial else slice(offset, offset + nb)
+                for c, a in drawn.items():
+                    out[c][where] = a
+                offset += nb
+            index = self.index_ if partial else pd.RangeIndex(total)
+            frame = pd.DataFrame(
+                {c: from_working(out[c], schema[c], self.dtypes_[c], index) for c in self.columns_},
+                index=index,
+            )
+            frames.append(frame)
+            if diagnostics:
+                working.append({c: out[c] for c in self.columns_})
+            if progress is not None:
+                progress(i + 1, m_)
+
+        diag = None
+        if diagnostics:
+            trees: dict[str, dict[str, float]] = {}
+            for block in self.blocks_:
+                for cm in block.models:
+                    if cm.value is None:
+                        continue
+                    s = leaf_summary(cm.value.method)
+                    if s is None:
+                        continue
+                    acc = trees.setdefault(cm.target, dict.fromkeys(s, 0.0))
+                    for k, v in s.items():
+                        acc[k] = acc.get(k, 0.0) + (0.0 if np.isnan(v) else v)
+            diag = self.fingerprint_.diagnose(working, trees)
+
+        import synthguard
+
+        provenance = {
+            "visit_sequence": list(self.visit_sequence_),
+            "predictor_matrix": {k: list(v) for k, v in self.predictors_.items()},
+            "strata": list(self.strata_),
+            "n_strata": len(self.blocks_),
+            "method_params": self.method_params_,
+            "missingness_methods": dict(self.missingness_methods_),
+            "random_state": seed,
+            "n_confidential": self.n_rows_,
+            "schema": self.schema_.to_dict(),
+            "versions": {
+                "synthguard": synthguard.__version__,
+                "numpy": np.__version__,
+                "pandas": pd.__version__,
+            },
+        }
+        return SyntheticData(
+            implicates=frames,
+            kind=self.kind_,
+            m=m_,
+            seed=seed,
+            synthesized=list(self.visit_sequence_),
+            kept=list(self.kept_),
+            methods=dict(self.methods_),
+            weights=self.weights_,
+            diagnostics=diag,
+            provenance=provenance,
+        )
+
+    def fit_sample(self, data: pd.DataFrame, m: int | None = None) -> SyntheticData:
+        """``fit(data).sample(m)``."""
+        return self.fit(data).sample(m)
+
+    # ----------------------------------------------------------------- persistence
+
+    def save_confidential(self, path: str | os.PathLike[str]) -> None:
+        """Save the fitted synthesizer to ``path`` (must end in ``.confidential.pkl``).
+
+        The file holds confidential information (kept columns, the confidential values in
+        CART leaves, fitted coefficients): store it like the confidential data. See
+        :func:`synthguard.synthesis.persistence.save_synthesizer`.
+        """
+        from synthguard.synthesis.persistence import save_synthesizer
+
+        save_synthesizer(self, path)
+
+    save = save_confidential
+
+    @classmethod
+    def load(cls, path: str | os.PathLike[str]) -> Synthesizer:
+        """Load a synthesizer saved by :meth:`save`. Only load files you made yourself:
+        loading unpickles Python objects, which can run code (see
+        :func:`synthguard.synthesis.persistence.load_synthesizer`)."""
+        from synthguard.synthesis.persistence import load_synthesizer
+
+        return load_synthesizer(path)
+
+    def __repr__(self) -> str:
+        parts = []
+        for k in ("methods", "visit_sequence", "keep", "m", "n", "strata", "random_state"):
+            v = getattr(self, k)
+            if v is not None and not (k == "m" and v == 1):
+                parts.append(f"{k}={v!r}")
+        return f"Synthesizer({', '.join(parts)})"
+
+
+def synthesize(
+    data: pd.DataFrame, m: int = 1, random_state: RandomState = None, **kwargs: Any
+) -> SyntheticData:
+    """Synthesize ``data`` with sensible defaults: ``Synthesizer(m=m, random_state=random_state,
+    **kwargs).fit(data).sample()``.
+
+    By default every column is synthesized in the data's order (full synthesis), the first
+    with ``sample`` and the rest with ``cart``, as synthpop does.
+
+    Examples
+    --------
+    >>> from synthguard import load_dataset, synthesize
+    >>> result = synthesize(load_dataset("penguins"), m=2, random_state=1)
+    >>> result.m, result.kind
+    (2, 'full')
+    """
+    return Synthesizer(m=m, random_state=random_state, **kwargs).fit(data).sample()
