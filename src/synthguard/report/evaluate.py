@@ -1,0 +1,492 @@
+"""Measure several releases against the confidential data, side by side.
+
+:func:`evaluate` is the one call behind the report and ``synthguard run``: for
+each release it calls :func:`synthguard.utility.evaluate_utility` and
+:func:`synthguard.risk.evaluate_risk` once, reads the headline numbers of the
+comparison table from their results (:mod:`synthguard.report.metrics`), keeps the
+record-level identification risks for the violin and whack-a-mole figures, and
+checks the release against the board's thresholds.
+"""
+
+from __future__ import annotations
+
+import importlib
+import inspect
+import logging
+import time
+import warnings
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from synthguard._random import RandomState, resolve_seed, spawn
+from synthguard.data.implicates import as_implicates, release_kind
+from synthguard.data.schema import Schema, infer_schema
+from synthguard.errors import DataError, ParameterError, SynthguardWarning
+from synthguard.report.metrics import METRICS, extract_metric
+from synthguard.report.safety import safe_error
+from synthguard.report.thresholds import (
+    Threshold,
+    ThresholdCheck,
+    check_thresholds,
+    parse_thresholds,
+)
+
+__all__ = ["Evaluation", "ReleaseEvaluation", "evaluate"]
+
+log = logging.getLogger(__name__)
+
+Progress = Callable[[str, int, int], None]
+"""``progress(stage, done, total)``: called after each step (the CLI draws a bar from it)."""
+
+KINDS = ("partial", "full", "protected")
+
+
+@dataclass(frozen=True)
+class ReleaseEvaluation:
+    """Utility and risk of one release.
+
+    Attributes
+    ----------
+    name : the release's name.
+    kind : ``"partial"`` / ``"full"`` synthetic, or ``"protected"`` (SDC; rows align with the data).
+    m : number of implicates.
+    n_rows : rows per implicate (of the first).
+    utility, risk : the results of ``evaluate_utility`` and ``evaluate_risk`` (None when they failed).
+    metrics : headline numbers (:data:`~synthguard.report.metrics.METRICS`); None when not computed.
+    record_risk : record-level identification risk IR_i of each confidential record under this
+        release, averaged over implicates (None when the release's rows do not align with the data).
+    errors : what could not be computed, by part, with a message that quotes no data value.
+    checks : the threshold checks.
+    seconds : time spent evaluating the release.
+    notes : synthguard warnings raised while measuring the release (shown in the report
+        instead of being re-emitted; their messages never quote data values).
+    """
+
+    name: str
+    kind: str
+    m: int
+    n_rows: int
+    utility: Any = field(repr=False)
+    risk: Any = field(repr=False)
+    metrics: Mapping[str, float | None]
+    record_risk: np.ndarray | None = field(repr=False)
+    errors: Mapping[str, str]
+    checks: tuple[ThresholdCheck, ...]
+    seconds: float
+    notes: tuple[str, ...] = ()
+
+    @property
+    def passed(self) -> bool:
+        """True unless a threshold check failed (not-applicable checks do not fail)."""
+        return not any(c.passed is False for c in self.checks)
+
+    @property
+    def failures(self) -> list[ThresholdCheck]:
+        return [c for c in self.checks if c.passed is False]
+
+    def verdict(self) -> str:
+        """One line: pass/fail and the reasons."""
+        if not self.checks:
+            return f"{self.name}: no thresholds set"
+        word = "PASS" if self.passed else "FAIL"
+        return f"{self.name}: {word} — " + "; ".join(c.describe() for c in self.checks)
+
+
+@dataclass(frozen=True)
+class Evaluation:
+    """Utility and risk of several releases against one confidential data set.
+
+    Index it by release name; :meth:`to_frame` is the comparison table (one row per
+    release, one column per headline metric); :attr:`passed` says whether every release
+    met the thresholds.
+    """
+
+    releases: Mapping[str, ReleaseEvaluation]
+    keys: tuple[str, ...]
+    targets: tuple[str, ...]
+    radius: float
+    thresholds: tuple[Threshold, ...]
+    formulas: tuple[str, ...]
+    schema: Schema = field(repr=False)
+    n_records: int
+    n_holdout: int
+    data_risk: np.ndarray | None = field(repr=False)
+    data_risk_error: str | None
+    data_notes: tuple[str, ...]
+    seed: int | None
+    seconds: float
+    conf: pd.DataFrame = field(repr=False, compare=False)
+    holdout: pd.DataFrame | None = field(repr=False, compare=False)
+    implicates: Mapping[str, list[pd.DataFrame]] = field(repr=False, compare=False)
+
+    def __getitem__(self, name: str) -> ReleaseEvaluation:
+        try:
+            return self.releases[name]
+        except KeyError:
+            raise KeyError(f"no release named '{name}'; releases: {', '.join(self.releases)}") from None
+
+    def __iter__(self) -> Any:
+        return iter(self.releases.values())
+
+    def __len__(self) -> int:
+        return len(self.releases)
+
+    @property
+    def names(self) -> list[str]:
+        return list(self.releases)
+
+    @property
+    def passed(self) -> bool:
+        return all(r.passed for r in self.releases.values())
+
+    @property
+    def failed(self) -> list[str]:
+        """Names of the releases that failed a threshold."""
+        return [n for n, r in self.releases.items() if not r.passed]
+
+    def to_frame(self) -> pd.DataFrame:
+        """The comparison table: one row per release (kind, m, headline metrics, pass/fail)."""
+        rows = []
+        for r in self.releases.values():
+            row: dict[str, Any] = {"release": r.name, "kind": r.kind, "m": r.m}
+            row.update({k: (np.nan if v is None else v) for k, v in r.metrics.items()})
+            row["passed"] = r.passed if r.checks else None
+            rows.append(row)
+        cols = ["release", "kind", "m", *METRICS, "passed"]
+        return pd.DataFrame(rows, columns=cols).set_index("release")
+
+    def summary(self) -> str:
+        """A short text summary: the table's non-empty columns and the verdict of each release."""
+        table = self.to_frame().dropna(axis=1, how="all")
+        lines = [
+            f"Evaluation of {len(self)} release(s) against {self.n_records:,} confidential records"
+            + (f" (holdout {self.n_holdout:,})" if self.n_holdout else ""),
+            table.to_string(float_format=lambda v: f"{v:.3g}"),
+        ]
+        lines.extend(r.verdict() for r in self.releases.values())
+        return "\n".join(lines)
+
+    def _repr_html_(self) -> str:
+        return self.to_frame().to_html(float_format=lambda v: f"{v:.3g}")
+
+
+def _call(fn: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
+    """Call ``fn`` with the keyword arguments its signature accepts (optional extras dropped)."""
+    try:
+        params = inspect.signature(fn).parameters
+    except (TypeError, ValueError):  # pragma: no cover - builtins
+        return fn(*args, **kwargs)
+    if any(p.kind is inspect.Parameter.VAR_KEYWORD for p in params.values()):
+        return fn(*args, **kwargs)
+    return fn(*args, **{k: v for k, v in kwargs.items() if k in params})
+
+
+class _Notes:
+    """Collect synthguard warnings raised inside a block (other warnings pass through)."""
+
+    def __init__(self) -> None:
+        self.messages: list[str] = []
+
+    def run(self, fn: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always", SynthguardWarning)
+            out = fn(*args, **kwargs)
+        for w in caught:
+            if issubclass(w.category, SynthguardWarning):
+                msg = f"{w.category.__name__}: {w.message}"
+                if msg not in self.messages:
+                    self.messages.append(msg)
+            else:
+                warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)
+        return out
+
+
+def _module_function(module: str, name: str) -> Callable[..., Any]:
+    try:
+        mod = importlib.import_module(module)
+    except ImportError as e:
+        raise ParameterError(f"{module} is not available ({type(e).__name__})") from None
+    fn = getattr(mod, name, None)
+    if fn is None:
+        raise ParameterError(f"{module}.{name} is not available in this installation")
+    return fn  # type: ignore[no-any-return]
+
+
+def _kind_of(release: Any, implicates: list[pd.DataFrame], conf: pd.DataFrame, given: str | None) -> str:
+    if given is not None:
+        return given
+    kind = release_kind(release)
+    if kind is not None:
+        return kind
+    if hasattr(release, "data") and isinstance(getattr(release, "data", None), pd.DataFrame):
+        return "protected"
+    return "full"
+
+
+def _aligned(kind: str, implicates: list[pd.DataFrame], conf: pd.DataFrame) -> bool:
+    """Rows of the release correspond one to one with the confidential rows."""
+    if kind == "full":
+        return False
+    return all(len(df) == len(conf) for df in implicates)
+
+
+def _check_columns(name: str, implicates: list[pd.DataFrame], needed: Sequence[str]) -> None:
+    problems = []
+    for i, df in enumerate(implicates):
+        missing = [c for c in needed if c not in df.columns]
+        if missing:
+            problems.append(
+                f"release '{name}', implicate {i + 1}: columns {', '.join(missing)} are missing"
+            )
+    if problems:
+        raise DataError("releases lack columns the evaluation needs", problems)
+
+
+def _as_tuple(x: str | Iterable[str] | None, what: str) -> tuple[str, ...]:
+    if x is None:
+        return ()
+    if isinstance(x, str):
+        return (x,)
+    out = tuple(x)
+    if not all(isinstance(v, str) for v in out):
+        raise ParameterError(f"parameter '{what}': expected column names (text)")
+    return out
+
+
+def _record_risk(
+    risk_result: Any,
+    conf: pd.DataFrame,
+    release: Any,
+    keys: tuple[str, ...],
+    targets: tuple[str, ...],
+    radius: float,
+) -> np.ndarray:
+    ident = getattr(risk_result, "identification", None) if risk_result is not None else None
+    per = getattr(ident, "per_record", None)
+    if per is not None and len(per) == len(conf):
+        return np.asarray(per, dtype=float)
+    fn = _module_function("synthguard.risk", "identification_risk")
+    target: str | list[str] = targets[0] if len(targets) == 1 else list(targets)
+    res = fn(conf, release, keys=list(keys), target=target, radius=radius)
+    return np.asarray(res.per_record, dtype=float)
+
+
+def evaluate(
+    conf: pd.DataFrame,
+    releases: Mapping[str, Any],
+    keys: str | Sequence[str],
+    targets: str | Sequence[str],
+    holdout: pd.DataFrame | None = None,
+    formulas: str | Sequence[str] | None = None,
+    thresholds: Mapping[str, Any] | None = None,
+    radius: float = 0.2,
+    schema: Schema | Mapping[str, Any] | None = None,
+    random_state: RandomState = None,
+    progress: Progress | None = None,
+    kinds: Mapping[str, str] | None = None,
+) -> Evaluation:
+    """Evaluate the utility and disclosure risk of several releases of ``conf``.
+
+    Parameters
+    ----------
+    conf : the confidential data the releases were made from (the training part when a
+        holdout was set aside).
+    releases : name → release: a ``SyntheticData`` (its implicates), a ``ProtectedData``
+        (its ``data``), a DataFrame or a list of DataFrames (implicates); normalised with
+        :func:`synthguard.data.as_implicates`.
+    keys : key variables an intruder knows (quasi-identifiers); they define the patterns of
+        the identification risk (Hu, Savitsky & Williams, section 2.1).
+    targets : the sensitive variable(s) the intruder seeks.
+    holdout : confidential records not used to make any release; enables the membership
+        attack and the DCR-against-holdout comparison.
+    formulas : statsmodels formulas for the regression-coefficient comparison.
+    thresholds : the board's rules, e.g. ``{"max_identification_risk": 0.5, "pmse_ratio": 3}``
+        (:mod:`synthguard.report.thresholds`).
+    radius : relative radius r of the identification ball y_i ± r·|y_i| (paper, eq. 1).
+    schema : column kinds (a :class:`~synthguard.data.Schema` or overrides); inferred otherwise.
+    random_state : seed for the randomised measures (pMSE cross-validation, k-way draws).
+    progress : optional callback ``progress(stage, done, total)``.
+    kinds : per-release kind override (``"partial"``, ``"full"``, ``"protected"``) for plain
+        DataFrames, which are otherwise taken as fully synthetic.
+
+    Returns
+    -------
+    Evaluation
+        Per-release results, the comparison table (``to_frame()``) and pass/fail.
+
+    Notes
+    -----
+    A measure that cannot be computed on a release (e.g. the record-level identification
+    risk of eq. (1), defined only when the release's rows align with the confidential
+    records, on a fully synthetic release) is recorded in ``errors`` and left empty in the
+    table; it never stops the other measures or releases.
+
+    Raises
+    ------
+    ParameterError
+        Bad keys, targets, thresholds, radius or kinds.
+    DataError
+        A release that cannot be read as implicates or lacks the key or target columns.
+    """
+    t_all = time.perf_counter()
+    if not isinstance(conf, pd.DataFrame):
+        raise DataError("conf: expected a pandas DataFrame of the confidential data")
+    if not isinstance(releases, Mapping) or not releases:
+        raise ParameterError(
+            "parameter 'releases': expected a non-empty mapping of release name to release"
+        )
+    keys_t = _as_tuple(keys, "keys")
+    targets_t = _as_tuple(targets, "targets")
+    if not targets_t:
+        raise ParameterError("parameter 'targets': name at least one target variable")
+    unknown = [c for c in (*keys_t, *targets_t) if c not in conf.columns]
+    if unknown:
+        raise ParameterError(
+            f"keys/targets name columns that are not in the data: {', '.join(unknown)}"
+        )
+    overlap = set(keys_t) & set(targets_t)
+    if overlap:
+        raise ParameterError(
+            f"columns {', '.join(sorted(overlap))} are both keys and targets; a target is what the "
+            f"intruder does not know"
+        )
+    if isinstance(radius, bool) or not isinstance(radius, int | float) or not radius >= 0:
+        raise ParameterError("parameter 'radius': expected a number >= 0, e.g. 0.2 for 20%")
+    formulas_t = _as_tuple(formulas, "formulas")
+    parsed = parse_thresholds(thresholds)
+    kinds = dict(kinds or {})
+    bad_kind = {k: v for k, v in kinds.items() if v not in KINDS}
+    if bad_kind:
+        raise ParameterError(
+            f"parameter 'kinds': release(s) {', '.join(bad_kind)} have an unknown kind; "
+            f"use one of {', '.join(KINDS)}"
+        )
+    if holdout is not None and not isinstance(holdout, pd.DataFrame):
+        raise DataError("holdout: expected a pandas DataFrame or None")
+    if isinstance(schema, Schema):
+        schema_ = schema
+    else:
+        schema_ = infer_schema(conf, schema)
+    rng, seed = resolve_seed(random_state)
+    child_rngs = spawn(rng, len(releases))
+
+    impl_map: dict[str, list[pd.DataFrame]] = {}
+    for name, rel in releases.items():
+        impl = as_implicates(rel, name=f"release '{name}'")
+        _check_columns(str(name), impl, [*keys_t, *targets_t])
+        impl_map[str(name)] = impl
+
+    total = len(releases) + 1
+    data_risk: np.ndarray | None = None
+    data_risk_error: str | None = None
+    data_notes = _Notes()
+    try:
+        data_risk = data_notes.run(_record_risk, None, conf, None, keys_t, targets_t, float(radius))
+    except Exception as e:  # recorded, not fatal: the report says what is missing
+        data_risk_error = safe_error(e)
+        log.info("identification risk of the data failed: %s", data_risk_error)
+    if progress is not None:
+        progress("risk of the data", 1, total)
+
+    utility_fn: Callable[..., Any] | None
+    risk_fn: Callable[..., Any] | None
+    missing_parts: dict[str, str] = {}
+    try:
+        utility_fn = _module_function("synthguard.utility", "evaluate_utility")
+    except ParameterError as e:
+        utility_fn, missing_parts["utility"] = None, str(e)
+    try:
+        risk_fn = _module_function("synthguard.risk", "evaluate_risk")
+    except ParameterError as e:
+        risk_fn, missing_parts["risk"] = None, str(e)
+
+    results: dict[str, ReleaseEvaluation] = {}
+    for i, (name, rel) in enumerate(releases.items()):
+        name = str(name)
+        t0 = time.perf_counter()
+        impl = impl_map[name]
+        kind = _kind_of(rel, impl, conf, kinds.get(name))
+        errors: dict[str, str] = dict(missing_parts)
+        rel_arg: Any = rel if not isinstance(rel, tuple) else list(rel)
+        if kind == "protected" and not hasattr(rel, "implicates"):
+            rel_arg = impl  # a single "implicate": the protected file itself
+        utility = risk = None
+        notes = _Notes()
+        if utility_fn is not None:
+            try:
+                utility = notes.run(
+                    _call, utility_fn, conf, rel_arg, formulas=list(formulas_t) or None,
+                    schema=schema_, random_state=child_rngs[i],
+                    method="full" if kind == "full" else "partial",
+                )
+            except Exception as e:
+                errors["utility"] = safe_error(e)
+        if risk_fn is not None:
+            try:
+                risk = notes.run(
+                    _call, risk_fn, conf, rel_arg, list(keys_t), list(targets_t), holdout=holdout,
+                    radius=float(radius), schema=schema_, random_state=child_rngs[i],
+                )
+            except Exception as e:
+                errors["risk"] = safe_error(e)
+        record_risk = None
+        if _aligned(kind, impl, conf):
+            try:
+                record_risk = notes.run(
+                    _record_risk, risk, conf, impl, keys_t, targets_t, float(radius)
+                )
+            except Exception as e:
+                errors["identification risk"] = safe_error(e)
+        else:
+            errors["identification risk"] = (
+                "not defined: the release's records do not correspond to confidential records "
+                "(fully synthetic); see distance to closest record and membership inference"
+            )
+        metrics = {
+            m.name: extract_metric(utility if m.section == "utility" else risk, m)
+            for m in METRICS.values()
+        }
+        if record_risk is not None:
+            metrics["mean_identification_risk"] = float(np.mean(record_risk))
+            metrics["max_identification_risk"] = float(np.max(record_risk))
+        checks = check_thresholds(parsed, metrics)
+        results[name] = ReleaseEvaluation(
+            name=name,
+            kind=kind,
+            m=len(impl),
+            n_rows=len(impl[0]),
+            utility=utility,
+            risk=risk,
+            metrics=metrics,
+            record_risk=record_risk,
+            errors=errors,
+            checks=checks,
+            seconds=time.perf_counter() - t0,
+            notes=tuple(notes.messages),
+        )
+        if progress is not None:
+            progress(f"release '{name}'", i + 2, total)
+
+    return Evaluation(
+        releases=results,
+        keys=keys_t,
+        targets=targets_t,
+        radius=float(radius),
+        thresholds=parsed,
+        formulas=formulas_t,
+        schema=schema_,
+        n_records=len(conf),
+        n_holdout=0 if holdout is None else len(holdout),
+        data_risk=data_risk,
+        data_risk_error=data_risk_error,
+        data_notes=tuple(data_notes.messages),
+        seed=seed,
+        seconds=time.perf_counter() - t_all,
+        conf=conf,
+        holdout=holdout,
+        implicates=impl_map,
+    )

@@ -1,0 +1,319 @@
+"""Build the self-contained HTML risk–utility report from an :class:`Evaluation`.
+
+One file, no network: CSS is inline, figures are base64 PNG ``<img>`` elements, there is
+no script. Every number and label taken from the confidential data passes through
+:mod:`synthguard.report.safety` (rounded statistics, ranges for extremes, suppressed
+small cells); figures follow the rules of :mod:`synthguard.report.figures`.
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+import importlib.metadata
+import os
+import platform
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import jinja2
+import numpy as np
+import pandas as pd
+
+from synthguard.report import figures as F
+from synthguard.report.evaluate import Evaluation
+from synthguard.report.metrics import METRICS
+from synthguard.report.safety import Redactor, format_number, safe_error, value_range
+from synthguard.report.sections import (
+    correlation_differences,
+    importance_of,
+    regression_table,
+    univariate_table,
+)
+
+__all__ = ["Figure", "build_report", "write_report"]
+
+_VERSIONED = ("numpy", "pandas", "scipy", "scikit-learn", "statsmodels", "matplotlib", "opendp")
+
+
+@dataclass(frozen=True)
+class Figure:
+    """One embedded figure: ``png`` is base64 text, ``caption`` says what it shows."""
+
+    id: str
+    title: str
+    png: str
+    caption: str = ""
+
+
+def _versions() -> dict[str, str]:
+    out = {"python": platform.python_version()}
+    for pkg in ("synthguard", *_VERSIONED):
+        try:
+            out[pkg] = importlib.metadata.version(pkg)
+        except importlib.metadata.PackageNotFoundError:
+            out[pkg] = "not installed"
+    return out
+
+
+def _env() -> jinja2.Environment:
+    return jinja2.Environment(
+        loader=jinja2.PackageLoader("synthguard.report", "templates"),
+        autoescape=jinja2.select_autoescape(["html"]),
+        undefined=jinja2.StrictUndefined,
+        trim_blocks=True,
+        lstrip_blocks=True,
+    )
+
+
+def _fig(figs: list[Figure], fid: str, title: str, fig: Any, caption: str = "") -> None:
+    if fig is None:
+        return
+    figs.append(Figure(fid, title, F.to_png(fig), caption))
+
+
+def _summary_rows(ev: Evaluation) -> tuple[list[str], list[dict[str, Any]]]:
+    table = ev.to_frame()
+    shown = [m for m in METRICS if table[m].notna().any()]
+    rows = []
+    for name, r in ev.releases.items():
+        cells = []
+        for m in shown:
+            v = r.metrics.get(m)
+            failed = any(c.passed is False and c.threshold.metric == m for c in r.checks)
+            cells.append({"text": format_number(v, 3), "failed": failed})
+        rows.append({
+            "name": name, "kind": r.kind, "m": r.m, "n_rows": f"{r.n_rows:,}",
+            "cells": cells, "passed": r.passed, "has_checks": bool(r.checks),
+            "verdict": r.verdict(),
+        })
+    return [METRICS[m].label for m in shown], rows
+
+
+def _top_risky(ev: Evaluation, redactor: Redactor, top: int = 10) -> dict[str, Any] | None:
+    """Hu, Savitsky & Williams' Table 2: the riskiest records, their target value as a range."""
+    if ev.data_risk is None:
+        return None
+    aligned = {n: r.record_risk for n, r in ev.releases.items() if r.record_risk is not None}
+    order = np.argsort(-ev.data_risk, kind="stable")[:top]
+    target = ev.targets[0]
+    tv = pd.to_numeric(ev.conf[target], errors="coerce").to_numpy(dtype=float, na_value=np.nan)
+    numeric = ev.schema[target].is_numeric if target in ev.schema else True
+    rows = []
+    for rank, i in enumerate(order, start=1):
+        rows.append({
+            "rank": rank,
+            "range": value_range(float(tv[i])) if numeric else "(category withheld)",
+            "risks": [format_number(ev.data_risk[i], 2)]
+            + [format_number(float(r[i]), 2) for r in aligned.values()],
+        })
+    return {"target": target, "columns": ["data", *aligned], "rows": rows}
+
+
+def _risk_distribution(ev: Evaluation) -> list[dict[str, Any]]:
+    risks: dict[str, np.ndarray] = {}
+    if ev.data_risk is not None:
+        risks["data"] = ev.data_risk
+    risks.update({n: r.record_risk for n, r in ev.releases.items() if r.record_risk is not None})
+    out = []
+    for name, r in risks.items():
+        q = np.quantile(r, [0.25, 0.5, 0.75])
+        out.append({
+            "name": name,
+            "mean": format_number(r.mean(), 3),
+            "q1": format_number(q[0], 3), "median": format_number(q[1], 3),
+            "q3": format_number(q[2], 3), "iqr": format_number(q[2] - q[0], 3),
+            "max": format_number(r.max(), 3),
+            "above": f"{int((r > 0.5).sum()):,}",
+        })
+    return out
+
+
+def _ledger_rows(ledger: Any) -> dict[str, Any] | None:
+    if ledger is None:
+        return None
+    try:
+        frame = ledger.to_frame()
+    except Exception as e:
+        return {"error": safe_error(e), "columns": [], "rows": [], "totals": []}
+    frame = frame.reset_index() if frame.index.name is not None else frame
+    cols = [str(c) for c in frame.columns]
+    rows = [[format_number(v, 4) if isinstance(v, int | float | np.number) else str(v)
+             for v in row] for row in frame.itertuples(index=False)]
+    totals = []
+    for attr in ("epsilon", "delta", "spent", "remaining"):
+        v = getattr(ledger, attr, None)
+        if v is not None and not callable(v):
+            totals.append((attr, str(v) if not isinstance(v, float) else f"{v:.4g}"))
+    return {"error": None, "columns": cols, "rows": rows, "totals": totals}
+
+
+def build_report(
+    evaluation: Evaluation,
+    *,
+    title: str = "synthguard risk–utility report",
+    plan_text: str | None = None,
+    ledger: Any = None,
+    provenance: Mapping[str, Any] | None = None,
+    min_cell: int = 10,
+    max_variables: int = 20,
+    progress: Callable[[str, int, int], None] | None = None,
+) -> str:
+    """The report as one HTML string.
+
+    Parameters
+    ----------
+    evaluation : the result of :func:`synthguard.evaluate`.
+    title : page title.
+    plan_text : the plan (YAML) to print under provenance.
+    ledger : a ``PrivacyLedger`` (anything with ``to_frame()``) for the DP section.
+    provenance : extra key/value lines (data file, seed, stage timings).
+    min_cell : category levels held by fewer confidential records are never named; histogram
+        bins with fewer records are drawn empty.
+    max_variables : per-variable figures are drawn for at most this many columns.
+    progress : optional ``progress(stage, done, total)`` callback.
+    """
+    ev = evaluation
+    frames = [ev.conf] + ([ev.holdout] if ev.holdout is not None else [])
+    redactor = Redactor.from_data(frames, ev.schema, min_cell=min_cell)
+    names = list(ev.releases)
+    colors = F.palette(names)
+    impl = dict(ev.implicates)
+    steps = 6
+    done = 0
+
+    def tick(stage: str) -> None:
+        nonlocal done
+        done += 1
+        if progress is not None:
+            progress(stage, done, steps)
+
+    figs_util: list[Figure] = []
+    utility_values = {n: dict(r.metrics) for n, r in ev.releases.items()}
+    util_labels = {m: METRICS[m].label for m in ("pmse_ratio", "specks", "auc", "kway_score",
+                                                  "correlation_mae", "ci_overlap")}
+    _fig(figs_util, "fig-discrimination", "Discrimination and overall fit",
+         F.metric_bars(utility_values, util_labels, colors, reference={"auc": 0.5}),
+         "pMSE ratio (≈1 is ideal), SPECKS, AUC (0.5 is ideal), 3-way marginal total variation, "
+         "correlation MAE, mean CI overlap, one bar per release.")
+    imp = {n: importance_of(r.utility, redactor) for n, r in ev.releases.items()}
+    _fig(figs_util, "fig-importance", "Variables that drive discrimination",
+         F.importance_bars(imp, colors),
+         "Variable importance of the model that tells release from data; the top variables are "
+         "the ones the release reproduces worst.")
+    _fig(figs_util, "fig-correlation", "Correlation differences",
+         F.correlation_difference(correlation_differences(ev)),
+         "Release minus data correlation of each pair of numeric variables (lower triangle).")
+    reg = regression_table(ev, redactor)
+    _fig(figs_util, "fig-regression", "Regression coefficients across releases",
+         F.regression_ci(reg, colors) if reg is not None else None,
+         "Point estimates and 95% intervals of each release (combining rules over implicates). "
+         "Solid line: confidential estimate; dashed: its 95% interval (Hu, Savitsky & Williams, "
+         "Figure 10 style).")
+    tick("utility figures")
+
+    figs_var: list[Figure] = []
+    columns = [c for c in ev.conf.columns][:max_variables]
+    for c in columns:
+        col = ev.schema[c] if c in ev.schema else None
+        if col is not None and col.is_numeric:
+            fig = F.numeric_overlay(c, ev.conf[c], impl, colors, is_count=col.kind.value == "count",
+                                    min_cell=min_cell)
+        else:
+            fig = F.category_bars(c, ev.conf[c], impl, colors, redactor)
+        _fig(figs_var, f"fig-var-{len(figs_var)}", c, fig)
+    univariate = univariate_table(ev, redactor)
+    tick("per-variable figures")
+
+    figs_risk: list[Figure] = []
+    risks: dict[str, np.ndarray] = {}
+    if ev.data_risk is not None:
+        risks["data"] = ev.data_risk
+    risks.update({n: r.record_risk for n, r in ev.releases.items() if r.record_risk is not None})
+    ir_limit = next((t.limit for t in ev.thresholds if t.metric == "max_identification_risk"), None)
+    _fig(figs_risk, "fig-violin", "Record-level identification risk",
+         F.risk_violins(risks, colors, threshold=ir_limit),
+         f"Distribution of IR_i over the {ev.n_records:,} confidential records (keys: "
+         f"{', '.join(ev.keys) or 'none'}; radius {ev.radius:g}); bar: mean (Hu, Savitsky & "
+         f"Williams, Figures 2 and 8 style).")
+    aligned = [n for n in names if ev.releases[n].record_risk is not None]
+    whack = []
+    if len(aligned) >= 2:
+        base = aligned[0]
+        for other in aligned[1:4]:
+            fig, n_up = F.whack_a_mole(ev.releases[base].record_risk,  # type: ignore[arg-type]
+                                       ev.releases[other].record_risk,  # type: ignore[arg-type]
+                                       base, other, threshold=ir_limit or 0.5)
+            _fig(figs_risk, f"fig-whack-{other}", f"Whack-a-mole: {base} → {other}", fig,
+                 f"Each record's risk under {base} (x) and {other} (y); {n_up:,} records' risk "
+                 f"rose by 0.25 or more (Hu, Savitsky & Williams, Figures 3 and 9 style).")
+            whack.append((base, other, n_up))
+    tick("risk figures")
+
+    risk_labels = {m: METRICS[m].label for m in ("expected_match_risk", "true_match_rate",
+                                                  "membership_auc", "exact_copies")}
+    _fig(figs_risk, "fig-risk-metrics", "Matching, membership and copies",
+         F.metric_bars(utility_values, risk_labels, colors, reference={"membership_auc": 0.5}),
+         "Expected match risk and true match rate (Reiter & Mitra 2009), membership-attack AUC "
+         "(0.5 is guessing), share of exact copies of confidential records.")
+    header, rows = _summary_rows(ev)
+    errors = [(n, part, msg) for n, r in ev.releases.items() for part, msg in r.errors.items()]
+    if ev.data_risk_error:
+        errors.insert(0, ("data", "identification risk", ev.data_risk_error))
+    notes = [("data", msg) for msg in ev.data_notes]
+    notes += [(n, msg) for n, r in ev.releases.items() for msg in r.notes]
+    tick("tables")
+
+    prov = {
+        "generated": _dt.datetime.now(_dt.UTC).strftime("%Y-%m-%d %H:%M UTC"),
+        "confidential records": f"{ev.n_records:,}",
+        "holdout records": f"{ev.n_holdout:,}",
+        "evaluation seed": str(ev.seed),
+        "evaluation time": f"{ev.seconds:.1f} s",
+        "keys": ", ".join(ev.keys) or "none",
+        "targets": ", ".join(ev.targets),
+        "radius": f"{ev.radius:g}",
+        "thresholds": "; ".join(t.describe() for t in ev.thresholds) or "none",
+        "formulas": "; ".join(ev.formulas) or "none",
+        "smallest printed cell": str(min_cell),
+    }
+    prov.update({str(k): str(v) for k, v in (provenance or {}).items()})
+    tick("provenance")
+
+    html = _env().get_template("report.html").render(
+        title=title,
+        header=header,
+        rows=rows,
+        all_passed=ev.passed,
+        any_checks=bool(ev.thresholds),
+        errors=errors,
+        notes=notes,
+        figs_util=figs_util,
+        figs_var=figs_var,
+        figs_risk=figs_risk,
+        univariate=univariate,
+        top_risky=_top_risky(ev, redactor),
+        risk_distribution=_risk_distribution(ev),
+        whack=whack,
+        ledger=_ledger_rows(ledger),
+        provenance=prov,
+        versions=_versions(),
+        plan_text=plan_text,
+        glossary=[(m.label, "lower" if m.goal == "min" else "higher", m.description)
+                  for m in METRICS.values()],
+        min_cell=min_cell,
+    )
+    tick("render")
+    return html
+
+
+def write_report(evaluation: Evaluation, path: str | os.PathLike[str], **kwargs: Any) -> Path:
+    """Build the report (:func:`build_report`) and write it atomically to ``path``."""
+    p = Path(path)
+    html = build_report(evaluation, **kwargs)
+    p.parent.mkdir(parents=True, exist_ok=True)
+    tmp = p.with_name(f".{p.name}.tmp")
+    tmp.write_text(html, encoding="utf-8")
+    os.replace(tmp, p)
+    return p

@@ -1,0 +1,169 @@
+"""The headline numbers of the comparison table: name, direction, range and where they come from.
+
+Every number in the report's summary table is read from the result of
+:func:`synthguard.utility.evaluate_utility` or :func:`synthguard.risk.evaluate_risk`
+(never recomputed here), so the report prints what the library returns. Each
+metric states its goal (SDMetrics' convention): ``"min"`` when lower is better
+(risk, pMSE ratio), ``"max"`` when higher is better (CI overlap). A threshold on a
+``"min"`` metric is an upper limit, on a ``"max"`` metric a lower limit.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+__all__ = ["METRICS", "Metric", "extract_metric"]
+
+
+@dataclass(frozen=True)
+class Metric:
+    """One headline number.
+
+    Attributes
+    ----------
+    name : key in the comparison table and in ``thresholds``.
+    label : column title in the report.
+    section : ``"utility"`` or ``"risk"`` (which bundle it is read from).
+    goal : ``"min"`` (lower is better) or ``"max"`` (higher is better).
+    lower, upper : the range of the measure (None: unbounded).
+    paths : attribute paths tried in order on the bundle (``"pmse.ratio"``); a path
+        ending in ``()`` calls a method; ``mean:`` averages a per-variable array.
+    description : one line for the report's glossary, with the source.
+    """
+
+    name: str
+    label: str
+    section: str
+    goal: str
+    lower: float | None
+    upper: float | None
+    paths: tuple[str, ...]
+    description: str
+
+
+METRICS: dict[str, Metric] = {
+    m.name: m
+    for m in [
+        Metric(
+            "pmse_ratio", "pMSE ratio", "utility", "min", 0.0, None,
+            ("pmse.ratio", "discriminant.ratio", "pmse_ratio"),
+            "pMSE over its null expectation; near 1 means the release is hard to tell from the "
+            "data (Snoke et al. 2018)",
+        ),
+        Metric(
+            "specks", "SPECKS", "utility", "min", 0.0, 1.0,
+            ("pmse.specks", "discriminant.specks", "specks"),
+            "Kolmogorov–Smirnov distance between the propensity scores of the two groups "
+            "(Bowen et al. 2021)",
+        ),
+        Metric(
+            "auc", "AUC", "utility", "min", 0.0, 1.0,
+            ("pmse.auc", "discriminant.auc", "auc"),
+            "area under the ROC curve of the discriminating model; 0.5 is no better than chance",
+        ),
+        Metric(
+            "correlation_mae", "corr. MAE", "utility", "min", 0.0, 2.0,
+            ("correlation.mae", "correlation_fit.mae", "correlation_mae"),
+            "mean absolute difference of the pairwise correlations (the course's correlation fit)",
+        ),
+        Metric(
+            "kway_score", "3-way TV", "utility", "min", 0.0, 1.0,
+            ("kway.score", "kway_marginal.score", "kway.mean", "kway_score", "kway.tv"),
+            "average total-variation distance over random 3-way marginals (NIST 2018 challenge)",
+        ),
+        Metric(
+            "ecdf_umax", "ECDF U_max", "utility", "min", 0.0, 1.0,
+            ("ecdf_umax", "ecdf.u_max", "mean:ecdf.u_max"),
+            "largest absolute ECDF difference, averaged over numeric variables (Woo et al. 2009)",
+        ),
+        Metric(
+            "ci_overlap", "CI overlap", "utility", "max", None, 1.0,
+            ("ci_overlap", "regression.ci_overlap", "mean:regression.overlap"),
+            "mean overlap of the 95% intervals of the regression coefficients (Snoke et al. 2018)",
+        ),
+        Metric(
+            "mean_identification_risk", "mean IR", "risk", "min", 0.0, 1.0,
+            ("identification.mean", "identification_risk.mean", "mean_identification_risk"),
+            "mean record-level identification risk IR_i (Hu, Savitsky & Williams, eq. 1)",
+        ),
+        Metric(
+            "max_identification_risk", "max IR", "risk", "min", 0.0, 1.0,
+            ("identification.max", "identification_risk.max", "max_identification_risk"),
+            "largest record-level identification risk (Hu, Savitsky & Williams, eq. 1)",
+        ),
+        Metric(
+            "expected_match_risk", "exp. match", "risk", "min", 0.0, None,
+            ("matching.expected_match_risk", "match_rates.expected_match_risk",
+             "expected_match_risk"),
+            "expected number of records an intruder matches correctly (Reiter & Mitra 2009)",
+        ),
+        Metric(
+            "true_match_rate", "true match", "risk", "min", 0.0, 1.0,
+            ("matching.true_match_rate", "match_rates.true_match_rate", "true_match_rate"),
+            "share of records matched uniquely and correctly (Reiter & Mitra 2009)",
+        ),
+        Metric(
+            "membership_auc", "membership AUC", "risk", "min", 0.0, 1.0,
+            ("membership.auc", "membership_inference.auc", "membership_auc"),
+            "AUC of the distance-threshold membership attack; 0.5 is guessing",
+        ),
+        Metric(
+            "exact_copies", "exact copies", "risk", "min", 0.0, 1.0,
+            ("distance.exact_copies", "dcr.exact_copies", "distance.share_exact",
+             "dcr.share_exact", "exact_copies"),
+            "share of released records identical to a confidential record",
+        ),
+    ]
+}
+
+
+def _resolve(obj: Any, path: str) -> Any:
+    cur = obj
+    for part in path.split("."):
+        if cur is None:
+            return None
+        if isinstance(cur, dict):
+            cur = cur.get(part)
+        else:
+            cur = getattr(cur, part, None)
+    return cur
+
+
+def _as_float(v: Any) -> float | None:
+    if v is None or isinstance(v, bool):
+        return None
+    if isinstance(v, int | float | np.integer | np.floating):
+        f = float(v)
+        return f if np.isfinite(f) else None
+    return None
+
+
+def extract_metric(bundle: Any, metric: Metric) -> float | None:
+    """The value of ``metric`` in a utility or risk result, or None when the result lacks it."""
+    if bundle is None:
+        return None
+    for path in metric.paths:
+        if path.startswith("mean:"):
+            v = _resolve(bundle, path[5:])
+            if isinstance(v, pd.Series | pd.DataFrame | np.ndarray | list | tuple):
+                arr = pd.to_numeric(pd.Series(np.ravel(np.asarray(v, dtype=object))),
+                                    errors="coerce").to_numpy(dtype=float)
+                arr = arr[np.isfinite(arr)]
+                if arr.size:
+                    return float(arr.mean())
+            continue
+        v = _resolve(bundle, path)
+        if callable(v) and not isinstance(v, type):
+            continue
+        f = _as_float(v)
+        if f is not None:
+            return f
+    return None
+
+
+MetricFn = Callable[[Any], float | None]

@@ -1,0 +1,229 @@
+"""Disclosure rules for everything the report prints or draws.
+
+A report goes to a release board and often further; it must never carry a
+confidential value. The rules, applied to every number, label and figure built
+from the confidential data:
+
+* **statistics are rounded** to a few significant figures (:func:`round_sig`), so
+  a mean or a percentile cannot be inverted back into a record's value;
+* **extremes appear as ranges**, never as values (:func:`value_range`), as Hu,
+  Savitsky & Williams' Table 2 shows the family-income range of the riskiest
+  records instead of their incomes;
+* **small cells are suppressed** (:class:`Redactor`): a category level held by fewer
+  than ``min_cell`` confidential records is never named (its label is replaced by
+  ``"(suppressed)"``) and its count is shown as ``"< min_cell"``;
+* **figures of confidential distributions** are binned between rounded quantiles
+  (values beyond them fall into open-ended edge bins), ECDFs are evaluated on a
+  grid rather than at data points, and no scatter of raw confidential values is
+  drawn (see :mod:`synthguard.report.figures`);
+* **error messages** of foreign libraries may quote data values, so only the
+  exception type of a non-synthguard error is reported (:func:`safe_error`).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from synthguard.data.schema import Schema
+from synthguard.errors import SynthguardError
+
+__all__ = [
+    "SUPPRESSED",
+    "Redactor",
+    "format_number",
+    "round_sig",
+    "safe_error",
+    "value_range",
+]
+
+SUPPRESSED = "(suppressed)"
+
+
+def round_sig(x: float, digits: int = 3) -> float:
+    """``x`` rounded to ``digits`` significant figures (NaN and 0 pass through)."""
+    if x is None or not np.isfinite(x) or x == 0:
+        return float(x) if x is not None else math.nan
+    return float(round(x, digits - 1 - math.floor(math.log10(abs(x)))))
+
+
+def format_number(x: Any, digits: int = 3) -> str:
+    """A statistic for print: rounded to ``digits`` significant figures, thousands separated.
+
+    Integers below ``10**digits`` print exactly; larger magnitudes lose their trailing digits
+    (987654.321 → ``"988,000"``). Missing values print as an en dash.
+    """
+    if x is None:
+        return "–"
+    if isinstance(x, bool | np.bool_):
+        return "yes" if x else "no"
+    try:
+        v = float(x)
+    except (TypeError, ValueError):
+        return str(x)
+    if not np.isfinite(v):
+        return "–"
+    r = round_sig(v, digits)
+    if r == 0:
+        return "0"
+    if abs(r) >= 10 ** (digits - 1):
+        return f"{r:,.0f}"
+    decimals = digits - 1 - math.floor(math.log10(abs(r)))
+    return f"{r:.{max(decimals, 0)}f}"
+
+
+def _nice_floor(x: float) -> float:
+    """The largest 1-, 2- or 5-times power of ten not above ``|x|`` (with the sign of ``x``)."""
+    if x == 0 or not np.isfinite(x):
+        return 0.0
+    mag = 10.0 ** math.floor(math.log10(abs(x)))
+    for step in (5.0, 2.0, 1.0):
+        if abs(x) >= step * mag:
+            return math.copysign(step * mag, x)
+    return math.copysign(mag, x)  # pragma: no cover - unreachable
+
+
+def value_range(x: float) -> str:
+    """A coarse range holding ``x`` for print instead of the value itself.
+
+    The range runs between consecutive "nice" numbers of the 1–2–5 sequence
+    (…, 50,000, 100,000, 200,000, 500,000, …): 987654.321 → ``"500,000 – 1,000,000"``.
+    Negative values mirror it; 0 prints as ``"0"``.
+    """
+    if x is None or not np.isfinite(x):
+        return "–"
+    if x == 0:
+        return "0"
+    lo = _nice_floor(abs(x))
+    mag = 10.0 ** math.floor(math.log10(lo))
+    unit = lo / mag
+    hi = {1.0: 2.0, 2.0: 5.0, 5.0: 10.0}.get(round(unit), 10.0) * mag
+    a, b = (lo, hi) if x > 0 else (-hi, -lo)
+    return f"{format_number(a, 3)} – {format_number(b, 3)}"
+
+
+def safe_error(exc: BaseException) -> str:
+    """A message for a failed computation that cannot quote a data value.
+
+    synthguard's own errors never contain data values (errors.py), so their message is
+    kept; other libraries' messages may quote values, so only their type is reported.
+    """
+    if isinstance(exc, SynthguardError):
+        return f"{type(exc).__name__}: {exc}"
+    return f"{type(exc).__name__} (details withheld: the message may quote data)"
+
+
+@dataclass(frozen=True)
+class Redactor:
+    """Which category labels of the confidential data may be printed.
+
+    A level held by fewer than ``min_cell`` confidential records (in any of the frames
+    given, e.g. training data and holdout) is *unsafe*: it is never named, and any
+    text containing it (a regression term such as ``C(region)[T.<level>]``, a one-hot
+    column name) is replaced as a whole.
+
+    Build one with :meth:`from_data`.
+    """
+
+    min_cell: int = 10
+    unsafe: frozenset[str] = field(default_factory=frozenset)
+
+    @classmethod
+    def from_data(
+        cls,
+        frames: Iterable[pd.DataFrame],
+        schema: Schema | None = None,
+        *,
+        min_cell: int = 10,
+    ) -> Redactor:
+        """Collect the unsafe levels of every categorical column of ``frames``.
+
+        Categorical columns are those the schema calls categorical, ordinal or binary, plus
+        any text column (a label is text whatever the schema says).
+        """
+        unsafe: set[str] = set()
+        for df in frames:
+            for name in df.columns:
+                s = df[name]
+                is_cat = (schema is not None and name in schema and schema[name].is_categorical)
+                is_text = isinstance(s.dtype, pd.CategoricalDtype) or not pd.api.types.is_numeric_dtype(
+                    s.dtype
+                )
+                if not (is_cat or is_text):
+                    continue
+                counts = s.astype("object").value_counts(dropna=True)
+                unsafe.update(str(v) for v, c in counts.items() if c < min_cell)
+                if isinstance(s.dtype, pd.CategoricalDtype):
+                    # declared levels with no record at all are also a "small cell"
+                    unsafe.update(str(v) for v in s.cat.categories if v not in counts.index)
+        return cls(min_cell=min_cell, unsafe=frozenset(unsafe))
+
+    def is_safe(self, label: Any) -> bool:
+        return str(label) not in self.unsafe
+
+    def label(self, text: Any) -> str:
+        """``text`` if it names no unsafe level, else ``"(suppressed)"``.
+
+        A text containing an unsafe level of four or more characters is replaced whole;
+        shorter levels (codes such as ``"5"``) only when they are the whole text or a
+        bracketed/``=``-separated part of it, so column names are not mangled.
+        """
+        s = str(text)
+        if s in self.unsafe:
+            return SUPPRESSED
+        for level in self.unsafe:
+            if len(level) >= 4 and level in s:
+                return SUPPRESSED
+            if level and any(
+                s.endswith(suffix) or (suffix + ":") in s
+                for suffix in (f"[T.{level}]", f"[{level}]", f"={level}", f"_{level}")
+            ):
+                return SUPPRESSED
+        return s
+
+    def count(self, n: float) -> str:
+        """A confidential cell count for print: exact when ``>= min_cell``, else ``"< min_cell"``."""
+        if n is None or not np.isfinite(n):
+            return "–"
+        if 0 < n < self.min_cell:
+            return f"< {self.min_cell}"
+        return f"{int(n):,}"
+
+    def labels(self, texts: Iterable[Any]) -> list[str]:
+        return [self.label(t) for t in texts]
+
+    def frame(self, df: pd.DataFrame, *, digits: int = 3) -> pd.DataFrame:
+        """A table for print: labels in the index, columns and text cells redacted; numbers rounded."""
+        out = df.copy()
+        out.index = pd.Index(self.labels(out.index), name=out.index.name)
+        out.columns = pd.Index(self.labels(out.columns))
+        for c in range(out.shape[1]):
+            col = out.iloc[:, c]
+            if pd.api.types.is_numeric_dtype(col.dtype) and not pd.api.types.is_bool_dtype(col.dtype):
+                out.iloc[:, c] = col  # keep numbers; rounding happens when formatted
+            else:
+                out[out.columns[c]] = [self.label(v) if isinstance(v, str) else v for v in col]
+        return out.map(lambda v: format_number(v, digits) if _is_number(v) else v)
+
+
+def _is_number(v: Any) -> bool:
+    return isinstance(v, int | float | np.integer | np.floating) and not isinstance(v, bool)
+
+
+def rounded_quantiles(values: np.ndarray, probs: Iterable[float], digits: int = 2) -> np.ndarray:
+    """Quantiles of confidential ``values`` rounded to ``digits`` significant figures."""
+    v = np.asarray(values, dtype=float)
+    v = v[np.isfinite(v)]
+    if v.size == 0:
+        return np.array([math.nan for _ in probs])
+    return np.array([round_sig(float(q), digits) for q in np.quantile(v, list(probs))])
+
+
+def redact_mapping(d: Mapping[str, Any], redactor: Redactor) -> dict[str, Any]:
+    """A mapping with its keys redacted (values untouched)."""
+    return {redactor.label(k): v for k, v in d.items()}

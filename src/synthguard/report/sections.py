@@ -1,0 +1,156 @@
+"""Tables behind the report's sections, built from an :class:`Evaluation` under the safety rules.
+
+Each function returns plain data (DataFrames or lists) with confidential numbers
+already rounded and labels already redacted, so the template only lays them out.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from synthguard.report.evaluate import Evaluation
+from synthguard.report.safety import Redactor, format_number
+
+__all__ = [
+    "correlation_differences",
+    "importance_of",
+    "regression_table",
+    "univariate_table",
+]
+
+_STATS = ("mean", "sd", "p10", "median", "p90", "zeros", "missing")
+
+
+def _numeric_stats(s: pd.Series) -> dict[str, float]:
+    v = pd.to_numeric(s, errors="coerce").to_numpy(dtype=float, na_value=np.nan)
+    miss = float(np.mean(~np.isfinite(v))) if v.size else np.nan
+    v = v[np.isfinite(v)]
+    if v.size == 0:
+        return dict.fromkeys(_STATS, np.nan) | {"missing": miss}
+    p10, p50, p90 = np.quantile(v, [0.1, 0.5, 0.9])
+    return {
+        "mean": float(v.mean()), "sd": float(v.std(ddof=1)) if v.size > 1 else np.nan,
+        "p10": float(p10), "median": float(p50), "p90": float(p90),
+        "zeros": float(np.mean(v == 0)), "missing": miss,
+    }
+
+
+def univariate_table(ev: Evaluation, redactor: Redactor, max_columns: int = 20) -> dict[str, Any]:
+    """Rounded mean, sd, 10/50/90% quantiles, share of zeros and missing of each numeric column,
+    for the data and each release (implicates pooled). No minimum or maximum is shown."""
+    numeric = [c for c in ev.conf.columns if c in ev.schema and ev.schema[c].is_numeric]
+    rows = []
+    for c in numeric[:max_columns]:
+        sources = {"data": ev.conf[c]}
+        for name, impl in ev.implicates.items():
+            if c in impl[0].columns:
+                sources[name] = pd.concat([df[c] for df in impl], ignore_index=True)
+        for src, s in sources.items():
+            st = _numeric_stats(s)
+            rows.append({
+                "column": redactor.label(c), "source": src,
+                "cells": [format_number(st[k], 3) for k in _STATS],
+            })
+    return {"header": list(_STATS), "rows": rows}
+
+
+def _corr(df: pd.DataFrame, cols: list[str]) -> pd.DataFrame:
+    x = df[cols].apply(pd.to_numeric, errors="coerce")
+    return x.corr()
+
+
+def correlation_differences(ev: Evaluation, max_columns: int = 15) -> dict[str, pd.DataFrame]:
+    """Release-minus-data Pearson correlations of the numeric columns (implicates averaged)."""
+    cols = [c for c in ev.conf.columns if c in ev.schema and ev.schema[c].is_numeric][:max_columns]
+    if len(cols) < 2:
+        return {}
+    base = _corr(ev.conf, cols)
+    out = {}
+    for name, impl in ev.implicates.items():
+        if not all(c in impl[0].columns for c in cols):
+            continue
+        rel = sum(_corr(df, cols) for df in impl) / len(impl)
+        out[name] = (rel - base).round(2)
+    return out
+
+
+def importance_of(utility: Any, redactor: Redactor) -> pd.Series | None:
+    """Variable importance of the discriminating model in a utility result, labels redacted."""
+    if utility is None:
+        return None
+    for holder in ("pmse", "discriminant"):
+        res = getattr(utility, holder, None)
+        for attr in ("importance", "variable_importance"):
+            imp = getattr(res, attr, None) if res is not None else None
+            if isinstance(imp, pd.DataFrame) and imp.shape[1] >= 1:
+                imp = imp.iloc[:, 0]
+            if isinstance(imp, pd.Series) and len(imp):
+                s = pd.to_numeric(imp, errors="coerce").dropna()
+                s.index = pd.Index(redactor.labels(s.index))
+                return s.groupby(level=0).sum()
+            if isinstance(imp, dict) and imp:
+                return importance_of_dict(imp, redactor)
+    return None
+
+
+def importance_of_dict(imp: dict[Any, Any], redactor: Redactor) -> pd.Series:
+    s = pd.Series({redactor.label(k): float(v) for k, v in imp.items()})
+    return s.groupby(level=0).sum()
+
+
+_EST = ("estimate", "coef", "est")
+
+
+def _pick(cols: list[str], *needles: str, avoid: tuple[str, ...] = ()) -> str | None:
+    for c in cols:
+        lc = c.lower()
+        if all(n in lc for n in needles) and not any(a in lc for a in avoid):
+            return c
+    return None
+
+
+def regression_table(ev: Evaluation, redactor: Redactor) -> pd.DataFrame | None:
+    """Long table ``term, release, estimate, lower, upper`` (release ``"data"``: confidential fit)
+    from each release's regression comparison, for the Figure 10 style plot."""
+    rows: list[dict[str, Any]] = []
+    have_data: set[str] = set()
+    for name, r in ev.releases.items():
+        reg = getattr(r.utility, "regression", None) if r.utility is not None else None
+        if reg is None:
+            continue
+        items = reg if isinstance(reg, list | tuple) else list(reg.values()) if isinstance(
+            reg, dict) else [reg]
+        for k, item in enumerate(items):
+            frame = item.to_frame() if hasattr(item, "to_frame") else item
+            if not isinstance(frame, pd.DataFrame) or frame.empty:
+                continue
+            frame = frame.reset_index()
+            cols = [str(c) for c in frame.columns]
+            frame.columns = pd.Index(cols)
+            term_col = _pick(cols, "term") or cols[0]
+            ce = _pick(cols, "conf", "est") or _pick(cols, "conf", "coef")
+            cl = _pick(cols, "conf", "low")
+            cu = _pick(cols, "conf", "up")
+            se = _pick(cols, "syn", "est") or _pick(cols, "syn", "coef")
+            sl = _pick(cols, "syn", "low")
+            su = _pick(cols, "syn", "up")
+            if ce is None or cl is None or cu is None or se is None or sl is None or su is None:
+                continue
+            prefix = f"[{k + 1}] " if len(items) > 1 else ""
+            for _, row in frame.iterrows():
+                term = prefix + redactor.label(row[term_col])
+                if term not in have_data:
+                    rows.append({"term": term, "release": "data", "estimate": row[ce],
+                                 "lower": row[cl], "upper": row[cu]})
+                    have_data.add(term)
+                rows.append({"term": term, "release": name, "estimate": row[se],
+                             "lower": row[sl], "upper": row[su]})
+    if not rows:
+        return None
+    out = pd.DataFrame(rows)
+    for c in ("estimate", "lower", "upper"):
+        out[c] = pd.to_numeric(out[c], errors="coerce")
+    return out.dropna(subset=["estimate", "lower", "upper"])

@@ -1,0 +1,105 @@
+"""Release thresholds: the board's rules a release must meet, and the check of one release.
+
+A threshold names a headline metric (:data:`synthguard.report.metrics.METRICS`) and
+a limit. For a metric where lower is better (risk, pMSE ratio) the limit is an
+upper bound, for one where higher is better (CI overlap) a lower bound::
+
+    {"max_identification_risk": 0.5, "pmse_ratio": 3, "ci_overlap": 0.5}
+
+An explicit direction is also accepted: ``{"auc": {"max": 0.7}}``,
+``{"ci_overlap": {"min": 0.5}}``. A threshold whose metric could not be computed
+on a release (record-level identification risk is defined for partially synthetic
+and protected releases whose rows align with the data, not for fully synthetic
+ones) is reported as *not applicable* and does not fail the release.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from synthguard.errors import ParameterError
+from synthguard.report.metrics import METRICS
+
+__all__ = ["Threshold", "ThresholdCheck", "check_thresholds", "parse_thresholds"]
+
+
+@dataclass(frozen=True)
+class Threshold:
+    """``metric`` must be ``<= limit`` (bound ``"max"``) or ``>= limit`` (bound ``"min"``)."""
+
+    metric: str
+    bound: str
+    limit: float
+
+    def describe(self) -> str:
+        op = "≤" if self.bound == "max" else "≥"
+        return f"{METRICS[self.metric].label} {op} {self.limit:g}"
+
+
+@dataclass(frozen=True)
+class ThresholdCheck:
+    """The outcome of one threshold on one release: ``passed`` is None when not applicable."""
+
+    threshold: Threshold
+    value: float | None
+    passed: bool | None
+
+    def describe(self) -> str:
+        if self.passed is None:
+            return f"{self.threshold.describe()}: not applicable"
+        word = "pass" if self.passed else "FAIL"
+        return f"{self.threshold.describe()}: {word} ({self.value:.3g})"
+
+
+def parse_thresholds(thresholds: Mapping[str, Any] | None) -> tuple[Threshold, ...]:
+    """Validate a thresholds mapping; raise :class:`ParameterError` naming the bad entry."""
+    if thresholds is None:
+        return ()
+    if not isinstance(thresholds, Mapping):
+        raise ParameterError(
+            "parameter 'thresholds': expected a mapping of metric name to limit, "
+            'e.g. {"max_identification_risk": 0.5}'
+        )
+    out: list[Threshold] = []
+    for name, spec in thresholds.items():
+        if name not in METRICS:
+            raise ParameterError(
+                f"threshold '{name}': unknown metric; known metrics: {', '.join(METRICS)}"
+            )
+        goal = METRICS[name].goal
+        default_bound = "max" if goal == "min" else "min"
+        if isinstance(spec, Mapping):
+            bad = set(spec) - {"max", "min"}
+            if bad or not spec:
+                raise ParameterError(
+                    f"threshold '{name}': expected a number or a mapping with 'max' and/or 'min'"
+                )
+            items = list(spec.items())
+        else:
+            items = [(default_bound, spec)]
+        for bound, limit in items:
+            if isinstance(limit, bool) or not isinstance(limit, int | float):
+                raise ParameterError(
+                    f"threshold '{name}': expected a number as the limit, got "
+                    f"{type(limit).__name__}"
+                )
+            out.append(Threshold(str(name), str(bound), float(limit)))
+    return tuple(out)
+
+
+def check_thresholds(
+    thresholds: tuple[Threshold, ...], metrics: Mapping[str, float | None]
+) -> tuple[ThresholdCheck, ...]:
+    """Check one release's headline ``metrics`` against every threshold."""
+    checks = []
+    for t in thresholds:
+        v = metrics.get(t.metric)
+        if v is None:
+            checks.append(ThresholdCheck(t, None, None))
+        elif t.bound == "max":
+            checks.append(ThresholdCheck(t, v, bool(v <= t.limit)))
+        else:
+            checks.append(ThresholdCheck(t, v, bool(v >= t.limit)))
+    return tuple(checks)
