@@ -1,0 +1,131 @@
+"""Validation and summaries shared by the identification-risk measures."""
+
+from __future__ import annotations
+
+import warnings
+from collections.abc import Mapping, Sequence
+from typing import Literal
+
+import numpy as np
+import pandas as pd
+
+from synthguard.errors import DataError, DisclosureWarning, ParameterError, SchemaError
+from synthguard.risk._patterns import check_columns
+
+__all__ = [
+    "DEFAULT_QUANTILES",
+    "SingletonPolicy",
+    "as_list",
+    "check_singletons",
+    "quantile_dict",
+    "radius_vector",
+    "target_matrix",
+    "warn_singletons",
+]
+
+SingletonPolicy = Literal["zero", "one", "exclude"]
+DEFAULT_QUANTILES: tuple[float, ...] = (0.25, 0.5, 0.75, 0.9, 0.99)
+
+
+def as_list(value: str | Sequence[str] | None, *, name: str) -> list[str]:
+    """A column name or a sequence of names as a list (None: empty)."""
+    if value is None:
+        return []
+    if isinstance(value, str):
+        return [value]
+    out = list(value)
+    if not all(isinstance(v, str) for v in out):
+        raise ParameterError(f"parameter '{name}': expected column names (strings)")
+    if len(set(out)) != len(out):
+        raise ParameterError(f"parameter '{name}': a column is listed twice; list it once")
+    return out
+
+
+def radius_vector(
+    radius: float | Mapping[str, float], targets: Sequence[str], *, name: str = "radius"
+) -> np.ndarray:
+    """Per-target radii as a float array (a mapping gives one radius per target)."""
+    if isinstance(radius, Mapping):
+        unknown = [k for k in radius if k not in targets]
+        lacking = [t for t in targets if t not in radius]
+        if unknown or lacking:
+            raise ParameterError(
+                f"parameter '{name}': a mapping must give one radius for each target; "
+                f"unknown: {unknown}, lacking: {lacking}"
+            )
+        r = np.array([float(radius[t]) for t in targets])
+    else:
+        try:
+            r = np.full(len(targets), float(radius))
+        except (TypeError, ValueError):
+            raise ParameterError(
+                f"parameter '{name}': expected a number or a mapping target -> number"
+            ) from None
+    if not np.all(np.isfinite(r)) or np.any(r < 0):
+        raise ParameterError(f"parameter '{name}': radii must be finite and >= 0")
+    return r
+
+
+def target_matrix(frame: pd.DataFrame, targets: Sequence[str], *, name: str, allow_missing: bool):
+    """The target columns as a float64 (n, d) array; they must be numeric."""
+    check_columns(frame, targets, name=name, role="target")
+    problems = []
+    cols = []
+    for t in targets:
+        s = frame[t]
+        if not pd.api.types.is_numeric_dtype(s.dtype) or pd.api.types.is_bool_dtype(s.dtype):
+            problems.append(
+                f"column '{t}': a target must be numeric to cast a ball around it; "
+                f"use match_rates for categorical targets"
+            )
+            continue
+        v = s.to_numpy(dtype=np.float64, na_value=np.nan)
+        bad = ~np.isfinite(v)
+        if bad.any() and not allow_missing:
+            problems.append(
+                f"column '{t}': {int(bad.sum())} rows are missing or infinite; drop or "
+                f"impute them before measuring risk"
+            )
+        cols.append(v)
+    if problems:
+        raise SchemaError(f"{name}: target columns cannot be used", problems)
+    if not cols:
+        return np.empty((len(frame), 0))
+    return np.column_stack(cols)
+
+
+def check_singletons(singletons: str | None) -> tuple[SingletonPolicy, bool]:
+    """Resolve the singleton policy; None means 'zero' with a warning."""
+    if singletons is None:
+        return "zero", True
+    if singletons not in ("zero", "one", "exclude"):
+        raise ParameterError("parameter 'singletons': expected 'zero', 'one' or 'exclude'")
+    return singletons, False  # type: ignore[return-value]
+
+
+def warn_singletons(n_singletons: int, n: int, what: str) -> None:
+    if n_singletons:
+        warnings.warn(
+            f"{what}: {n_singletons} of {n} records ({n_singletons / n:.1%}) are alone in "
+            f"their pattern; by the formula they score 0 although their key values alone single "
+            f"them out. Pass singletons='one' to score them as identified, 'exclude' to leave "
+            f"them out, or 'zero' to keep the formula and silence this warning",
+            DisclosureWarning,
+            stacklevel=3,
+        )
+
+
+def quantile_dict(values: np.ndarray, qs: Sequence[float]) -> dict[float, float]:
+    v = values[~np.isnan(values)]
+    if v.size == 0:
+        return {float(q): float("nan") for q in qs}
+    return {float(q): float(x) for q, x in zip(qs, np.quantile(v, qs))}
+
+
+def check_rows(conf: pd.DataFrame, frames: Sequence[pd.DataFrame], what: str) -> None:
+    bad = [i for i, f in enumerate(frames) if len(f) != len(conf)]
+    if bad:
+        raise DataError(
+            f"{what}: implicate(s) {bad} do not have as many rows as the confidential data; "
+            f"partially synthetic implicates must keep the confidential rows in order"
+        )
