@@ -1,0 +1,44 @@
+"""Utility of a release: general measures (univariate, ECDF, correlation fit, pMSE and friends,
+k-way marginals) and analysis-specific ones (combining rules over implicates, interval
+overlap, SSO, regression and statistic comparisons).
+
+Every result is a frozen dataclass with its headline numbers as attributes, ``to_frame()``
+and ``summary()``; ``metrics`` (class attribute) states each number's direction and range.
+"""
+
+from synthguard.utility._metric import MetricInfo
+from synthguard.utility.combining import CombinedEstimate, combine
+from synthguard.utility.correlation import CorrelationFit, correlation_fit
+from synthguard.utility.discriminant import PMSEResult, pmse
+from synthguard.utility.ecdf import ECDFUtility, ecdf_utility
+from synthguard.utility.evaluate import UtilityEvaluation, evaluate_utility
+from synthguard.utility.marginals import KWayMarginalScore, kway_marginal_score
+from synthguard.utility.overlap import SSOResult, ci_overlap, sso
+from synthguard.utility.regression import RegressionComparison, compare_regression
+from synthguard.utility.statistics import StatisticsComparison, compare_statistics
+from synthguard.utility.univariate import UnivariateComparison, univariate
+
+__all__ = [
+    "CombinedEstimate",
+    "CorrelationFit",
+    "ECDFUtility",
+    "KWayMarginalScore",
+    "MetricInfo",
+    "PMSEResult",
+    "RegressionComparison",
+    "SSOResult",
+    "StatisticsComparison",
+    "UnivariateComparison",
+    "UtilityEvaluation",
+    "ci_overlap",
+    "combine",
+    "compare_regression",
+    "compare_statistics",
+    "correlation_fit",
+    "ecdf_utility",
+    "evaluate_utility",
+    "kway_marginal_score",
+    "pmse",
+    "sso",
+    "univariate",
+]

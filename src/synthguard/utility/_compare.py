@@ -1,0 +1,69 @@
+"""Shared by the analysis-specific comparisons: combining per-implicate estimates, overlaps,
+SSO and the standardised difference for a table of estimands."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+from synthguard.utility.combining import combine
+from synthguard.utility.overlap import ci_overlap, sso
+
+__all__: list[str] = []
+
+
+def comparison_columns(
+    conf_est: np.ndarray,
+    conf_se: np.ndarray,
+    conf_lo: np.ndarray,
+    conf_hi: np.ndarray,
+    q: np.ndarray,
+    v: np.ndarray,
+    method: str,
+    n: int,
+    n_syn: int,
+    level: float,
+) -> pd.DataFrame:
+    """Columns comparing estimands: ``q`` and ``v`` have shape (m, n_estimands)."""
+    m = q.shape[0]
+    rule = method if m > 1 else "simple"
+    comb = combine(q, v, method=rule, n=n, n_syn=n_syn)  # type: ignore[arg-type]
+    lo, hi = comb.ci(level)
+    lo, hi = np.atleast_1d(lo), np.atleast_1d(hi)
+    est = np.atleast_1d(comb.estimate)
+    conf_ci = np.column_stack([conf_lo, conf_hi])
+    syn_ci = np.column_stack([lo, hi])
+    ok = np.isfinite(syn_ci).all(axis=1) & np.isfinite(conf_ci).all(axis=1)
+    ov_s = np.full(len(est), np.nan)
+    ov_d = np.full(len(est), np.nan)
+    if ok.any():
+        ov_s[ok] = ci_overlap(conf_ci[ok], syn_ci[ok], method="snoke")
+        ov_d[ok] = ci_overlap(conf_ci[ok], syn_ci[ok], method="drechsler_reiter")
+    sso_rows = [
+        sso(float(conf_est[i]), conf_ci[i], float(est[i]), syn_ci[i]) if ok[i] else None
+        for i in range(len(est))
+    ]
+    with np.errstate(divide="ignore", invalid="ignore"):
+        std_diff = (est - conf_est) / conf_se
+    return pd.DataFrame(
+        {
+            "conf_estimate": conf_est,
+            "conf_se": conf_se,
+            "conf_lower": conf_lo,
+            "conf_upper": conf_hi,
+            "syn_estimate": est,
+            "syn_se": np.atleast_1d(comb.se),
+            "syn_df": np.atleast_1d(comb.df),
+            "syn_lower": lo,
+            "syn_upper": hi,
+            "rule": comb.method,
+            "m": m,
+            "overlap_snoke": ov_s,
+            "overlap_dr": ov_d,
+            "sign_match": [r.sign_match if r else np.nan for r in sso_rows],
+            "significance_match": [r.significance_match if r else np.nan for r in sso_rows],
+            "overlap_match": [r.overlap_match if r else np.nan for r in sso_rows],
+            "sso_match": [r.match if r else np.nan for r in sso_rows],
+            "std_difference": std_diff,
+        }
+    )

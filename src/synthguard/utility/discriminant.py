@@ -1,0 +1,354 @@
+"""Discriminant-based general utility: propensity scores of "synthetic vs confidential" and the
+pMSE, pMSE ratio, standardised pMSE, SPECKS, AUC and variable importance computed from them
+(Woo et al. 2009; Snoke, Raab, Nowok, Dibben & Slavkovic 2018; Urban Institute course, ch. 3)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, ClassVar, Literal
+
+import numpy as np
+import pandas as pd
+from sklearn.metrics import roc_auc_score
+
+from synthguard._random import RandomState, resolve_seed
+from synthguard.data import Schema
+from synthguard.errors import ParameterError
+from synthguard.utility._design import Design, stacked_design
+from synthguard.utility._inputs import resolve
+from synthguard.utility._metric import MetricInfo
+from synthguard.utility._propensity import fit_logistic, make_tree, predict_logistic
+from synthguard.utility.ecdf import ecdf_distances
+
+__all__ = ["PMSEResult", "pmse"]
+
+Model = Literal["logistic", "cart", "boosting"]
+Validation = Literal["holdout", "cv"]
+
+
+@dataclass(frozen=True)
+class PMSEResult:
+    """Propensity-score utility of a release, averaged over implicates.
+
+    Attributes
+    ----------
+    pmse : ``(1/N) Σ (p̂_i - c)^2`` with ``c = n_syn/N`` (0 = indistinguishable).
+    expected_null : expected pMSE under the null (see ``null_method``).
+    null_sd : standard deviation of the pMSE under the null.
+    ratio : ``pmse / expected_null`` (about 1 when the release is as good as the null).
+    standardized : ``(pmse - expected_null) / null_sd``.
+    specks : Kolmogorov–Smirnov distance between the propensity-score ECDFs of the
+        confidential and synthetic rows (SPECKS).
+    auc : area under the ROC curve of the propensity scores (0.5 = no better than chance).
+    importance : per variable, averaged over implicates — the Wald chi-square of the
+        variable's coefficients (logistic), the impurity importance (cart), or the drop in AUC
+        when the variable is permuted (boosting).
+    implicates : per-implicate values.
+    model, null_method, validation : how it was computed; ``null_method`` is ``"analytic"``
+        (Snoke et al. 2018: ``E = (k-1)(1-c)^2 c / N``, ``SD = sqrt(2(k-1)) (1-c)^2 c / N``,
+        ``k`` parameters including the intercept) or ``"permutation"`` (labels permuted and the
+        same model refitted ``n_permutations`` times).
+    k : parameters of the logistic propensity model including the intercept (mean over
+        implicates; NaN for trees).
+    c : share of synthetic rows in the stacked data.
+    seed : the seed used (None when a Generator was passed).
+    """
+
+    pmse: float
+    expected_null: float
+    null_sd: float
+    ratio: float
+    standardized: float
+    specks: float
+    auc: float
+    importance: pd.Series
+    implicates: pd.DataFrame
+    model: str
+    null_method: str
+    validation: str | None
+    k: float
+    c: float
+    seed: int | None = None
+
+    goal: ClassVar[str] = "minimize"
+    min_value: ClassVar[float] = 0.0
+    max_value: ClassVar[float] = 0.25
+    metrics: ClassVar[dict[str, MetricInfo]] = {
+        "pmse": MetricInfo("pmse", "minimize", 0.0, 0.25, description="propensity score MSE"),
+        "ratio": MetricInfo("ratio", "target", 0.0, np.inf, 1.0, "pMSE / null expectation"),
+        "standardized": MetricInfo(
+            "standardized", "target", -np.inf, np.inf, 0.0, "(pMSE - E) / SD under the null"
+        ),
+        "specks": MetricInfo("specks", "minimize", 0.0, 1.0, description="KS of propensities"),
+        "auc": MetricInfo("auc", "target", 0.0, 1.0, 0.5, "AUC of the discriminator"),
+    }
+
+    def to_frame(self) -> pd.DataFrame:
+        """Per-implicate table (pmse, expected_null, null_sd, ratio, standardized, specks, auc)."""
+        return self.implicates.copy()
+
+    def summary(self) -> str:
+        m = len(self.implicates)
+        val = f", {self.validation} validation" if self.validation else ""
+        return (
+            f"pMSE ({self.model} propensity model{val}, {self.null_method} null, m = {m}): "
+            f"pMSE {self.pmse:.4g}, ratio {self.ratio:.4g} (1 = as expected under the null), "
+            f"standardized {self.standardized:.4g}, SPECKS {self.specks:.4g}, "
+            f"AUC {self.auc:.4g} (0.5 = indistinguishable)"
+        )
+
+
+def _fit_predict(
+    model: str, design: Design, y: np.ndarray, train: np.ndarray, test: np.ndarray,
+    params: dict[str, Any], seed: int, want_importance: bool,
+) -> tuple[np.ndarray, np.ndarray | None, int]:
+    """Fit on rows ``train``, return propensities for rows ``test``, column importances, k."""
+    X = design.X
+    if model == "logistic":
+        fit = fit_logistic(X[train], y[train])
+        p = predict_logistic(fit, X[test])
+        imp = None
+        if want_importance:
+            beta = fit.coef[1:]
+            cov = fit.cov[1:, 1:]
+            imp = np.zeros(len(design.variables))
+            for g in np.unique(design.groups):
+                idx = np.flatnonzero(design.groups == g)
+                b = beta[idx]
+                imp[g] = float(b @ np.linalg.pinv(cov[np.ix_(idx, idx)]) @ b)
+        return p, imp, fit.rank
+    clf = make_tree(model, params, seed)
+    clf.fit(X[train], y[train])
+    p = clf.predict_proba(X[test])[:, 1]
+    imp = None
+    if want_importance:
+        imp = np.zeros(len(design.variables))
+        if model == "cart":
+            np.add.at(imp, design.groups, clf.feature_importances_)
+        else:
+            base = roc_auc_score(y[test], p) if len(np.unique(y[test])) == 2 else 0.5
+            rng = np.random.default_rng(seed)
+            Xt = X[test].copy()
+            for g in np.unique(design.groups):
+                idx = np.flatnonzero(design.groups == g)
+                saved = Xt[:, idx].copy()
+                Xt[:, idx] = saved[rng.permutation(len(saved))]
+                imp[g] = base - roc_auc_score(y[test], clf.predict_proba(Xt)[:, 1])
+                Xt[:, idx] = saved
+    return p, imp, -1
+
+
+def _propensities(
+    model: str, design: Design, y: np.ndarray, validation: str | None, test_size: float,
+    n_folds: int, params: dict[str, Any], rng: np.random.Generator, want_importance: bool,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray | None, int]:
+    """Propensity scores for the evaluated rows; returns (rows, scores, importance, k)."""
+    N = len(y)
+    seed = int(rng.integers(2**31 - 1))
+    if validation is None:
+        rows = np.arange(N)
+        p, imp, k = _fit_predict(model, design, y, rows, rows, params, seed, want_importance)
+        return rows, p, imp, k
+    # stratified assignment so both groups keep their share c in every part
+    fold = np.empty(N, dtype=np.int64)
+    for lab in (0, 1):
+        idx = np.flatnonzero(y == lab)
+        idx = idx[rng.permutation(idx.size)]
+        if validation == "holdout":
+            n_test = round(test_size * idx.size)
+            fold[idx[:n_test]] = 1
+            fold[idx[n_test:]] = 0
+        else:
+            fold[idx] = np.arange(idx.size) % n_folds
+    if validation == "holdout":
+        test = np.flatnonzero(fold == 1)
+        p, imp, k = _fit_predict(
+            model, design, y, np.flatnonzero(fold == 0), test, params, seed, want_importance
+        )
+        return test, p, imp, k
+    scores = np.empty(N)
+    imps = []
+    ks = []
+    for f in range(n_folds):
+        test = np.flatnonzero(fold == f)
+        p, imp, k = _fit_predict(
+            model, design, y, np.flatnonzero(fold != f), test, params, seed + f, want_importance
+        )
+        scores[test] = p
+        ks.append(k)
+        if imp is not None:
+            imps.append(imp)
+    return np.arange(N), scores, (np.mean(imps, axis=0) if imps else None), int(max(ks))
+
+
+def _pmse_value(p: np.ndarray, y: np.ndarray, c: float) -> float:
+    return float(np.mean((p - c) ** 2))
+
+
+def pmse(
+    conf: Any,
+    synth: Any,
+    model: Model = "logistic",
+    *,
+    schema: Schema | None = None,
+    columns: list[str] | None = None,
+    interactions: bool = False,
+    validation: Validation | None = None,
+    test_size: float = 0.25,
+    n_folds: int = 5,
+    null: Literal["auto", "analytic", "permutation"] = "auto",
+    n_permutations: int = 20,
+    model_params: dict[str, Any] | None = None,
+    random_state: RandomState = None,
+) -> PMSEResult:
+    """Propensity-score mean squared error and the measures built on it.
+
+    Stack the confidential (``n_conf`` rows, label 0) and synthetic (``n_syn`` rows, label 1)
+    data, fit a propensity model and compute, with ``c = n_syn / N``:
+
+    * ``pMSE = (1/N) Σ_i (p̂_i - c)^2`` (Woo et al. 2009; Snoke et al. 2018);
+    * under the null, for a logistic model with ``k`` parameters (intercept included),
+      ``E[pMSE] = (k-1)(1-c)^2 c / N`` and ``SD = sqrt(2(k-1)) (1-c)^2 c / N``
+      (Snoke et al. 2018); the ratio ``pMSE / E`` and standardised ``(pMSE - E) / SD``;
+    * SPECKS: the Kolmogorov–Smirnov distance between the ECDFs of ``p̂`` in the two groups;
+    * AUC of ``p̂`` as a classifier (``sklearn.metrics.roc_auc_score``).
+
+    Snoke et al.'s analytic null assumes the synthetic data come from a correct synthesis
+    model *fitted to the confidential data*. Two independent samples from one distribution
+    give ``E = (k-1) c (1-c) / N`` instead, ``1/(1-c)`` times larger (pMSE ratio about 2 for
+    ``c = ½``); that is what the permutation null estimates. Trees and validated fits have no
+    analytic null and always use permutations.
+
+    Parameters
+    ----------
+    conf : confidential DataFrame.
+    synth : the release (SyntheticData, list of DataFrames or one DataFrame); the measures
+        are computed per implicate and averaged.
+    model : ``"logistic"`` (main effects of the one-hot encoded variables; numeric variables
+        standardised, missing values at the mean with an indicator), ``"cart"``
+        (``DecisionTreeClassifier``, default ``max_depth=10, min_samples_leaf=20``) or
+        ``"boosting"`` (``HistGradientBoostingClassifier``, 100 iterations).
+    schema : column kinds (default: inferred from ``conf``).
+    columns : variables to use (default: all shared columns).
+    interactions : add all two-way products of different variables' columns to the logistic
+        model (the design grows quadratically; for a handful of variables).
+    validation : None (fit and score all rows, as Snoke et al.), ``"holdout"`` (fit on
+        ``1 - test_size`` of each group, score the rest) or ``"cv"`` (``n_folds`` out-of-fold
+        scores), since flexible models memorise chance features (course, ch. 3).
+    null : ``"auto"`` (analytic for in-sample logistic, permutation otherwise),
+        ``"analytic"`` or ``"permutation"``.
+    n_permutations : refits under permuted labels for the permutation null.
+    model_params : keyword arguments for the scikit-learn model.
+    random_state : seed or Generator (splits, permutations, trees).
+
+    Returns
+    -------
+    PMSEResult
+
+    Raises
+    ------
+    ParameterError
+        Unknown ``model``/``validation``/``null``, analytic null requested where none exists,
+        ``test_size`` outside (0, 1), ``n_folds < 2``, ``n_permutations < 2``.
+    """
+    if model not in ("logistic", "cart", "boosting"):
+        raise ParameterError(
+            f"parameter 'model': expected 'logistic', 'cart' or 'boosting', got {model!r}"
+        )
+    if validation not in (None, "holdout", "cv"):
+        raise ParameterError(
+            f"parameter 'validation': expected None, 'holdout' or 'cv', got {validation!r}"
+        )
+    if null not in ("auto", "analytic", "permutation"):
+        raise ParameterError(
+            f"parameter 'null': expected 'auto', 'analytic' or 'permutation', got {null!r}"
+        )
+    if not 0.0 < test_size < 1.0:
+        raise ParameterError("parameter 'test_size': expected a share strictly between 0 and 1")
+    if n_folds < 2:
+        raise ParameterError("parameter 'n_folds': expected at least 2 folds")
+    analytic_ok = model == "logistic" and validation is None
+    if null == "analytic" and not analytic_ok:
+        raise ParameterError(
+            "parameter 'null': the analytic null exists only for the in-sample logistic model; "
+            "use null='permutation'"
+        )
+    null_method = "analytic" if (null == "auto" and analytic_ok) or null == "analytic" else (
+        "permutation"
+    )
+    if null_method == "permutation" and n_permutations < 2:
+        raise ParameterError("parameter 'n_permutations': expected at least 2")
+    if interactions and model != "logistic":
+        raise ParameterError(
+            "parameter 'interactions': only for model='logistic'; trees find interactions"
+        )
+    params = dict(model_params or {})
+    rng, seed = resolve_seed(random_state)
+    conf, imps, schema, cols = resolve(conf, synth, schema, columns)
+    dtype = np.float64 if model == "logistic" else np.float32
+
+    rows = []
+    importances = []
+    for df in imps:
+        design = stacked_design(conf, df, schema, cols, interactions=interactions, dtype=dtype)
+        y = design.y
+        N = len(y)
+        c = float(y.sum() / N)
+        ev, p, imp, k = _propensities(
+            model, design, y, validation, test_size, n_folds, params, rng, True
+        )
+        ye = y[ev]
+        value = _pmse_value(p, ye, c)
+        if null_method == "analytic":
+            e = (k - 1) * (1 - c) ** 2 * c / N
+            sd = np.sqrt(2.0 * (k - 1)) * (1 - c) ** 2 * c / N
+        else:
+            perm = []
+            for _ in range(n_permutations):
+                yp = y[rng.permutation(N)]
+                evp, pp, _, _ = _propensities(
+                    model, design, yp, validation, test_size, n_folds, params, rng, False
+                )
+                perm.append(_pmse_value(pp, yp[evp], c))
+            e = float(np.mean(perm))
+            sd = float(np.std(perm, ddof=1))
+        specks = ecdf_distances(p[ye == 0], p[ye == 1])[0]
+        auc = float(roc_auc_score(ye, p))
+        rows.append(
+            {
+                "pmse": value,
+                "expected_null": e,
+                "null_sd": sd,
+                "ratio": value / e if e > 0 else np.inf,
+                "standardized": (value - e) / sd if sd > 0 else np.inf,
+                "specks": specks,
+                "auc": auc,
+                "k": float(k) if model == "logistic" else np.nan,
+                "c": c,
+            }
+        )
+        importances.append(
+            pd.Series(imp if imp is not None else np.nan, index=design.variables, dtype=float)
+        )
+    per = pd.DataFrame(rows).rename_axis("implicate")
+    importance = pd.concat(importances, axis=1).mean(axis=1).rename("importance")
+    importance = importance.rename_axis("variable").sort_values(ascending=False)
+    mean = per.mean()
+    return PMSEResult(
+        pmse=float(mean["pmse"]),
+        expected_null=float(mean["expected_null"]),
+        null_sd=float(mean["null_sd"]),
+        ratio=float(mean["ratio"]),
+        standardized=float(mean["standardized"]),
+        specks=float(mean["specks"]),
+        auc=float(mean["auc"]),
+        importance=importance,
+        implicates=per,
+        model=model,
+        null_method=null_method,
+        validation=validation,
+        k=float(mean["k"]),
+        c=float(mean["c"]),
+        seed=seed,
+    )
+
