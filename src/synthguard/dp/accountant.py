@@ -1,0 +1,443 @@
+"""PrivacyLedger: the bill of a privacy-loss budget, never overspent and never forgotten.
+
+Accounting rules (course, "Important Theorems"; Bun & Steinke 2016):
+
+* **Sequential composition** — mechanisms run on the same data add up:
+  ε = Σ εⱼ, δ = Σ δⱼ (McSherry 2009; Dwork & Roth 2014, Theorem 3.16).
+* **Parallel composition** — mechanisms run on *disjoint* partitions cost the maximum:
+  ε = maxⱼ εⱼ (McSherry 2009). Use ``with ledger.parallel("label") as part: ...``.
+* **zCDP** — ρ-zCDP charges add up (Σ ρⱼ) and are converted once, at the end, with
+  ε = ρ + 2√(ρ ln(1/δ)) (Bun & Steinke 2016, Proposition 1.3). The conversion uses all of the
+  ledger's δ that approximate-DP charges have not used, so a ledger holding zCDP charges
+  reports its whole δ as spent.
+
+A charge that would make the total exceed the budget raises
+:class:`~synthguard.errors.PrivacyBudgetError` and records nothing; the query functions in
+:mod:`synthguard.dp.queries` charge **before** drawing noise, so a refused query draws none.
+
+With ``path``, every charge is written to a JSON file atomically (write a temporary file,
+fsync it, ``os.replace`` it over the ledger, fsync the directory) before :meth:`charge`
+returns — before any noisy answer exists — so a crash can lose an answer but never the record
+of budget spent. Opening a ledger on an existing file restores it. The file is not locked:
+one process at a time should hold a given ledger file.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import tempfile
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+from synthguard.errors import DataError, ParameterError, PrivacyBudgetError
+
+__all__ = [
+    "Budget",
+    "Charge",
+    "ParallelCharges",
+    "PrivacyLedger",
+    "pure_to_zcdp",
+    "zcdp_to_dp",
+]
+
+_FORMAT = "synthguard-privacy-ledger"
+_VERSION = 1
+_TOL = 1e-12
+
+
+def zcdp_to_dp(rho: float, delta: float) -> float:
+    """ε such that ρ-zCDP implies (ε, δ)-DP: ε = ρ + 2√(ρ ln(1/δ)) (Bun & Steinke 2016, Prop. 1.3).
+
+    Examples
+    --------
+    >>> round(zcdp_to_dp(0.5, 1e-6), 6)
+    5.756522
+    """
+    rho, delta = float(rho), float(delta)
+    if not math.isfinite(rho) or rho < 0:
+        raise ParameterError("parameter 'rho': expected a finite number >= 0")
+    if not 0 < delta < 1:
+        raise ParameterError("parameter 'delta': expected 0 < delta < 1 to convert zCDP")
+    return rho + 2.0 * math.sqrt(rho * math.log(1.0 / delta))
+
+
+def pure_to_zcdp(epsilon: float) -> float:
+    """ρ = ε²/2: an ε-DP mechanism is ρ-zCDP (Bun & Steinke 2016, Proposition 1.4)."""
+    epsilon = float(epsilon)
+    if not math.isfinite(epsilon) or epsilon < 0:
+        raise ParameterError("parameter 'epsilon': expected a finite number >= 0")
+    return epsilon * epsilon / 2.0
+
+
+@dataclass(frozen=True)
+class Budget:
+    """An amount of privacy loss: (ε, δ), with the zCDP ρ it includes."""
+
+    epsilon: float
+    delta: float
+    rho: float = 0.0
+
+
+@dataclass(frozen=True)
+class Charge:
+    """One line of the ledger. ``kind``: 'pure', 'approx', 'zcdp' or 'parallel'."""
+
+    label: str
+    epsilon: float
+    delta: float
+    rho: float
+    kind: str
+    time: str
+    parts: tuple[Charge, ...] = field(default=())
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "label": self.label,
+            "epsilon": self.epsilon,
+            "delta": self.delta,
+            "rho": self.rho,
+            "kind": self.kind,
+            "time": self.time,
+            "parts": [p.to_dict() for p in self.parts],
+        }
+
+    @classmethod
+    def from_dict(cls, d: dict[str, Any]) -> Charge:
+        return cls(
+            label=str(d["label"]),
+            epsilon=float(d["epsilon"]),
+            delta=float(d["delta"]),
+            rho=float(d["rho"]),
+            kind=str(d["kind"]),
+            time=str(d["time"]),
+            parts=tuple(cls.from_dict(p) for p in d.get("parts", [])),
+        )
+
+
+def _now() -> str:
+    return datetime.now(UTC).isoformat(timespec="microseconds")
+
+
+def _check_amount(value: float, name: str, *, upper: float = math.inf) -> float:
+    value = float(value)
+    if not math.isfinite(value) or value < 0 or value > upper:
+        raise ParameterError(f"parameter '{name}': expected a finite number >= 0")
+    return value
+
+
+def _make_charge(label: str, epsilon: float, delta: float, rho: float) -> Charge:
+    epsilon = _check_amount(epsilon, "epsilon")
+    delta = _check_amount(delta, "delta", upper=1.0)
+    rho = _check_amount(rho, "rho")
+    kind = "zcdp" if rho > 0 else ("approx" if delta > 0 else "pure")
+    return Charge(str(label), epsilon, delta, rho, kind, _now())
+
+
+def _group(label: str, parts: tuple[Charge, ...], time: str) -> Charge:
+    return Charge(
+        label,
+        max((p.epsilon for p in parts), default=0.0),
+        max((p.delta for p in parts), default=0.0),
+        max((p.rho for p in parts), default=0.0),
+        "parallel",
+        time,
+        parts,
+    )
+
+
+def _fsync_dir(directory: Path) -> None:
+    try:
+        fd = os.open(directory, os.O_RDONLY)
+    except OSError:  # pragma: no cover - platforms without directory fds
+        return
+    try:
+        os.fsync(fd)
+    except OSError:  # pragma: no cover
+        pass
+    finally:
+        os.close(fd)
+
+
+class ParallelCharges:
+    """Charges on disjoint partitions inside ``with ledger.parallel(label)``: the group costs the max.
+
+    Each :meth:`charge` is checked against the budget (with the group's running maximum) and
+    persisted before it returns, exactly like a sequential charge.
+    """
+
+    def __init__(self, ledger: PrivacyLedger, label: str) -> None:
+        self._ledger = ledger
+        self.label = label
+        self._index: int | None = None
+        self._parts: tuple[Charge, ...] = ()
+        self._time = _now()
+        self._closed = False
+
+    def charge(self, label: str, epsilon: float, delta: float = 0.0) -> Charge:
+        """Charge (ε, δ) for a mechanism run on one partition."""
+        return self._add(_make_charge(label, epsilon, delta, 0.0))
+
+    def charge_rho(self, label: str, rho: float) -> Charge:
+        """Charge ρ-zCDP for a mechanism run on one partition."""
+        return self._add(_make_charge(label, 0.0, 0.0, rho))
+
+    def _add(self, part: Charge) -> Charge:
+        if self._closed:
+            raise ParameterError(
+                f"parallel group '{self.label}' is closed; open a new `with ledger.parallel()`"
+            )
+        group = _group(self.label, (*self._parts, part), self._time)
+        self._index = self._ledger._put(group, self._index)
+        self._parts = group.parts
+        return part
+
+    @property
+    def cost(self) -> Budget:
+        """What the group costs so far: the maximum of its parts."""
+        g = _group(self.label, self._parts, self._time)
+        return Budget(g.epsilon, g.delta, g.rho)
+
+
+class PrivacyLedger:
+    """A privacy-loss budget and the record of every charge against it.
+
+    Parameters
+    ----------
+    epsilon : total ε budget (> 0).
+    delta : total δ budget (0 ≤ δ < 1); must be > 0 for Gaussian or zCDP charges.
+    path : optional JSON file. If it exists the ledger is restored from it (its budget must
+        equal ``epsilon``/``delta``; use :meth:`open` to take the file's budget). Every charge
+        is written to it atomically before the charge returns.
+
+    Examples
+    --------
+    >>> ledger = PrivacyLedger(epsilon=2.0)
+    >>> _ = ledger.charge("state counts", 1.0)
+    >>> _ = ledger.charge("employees sum", 0.5)
+    >>> _ = ledger.charge("income mean", 0.5)
+    >>> ledger.spent.epsilon, ledger.remaining.epsilon
+    (2.0, 0.0)
+    """
+
+    def __init__(
+        self, *, epsilon: float, delta: float = 0.0, path: str | os.PathLike[str] | None = None
+    ) -> None:
+        epsilon = float(epsilon)
+        if not math.isfinite(epsilon) or epsilon <= 0:
+            raise ParameterError("parameter 'epsilon': expected a finite budget > 0")
+        delta = float(delta)
+        if not 0 <= delta < 1:
+            raise ParameterError("parameter 'delta': expected 0 <= delta < 1")
+        self.epsilon = epsilon
+        self.delta = delta
+        self.path = Path(path) if path is not None else None
+        self._charges: list[Charge] = []
+        self._lock = threading.RLock()
+        if self.path is not None and self.path.exists():
+            budget, charges = self._read(self.path)
+            if not (
+                math.isclose(budget.epsilon, epsilon, rel_tol=1e-12, abs_tol=0)
+                and math.isclose(budget.delta, delta, rel_tol=1e-12, abs_tol=0)
+            ):
+                raise ParameterError(
+                    "ledger file: its budget differs from parameters 'epsilon'/'delta'; a budget "
+                    "is never changed silently: open it with PrivacyLedger.open(path) or pass "
+                    "the budget it was created with"
+                )
+            self._charges = charges
+        elif self.path is not None:
+            self._write()
+
+    # ----------------------------------------------------------------- persistence
+    @classmethod
+    def open(cls, path: str | os.PathLike[str]) -> PrivacyLedger:
+        """Restore a ledger from its file, taking the budget recorded there."""
+        budget, _ = cls._read(Path(path))
+        return cls(epsilon=budget.epsilon, delta=budget.delta, path=path)
+
+    @staticmethod
+    def _read(path: Path) -> tuple[Budget, list[Charge]]:
+        try:
+            doc = json.loads(path.read_text(encoding="utf-8"))
+            if doc.get("format") != _FORMAT:
+                raise ValueError("format")
+            budget = Budget(float(doc["budget"]["epsilon"]), float(doc["budget"]["delta"]))
+            charges = [Charge.from_dict(c) for c in doc["charges"]]
+        except (OSError, ValueError, KeyError, TypeError) as e:
+            raise DataError(
+                f"ledger file '{path.name}': not a readable synthguard privacy ledger; "
+                "restore it from a backup (never start a fresh ledger for the same data)"
+            ) from e
+        return budget, charges
+
+    def _write(self) -> None:
+        assert self.path is not None
+        doc = {
+            "format": _FORMAT,
+            "version": _VERSION,
+            "budget": {"epsilon": self.epsilon, "delta": self.delta},
+            "charges": [c.to_dict() for c in self._charges],
+        }
+        directory = self.path.resolve().parent
+        fd, tmp = tempfile.mkstemp(dir=directory, prefix=f".{self.path.name}.", suffix=".tmp")
+        try:
+            with os.fdopen(fd, "w", encoding="utf-8") as fh:
+                json.dump(doc, fh, indent=1)
+                fh.flush()
+                os.fsync(fh.fileno())
+            os.replace(tmp, self.path)
+        except BaseException:
+            if os.path.exists(tmp):
+                os.unlink(tmp)
+            raise
+        _fsync_dir(directory)
+
+    # ----------------------------------------------------------------- arithmetic
+    @staticmethod
+    def _total(charges: list[Charge], budget_delta: float) -> Budget:
+        eps = math.fsum(c.epsilon for c in charges)
+        delta = math.fsum(c.delta for c in charges)
+        rho = math.fsum(c.rho for c in charges)
+        if rho > 0:
+            rest = budget_delta - delta
+            if rest <= 0:
+                return Budget(math.inf, max(delta, budget_delta), rho)
+            return Budget(eps + zcdp_to_dp(rho, rest), budget_delta, rho)
+        return Budget(eps, delta, 0.0)
+
+    @property
+    def spent(self) -> Budget:
+        """Total privacy loss so far (sequential sum; parallel groups at their max; zCDP converted)."""
+        with self._lock:
+            return self._total(self._charges, self.delta)
+
+    @property
+    def remaining(self) -> Budget:
+        """Budget left: (ε − spent ε, δ − spent δ); ρ is the zCDP pooled so far."""
+        s = self.spent
+        return Budget(max(0.0, self.epsilon - s.epsilon), max(0.0, self.delta - s.delta), s.rho)
+
+    @property
+    def charges(self) -> tuple[Charge, ...]:
+        return tuple(self._charges)
+
+    def _put(self, charge: Charge, index: int | None = None) -> int:
+        """Check ``charge`` against the budget, record it (replacing ``index``), persist it."""
+        with self._lock:
+            new = list(self._charges)
+            if index is None:
+                new.append(charge)
+                index = len(new) - 1
+            else:
+                new[index] = charge
+            total = self._total(new, self.delta)
+            over_eps = total.epsilon > self.epsilon * (1 + _TOL) + _TOL
+            over_delta = total.delta > self.delta * (1 + _TOL) + _TOL
+            if total.rho > 0 and self.delta <= 0:
+                raise PrivacyBudgetError(
+                    f"charge '{charge.label}': zCDP charges need a ledger with delta > 0 to be "
+                    "converted to (epsilon, delta); create the ledger with a delta budget"
+                )
+            if over_eps or over_delta:
+                spent = self._total(self._charges, self.delta)
+                raise PrivacyBudgetError(
+                    f"charge '{charge.label}' refused: it would bring the total to "
+                    f"epsilon={total.epsilon:.6g}, delta={total.delta:.3g} against a budget of "
+                    f"epsilon={self.epsilon:.6g}, delta={self.delta:.3g} (spent so far "
+                    f"epsilon={spent.epsilon:.6g}); no noise was drawn: ask for less or stop"
+                )
+            old = self._charges
+            self._charges = new
+            if self.path is not None:
+                try:
+                    self._write()
+                except BaseException:
+                    self._charges = old
+                    raise
+            return index
+
+    # ----------------------------------------------------------------- charging
+    def charge(self, label: str, epsilon: float, delta: float = 0.0) -> Charge:
+        """Charge an (ε, δ)-DP mechanism run on the whole data (sequential composition).
+
+        Raises PrivacyBudgetError, recording nothing, when the total would exceed the budget.
+        With a ``path`` the charge is on disk when this returns.
+        """
+        charge = _make_charge(label, epsilon, delta, 0.0)
+        self._put(charge)
+        return charge
+
+    def charge_rho(self, label: str, rho: float) -> Charge:
+        """Charge a ρ-zCDP mechanism (e.g. Gaussian noise with σ = Δ₂/√(2ρ)); ρ's add up."""
+        charge = _make_charge(label, 0.0, 0.0, rho)
+        self._put(charge)
+        return charge
+
+    @contextmanager
+    def parallel(self, label: str) -> Iterator[ParallelCharges]:
+        """Charge mechanisms run on disjoint partitions: the group costs the max, not the sum.
+
+        Examples
+        --------
+        >>> ledger = PrivacyLedger(epsilon=1.0)
+        >>> with ledger.parallel("counts by state") as part:
+        ...     _ = part.charge("Texas", 0.1)
+        ...     _ = part.charge("Vermont", 0.1)
+        >>> ledger.spent.epsilon
+        0.1
+        """
+        group = ParallelCharges(self, str(label))
+        try:
+            yield group
+        finally:
+            group._closed = True
+
+    # ----------------------------------------------------------------- display
+    def to_frame(self) -> pd.DataFrame:
+        """One row per charge (parallel parts indented under their group) and a total row."""
+        rows: list[dict[str, Any]] = []
+        for c in self._charges:
+            rows.append({"label": c.label, "kind": c.kind, "epsilon": c.epsilon,
+                         "delta": c.delta, "rho": c.rho, "counted": True, "time": c.time})
+            for p in c.parts:
+                rows.append({"label": "  " + p.label, "kind": p.kind, "epsilon": p.epsilon,
+                             "delta": p.delta, "rho": p.rho, "counted": False, "time": p.time})
+        s = self.spent
+        rows.append({"label": "TOTAL", "kind": "", "epsilon": s.epsilon, "delta": s.delta,
+                     "rho": s.rho, "counted": False, "time": ""})
+        return pd.DataFrame(rows, columns=["label", "kind", "epsilon", "delta", "rho", "counted",
+                                           "time"])
+
+    def summary(self) -> str:
+        """The ledger as a text table with the budget, spent and remaining amounts."""
+        s, r = self.spent, self.remaining
+        lines = [
+            f"privacy ledger: budget epsilon={self.epsilon:g}, delta={self.delta:g}",
+            f"{'label':<32} {'kind':<9} {'epsilon':>10} {'delta':>10} {'rho':>10}",
+        ]
+        for c in self._charges:
+            lines.append(f"{c.label[:32]:<32} {c.kind:<9} {c.epsilon:>10.4g} {c.delta:>10.3g} "
+                         f"{c.rho:>10.4g}")
+            for p in c.parts:
+                lines.append(f"  {p.label[:30]:<30} {'(part)':<9} {p.epsilon:>10.4g} "
+                             f"{p.delta:>10.3g} {p.rho:>10.4g}")
+        lines.append(f"spent:     epsilon={s.epsilon:.6g}, delta={s.delta:.3g}, rho={s.rho:.4g}")
+        lines.append(f"remaining: epsilon={r.epsilon:.6g}, delta={r.delta:.3g}")
+        return "\n".join(lines)
+
+    def __str__(self) -> str:
+        return self.summary()
+
+    def __repr__(self) -> str:
+        s = self.spent
+        return (f"PrivacyLedger(epsilon={self.epsilon!r}, delta={self.delta!r}, "
+                f"spent_epsilon={s.epsilon:.6g}, charges={len(self._charges)})")
