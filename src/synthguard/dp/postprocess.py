@@ -91,8 +91,8 @@ def simplex_projection(values: Any, total: float) -> np.ndarray:
     total = float(total)
     if total < 0:
         raise ParameterError("parameter 'total': expected a total >= 0")
-    if v.size == 0:
-        return v
+    if v.size == 0 or total == 0:
+        return np.zeros_like(v)
     u = np.sort(v)[::-1]
     css = np.cumsum(u) - total
     idx = np.arange(1, v.size + 1)
