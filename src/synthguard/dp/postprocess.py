@@ -96,7 +96,8 @@ def simplex_projection(values: Any, total: float) -> np.ndarray:
     u = np.sort(v)[::-1]
     css = np.cumsum(u) - total
     idx = np.arange(1, v.size + 1)
-    rho = np.nonzero(u - css / idx > 0)[0][-1]
+    support = np.nonzero(u - css / idx > 0)[0]
+    rho = support[-1] if support.size else 0  # total below float resolution of u[0]
     theta = css[rho] / (rho + 1)
     return np.maximum(v - theta, 0.0)
 
