@@ -191,7 +191,7 @@ def build_report(
 
     figs_util: list[Figure] = []
     utility_values = {n: dict(r.metrics) for n, r in ev.releases.items()}
-    util_labels = {m: METRICS[m].label for m in ("pmse_ratio", "specks", "auc", "kway_score",
+    util_labels = {m: METRICS[m].label for m in ("pmse_ratio", "specks", "auc", "kway_tv",
                                                   "correlation_mae", "ci_overlap")}
     _fig(figs_util, "fig-discrimination", "Discrimination and overall fit",
          F.metric_bars(utility_values, util_labels, colors, reference={"auc": 0.5}),

@@ -31,8 +31,9 @@ class Metric:
     section : ``"utility"`` or ``"risk"`` (which bundle it is read from).
     goal : ``"min"`` (lower is better) or ``"max"`` (higher is better).
     lower, upper : the range of the measure (None: unbounded).
-    paths : attribute paths tried in order on the bundle (``"pmse.ratio"``); a path
-        ending in ``()`` calls a method; ``mean:`` averages a per-variable array.
+    paths : attribute paths tried in order on the bundle (``"pmse.ratio"``); ``mean:a.*.b``
+        averages attribute ``b`` over the values of the mapping ``a`` (per variable, per
+        formula).
     description : one line for the report's glossary, with the source.
     """
 
@@ -72,18 +73,18 @@ METRICS: dict[str, Metric] = {
             "mean absolute difference of the pairwise correlations (the course's correlation fit)",
         ),
         Metric(
-            "kway_score", "3-way TV", "utility", "min", 0.0, 1.0,
-            ("kway.score", "kway_marginal.score", "kway.mean", "kway_score", "kway.tv"),
+            "kway_tv", "3-way TV", "utility", "min", 0.0, 1.0,
+            ("kway.tv", "kway_marginal.tv", "kway_tv"),
             "average total-variation distance over random 3-way marginals (NIST 2018 challenge)",
         ),
         Metric(
             "ecdf_umax", "ECDF U_max", "utility", "min", 0.0, 1.0,
-            ("ecdf_umax", "ecdf.u_max", "mean:ecdf.u_max"),
+            ("mean:ecdf.*.u_max", "ecdf_umax"),
             "largest absolute ECDF difference, averaged over numeric variables (Woo et al. 2009)",
         ),
         Metric(
             "ci_overlap", "CI overlap", "utility", "max", None, 1.0,
-            ("ci_overlap", "regression.ci_overlap", "mean:regression.overlap"),
+            ("mean:regressions.*.mean_overlap", "ci_overlap"),
             "mean overlap of the 95% intervals of the regression coefficients (Snoke et al. 2018)",
         ),
         Metric(
@@ -148,6 +149,15 @@ def extract_metric(bundle: Any, metric: Metric) -> float | None:
     if bundle is None:
         return None
     for path in metric.paths:
+        if path.startswith("mean:") and ".*." in path:
+            head, tail = path[5:].split(".*.", 1)
+            holder = _resolve(bundle, head)
+            items = list(holder.values()) if isinstance(holder, dict) else (
+                list(holder) if isinstance(holder, list | tuple) else [])
+            vals = [f for f in (_as_float(_resolve(it, tail)) for it in items) if f is not None]
+            if vals:
+                return float(np.mean(vals))
+            continue
         if path.startswith("mean:"):
             v = _resolve(bundle, path[5:])
             if isinstance(v, pd.Series | pd.DataFrame | np.ndarray | list | tuple):

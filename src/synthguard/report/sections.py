@@ -118,7 +118,7 @@ def regression_table(ev: Evaluation, redactor: Redactor) -> pd.DataFrame | None:
     rows: list[dict[str, Any]] = []
     have_data: set[str] = set()
     for name, r in ev.releases.items():
-        reg = getattr(r.utility, "regression", None) if r.utility is not None else None
+        reg = getattr(r.utility, "regressions", None) if r.utility is not None else None
         if reg is None:
             continue
         items = reg if isinstance(reg, list | tuple) else list(reg.values()) if isinstance(

@@ -1,0 +1,83 @@
+"""``synthguard run plan.yaml``: make, measure and report every release of a plan."""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Callable
+from contextlib import contextmanager
+from typing import Any
+
+import click
+
+__all__ = ["progress_bar", "run_cmd"]
+
+
+@contextmanager
+def progress_bar(quiet: bool, label: str) -> Any:
+    """A ``progress(stage, done, total)`` callback drawing a click progress bar on stderr
+    (None when ``quiet``)."""
+    if quiet:
+        yield None
+        return
+    state: dict[str, Any] = {"bar": None, "done": 0}
+
+    def callback(stage: str, done: int, total: int) -> None:
+        bar = state["bar"]
+        if bar is None:
+            bar = click.progressbar(length=total, label=label, file=sys.stderr,
+                                    show_pos=True, item_show_func=lambda s: s)
+            bar.__enter__()
+            state["bar"] = bar
+        bar.update(done - state["done"], current_item=stage)
+        state["done"] = done
+
+    try:
+        yield callback
+    finally:
+        if state["bar"] is not None:
+            state["bar"].__exit__(None, None, None)
+
+
+def _echo(quiet: bool) -> Callable[[str], None]:
+    return (lambda s: None) if quiet else click.echo
+
+
+@click.command("run")
+@click.argument("plan", type=click.Path(dir_okay=False))
+@click.option("--out", "output", type=click.Path(file_okay=False), default=None,
+              help="Output folder (overrides the plan's 'output').")
+@click.option("--quiet", "-q", is_flag=True, help="Print nothing but errors.")
+def run_cmd(plan: str, output: str | None, quiet: bool) -> None:
+    """Run PLAN (YAML): read the data, make every release, evaluate them and write the
+    releases, the privacy ledger and one HTML report to the output folder.
+
+    Exit codes: 0 every release meets the plan's thresholds, 1 a release fails one,
+    2 bad input (a plan that does not validate, unreadable data).
+
+    \b
+    Examples:
+      synthguard init conf.csv --out plan.yaml
+      synthguard run plan.yaml
+      synthguard run examples/plan.yaml --out ce_output --quiet
+    """
+    from dataclasses import replace
+    from pathlib import Path
+
+    from synthguard.report.pipeline import run_plan
+    from synthguard.report.plan import load_plan
+
+    p = load_plan(plan)
+    if output is not None:
+        p = replace(p, output=Path(output))
+    with progress_bar(quiet, "synthguard run") as cb:
+        result = run_plan(p, progress=cb)
+    echo = _echo(quiet)
+    echo(result.evaluation.summary())
+    echo(f"releases: {result.output / 'releases'}")
+    if result.ledger_path is not None:
+        echo(f"privacy ledger: {result.ledger_path}")
+    echo(f"report: {result.report_path}")
+    if not result.passed:
+        click.echo(f"releases failing their thresholds: {', '.join(result.evaluation.failed)}",
+                   err=True)
+        sys.exit(1)

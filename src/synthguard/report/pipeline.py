@@ -1,0 +1,264 @@
+"""Run a plan end to end: data in, releases made and measured, one report out.
+
+:func:`run_plan` reads the data (:func:`synthguard.data.read_table` or a bundled data
+set), infers the schema with the plan's overrides, sets a holdout aside, makes every
+release from the rest with its own random stream spawned from the plan's seed,
+evaluates them together (:func:`synthguard.evaluate`) and writes to the output folder::
+
+    <output>/releases/<name>/<name>_<i>.csv   the implicates of each release
+    <output>/evaluation.csv                    the comparison table
+    <output>/ledger.json, ledger.csv           the privacy ledger (when a DP release is made)
+    <output>/plan.yaml                         the plan as run
+    <output>/report.html                       the report
+
+The ledger file persists across runs: running a plan with DP releases again spends
+the budget again (a new noisy release is a new disclosure), and a run that would
+overspend stops before drawing any noise.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from synthguard._random import resolve_seed, spawn
+from synthguard.data.datasets import load_dataset
+from synthguard.data.io import read_table, write_table
+from synthguard.data.schema import Schema, infer_schema, validate_frame
+from synthguard.errors import PlanError, SynthguardError
+from synthguard.report.evaluate import Evaluation, evaluate
+from synthguard.report.html import write_report
+from synthguard.report.makers import describe_release, make_release, release_frames
+from synthguard.report.plan import Plan, load_plan
+
+__all__ = ["PipelineResult", "run_plan", "split_holdout"]
+
+Progress = Callable[[str, int, int], None]
+
+
+@dataclass(frozen=True)
+class PipelineResult:
+    """What a run wrote and measured.
+
+    Attributes
+    ----------
+    plan : the plan run.
+    evaluation : the :class:`~synthguard.report.Evaluation` of the releases.
+    releases : name → the release object made.
+    output : the output folder.
+    report_path, table_path : the HTML report and the comparison table (CSV).
+    release_paths : name → files written.
+    ledger_path : the ledger's JSON file, or None when no DP release was made.
+    seed : the seed that reproduces the run.
+    timings : seconds per stage.
+    """
+
+    plan: Plan
+    evaluation: Evaluation
+    releases: dict[str, Any] = field(repr=False)
+    output: Path
+    report_path: Path
+    table_path: Path
+    release_paths: dict[str, list[Path]]
+    ledger_path: Path | None
+    seed: int | None
+    timings: dict[str, float]
+
+    @property
+    def passed(self) -> bool:
+        return self.evaluation.passed
+
+    def summary(self) -> str:
+        lines = [self.evaluation.summary(), f"report: {self.report_path}"]
+        lines.append("time: " + ", ".join(f"{k} {v:.1f} s" for k, v in self.timings.items()))
+        return "\n".join(lines)
+
+
+def split_holdout(
+    data: pd.DataFrame, fraction: float, rng: np.random.Generator
+) -> tuple[pd.DataFrame, pd.DataFrame | None]:
+    """Split ``data`` into (training, holdout) at random; both keep their original row order
+    and get a fresh 0..n-1 index. ``fraction`` 0 returns (data, None)."""
+    if fraction <= 0:
+        return data.reset_index(drop=True), None
+    n = len(data)
+    k = round(fraction * n)
+    if k < 1 or n - k < 2:
+        raise PlanError(
+            f"holdout: a share of {fraction:g} of {n} records leaves an empty part; "
+            f"change the share or drop the holdout"
+        )
+    mask = np.zeros(n, dtype=bool)
+    mask[rng.choice(n, size=k, replace=False)] = True
+    return (data.loc[~mask].reset_index(drop=True), data.loc[mask].reset_index(drop=True))
+
+
+def _read(plan: Plan) -> pd.DataFrame:
+    if plan.dataset is not None:
+        df = load_dataset(plan.dataset)
+    else:
+        assert plan.data_path is not None
+        df = read_table(plan.data_path, **dict(plan.read_options))
+    if plan.columns is not None:
+        missing = [c for c in plan.columns if c not in df.columns]
+        if missing:
+            raise PlanError(f"{plan.where('data.columns')}: columns {', '.join(missing)} are "
+                            f"not in the data")
+        df = df[list(plan.columns)]
+    return df
+
+
+def _check_columns(plan: Plan, data: pd.DataFrame) -> None:
+    problems = []
+    for field_name, cols in (("evaluation.keys", plan.keys), ("evaluation.targets", plan.targets)):
+        missing = [c for c in cols if c not in data.columns]
+        if missing:
+            problems.append(f"{plan.where(field_name)}: columns {', '.join(missing)} are not in "
+                            f"the data (columns: {', '.join(map(str, data.columns))})")
+    missing = [c for c in plan.schema if c not in data.columns]
+    if missing:
+        problems.append(f"{plan.where('data.schema')}: columns {', '.join(missing)} are not in "
+                        f"the data")
+    if problems:
+        raise PlanError("the plan does not fit the data:\n" + "\n".join(f"  - {p}" for p in problems))
+
+
+def _text_overrides(schema: Any) -> list[str]:
+    out = []
+    for name, spec in dict(schema).items():
+        kind = spec if isinstance(spec, str) else (spec.get("kind") if isinstance(spec, dict) else None)
+        if kind in ("categorical", "ordinal", "binary"):
+            out.append(str(name))
+    return out
+
+
+def _ledger(plan: Plan, path: Path) -> Any:
+    from synthguard.dp import PrivacyLedger
+
+    assert plan.epsilon is not None
+    return PrivacyLedger(epsilon=plan.epsilon, delta=plan.delta, path=path)
+
+
+def run_plan(plan: Plan | str | os.PathLike[str], *, progress: Progress | None = None
+             ) -> PipelineResult:
+    """Run ``plan`` (a :class:`Plan` or the path of a plan file) and write its outputs.
+
+    Parameters
+    ----------
+    plan : the plan.
+    progress : optional ``progress(stage, done, total)`` callback, called after every step.
+
+    Returns
+    -------
+    PipelineResult
+
+    Raises
+    ------
+    PlanError
+        The plan does not fit the data, or a release cannot be made (the message names the
+        release and its line in the plan).
+    DataError, SchemaError, FileFormatError
+        The data cannot be read or used.
+    """
+    if not isinstance(plan, Plan):
+        plan = load_plan(plan)
+    timings: dict[str, float] = {}
+    total = len(plan.releases) + 4
+    step = 0
+
+    def tick(stage: str) -> None:
+        nonlocal step
+        step += 1
+        if progress is not None:
+            progress(stage, step, total)
+
+    t = time.perf_counter()
+    data = _read(plan)
+    _check_columns(plan, data)
+    validate_frame(data, text_overrides=_text_overrides(plan.schema))
+    schema: Schema = infer_schema(data, plan.schema)
+    rng, seed = resolve_seed(plan.seed)
+    split_rng, eval_rng, *maker_rngs = spawn(rng, 2 + len(plan.releases))
+    train, holdout = split_holdout(data, plan.holdout, split_rng)
+    timings["read"] = time.perf_counter() - t
+    tick("read data")
+
+    out = plan.output
+    out.mkdir(parents=True, exist_ok=True)
+    ledger = None
+    ledger_path = None
+    if any(s.method == "dp" for s in plan.releases):
+        ledger_path = out / "ledger.json"
+        ledger = _ledger(plan, ledger_path)
+
+    releases: dict[str, Any] = {}
+    release_paths: dict[str, list[Path]] = {}
+    described: dict[str, str] = {}
+    t = time.perf_counter()
+    for spec, mrng in zip(plan.releases, maker_rngs):
+        t0 = time.perf_counter()
+        try:
+            release = make_release(spec, train, schema, plan, mrng, ledger)
+        except SynthguardError as e:
+            raise PlanError(f"{plan.where('releases.' + spec.name)}: release '{spec.name}' "
+                            f"could not be made: {e}") from e
+        releases[spec.name] = release
+        folder = out / "releases" / spec.name
+        release_paths[spec.name] = [
+            write_table(df, folder / f"{spec.name}_{i}.csv")
+            for i, df in enumerate(release_frames(release), start=1)
+        ]
+        info = describe_release(release)
+        described[f"release {spec.name}"] = (
+            f"{spec.method}; " + ", ".join(f"{k} {v}" for k, v in info.items())
+            + f"; made in {time.perf_counter() - t0:.1f} s"
+        )
+        tick(f"release '{spec.name}'")
+    timings["releases"] = time.perf_counter() - t
+
+    t = time.perf_counter()
+    kinds = {}
+    for spec in plan.releases:
+        rel = releases[spec.name]
+        if isinstance(rel, pd.DataFrame) or (isinstance(rel, list | tuple)):
+            kinds[spec.name] = "full" if spec.method in ("dp", "synthesis") else "protected"
+    evaluation = evaluate(
+        train, releases, keys=list(plan.keys), targets=list(plan.targets), holdout=holdout,
+        formulas=list(plan.formulas) or None, thresholds=dict(plan.thresholds) or None,
+        radius=plan.radius, schema=schema, random_state=eval_rng, kinds=kinds,
+    )
+    timings["evaluate"] = time.perf_counter() - t
+    tick("evaluate")
+
+    t = time.perf_counter()
+    table_path = out / "evaluation.csv"
+    write_table(evaluation.to_frame().reset_index(), table_path)
+    if ledger is not None:
+        write_table(ledger.to_frame().reset_index(), out / "ledger.csv")
+    (out / "plan.yaml").write_text(plan.text, encoding="utf-8")
+    provenance = {
+        "data": str(plan.data_path) if plan.data_path else f"bundled data set '{plan.dataset}'",
+        "plan": plan.source,
+        "plan seed": str(seed),
+        "records (training / holdout)": f"{len(train):,} / {0 if holdout is None else len(holdout):,}",
+        **described,
+        **{f"time: {k}": f"{v:.1f} s" for k, v in timings.items()},
+    }
+    report_path = write_report(
+        evaluation, out / plan.report_file, title=plan.title, plan_text=plan.text,
+        ledger=ledger, provenance=provenance, min_cell=plan.min_cell,
+    )
+    timings["report"] = time.perf_counter() - t
+    tick("report")
+    return PipelineResult(
+        plan=plan, evaluation=evaluation, releases=releases, output=out,
+        report_path=report_path, table_path=table_path, release_paths=release_paths,
+        ledger_path=ledger_path, seed=seed, timings=timings,
+    )
