@@ -97,10 +97,13 @@ def leaf_summary(method: Any) -> dict[str, float] | None:
         return None
     if isinstance(d, pd.DataFrame):
         cols = {c.lower(): c for c in d.columns}
-        n_col = next((cols[k] for k in ("n", "n_records", "size", "count") if k in cols), None)
-        h_col = next((cols[k] for k in ("homogeneous", "identical", "is_homogeneous") if k in cols),
-                     None)
-        if n_col is not None and h_col is not None and len(d) != 1:
+        n_col = next((cols[k] for k in ("size", "n", "n_records", "count") if k in cols), None)
+        h_col = next(
+            (cols[k] for k in ("all_identical", "homogeneous", "identical", "is_homogeneous")
+             if k in cols),
+            None,
+        )
+        if n_col is not None and h_col is not None:  # one row per leaf
             hom = d[h_col].to_numpy(dtype=bool)
             n = d[n_col].to_numpy(dtype=float)
             return {
@@ -109,10 +112,9 @@ def leaf_summary(method: Any) -> dict[str, float] | None:
                 "n_records_homogeneous": float(n[hom].sum()),
                 "n_records": float(n.sum()),
             }
-        if len(d) == 1:
-            d = d.iloc[0].to_dict()
-        else:
+        if len(d) != 1:
             return None
+        d = d.iloc[0].to_dict()
     if not isinstance(d, Mapping):
         d = getattr(d, "__dict__", None)
         if not isinstance(d, Mapping):
