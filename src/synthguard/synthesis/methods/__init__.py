@@ -4,13 +4,19 @@ Built-in methods: ``sample``, ``norm``, ``normrank``, ``logreg``, ``polyreg``, `
 """
 
 from synthguard.synthesis.methods.base import SynthesisMethod, check_weights
+from synthguard.synthesis.methods.cart import CartMethod
+from synthguard.synthesis.methods.logreg import LogRegMethod
 from synthguard.synthesis.methods.norm import NormMethod
 from synthguard.synthesis.methods.normrank import NormRankMethod
+from synthguard.synthesis.methods.polyreg import PolyRegMethod
 from synthguard.synthesis.methods.sample import SampleMethod
 
 __all__ = [
+    "CartMethod",
+    "LogRegMethod",
     "NormMethod",
     "NormRankMethod",
+    "PolyRegMethod",
     "SampleMethod",
     "SynthesisMethod",
     "check_weights",

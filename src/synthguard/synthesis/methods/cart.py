@@ -1,0 +1,247 @@
+"""``cart``: a classification or regression tree; synthetic values are drawn from leaf donors."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+from sklearn.tree import DecisionTreeClassifier, DecisionTreeRegressor
+
+from synthguard._random import check_random_state
+from synthguard.errors import ParameterError
+from synthguard.synthesis.methods.base import SynthesisMethod, check_weights
+from synthguard.synthesis.methods.sample import _check_draw_data, _check_fit_data
+from synthguard.synthesis.registry import register_method
+
+__all__ = ["CartMethod"]
+
+
+def _leaf_quantile(values: np.ndarray, start: np.ndarray, size: np.ndarray, q: float) -> np.ndarray:
+    """Per-leaf sample quantile (R type 7, numpy "linear") of values sorted within each leaf."""
+    pos = q * (size - 1)
+    lo = np.floor(pos).astype(np.int64)
+    hi = np.minimum(lo + 1, size - 1)
+    frac = pos - lo
+    return values[start + lo] * (1 - frac) + values[start + hi] * frac
+
+
+def _silverman(sd: np.ndarray, iqr: np.ndarray, size: np.ndarray) -> np.ndarray:
+    """Silverman's (1986, eq. 3.31) rule ``0.9 min(sd, IQR / 1.34) n^(-1/5)``; 0 if undefined.
+
+    As R's ``bw.nrd0``, when ``min(sd, IQR / 1.34)`` is zero but ``sd`` is not, ``sd`` is used.
+    """
+    lo = np.minimum(sd, iqr / 1.34)
+    lo = np.where(lo > 0, lo, sd)
+    return 0.9 * lo * np.power(size.astype(float), -0.2)
+
+
+@register_method("cart")
+class CartMethod(SynthesisMethod):
+    """Classification or regression tree; each synthetic value is a donor from its leaf.
+
+    A tree (CART; Breiman et al. 1984) of the target on its predictors is grown on the
+    confidential data: a regression tree (squared error) for numeric targets, a
+    classification tree (Gini) for categorical ones. To synthesize a row, its predictors are
+    dropped down the tree and one confidential target value is drawn uniformly at random
+    from the leaf they reach (Reiter 2005; synthpop's ``syn.cart``, Nowok, Raab & Dibben
+    2016). Draws are vectorised: in ``fit`` the confidential values are sorted by leaf once;
+    in ``draw`` row ``i`` in leaf ``l`` takes ``donors[start_l + floor(u_i * size_l)]``.
+
+    Growth is controlled as in rpart, which synthpop uses: at least ``min_samples_leaf``
+    records per leaf (synthpop's ``minbucket = 5``), a node needs ``min_samples_split``
+    records to be split (rpart's ``minsplit``, by default ``3 * minbucket``), and a split
+    must reduce the lack of fit by at least ``cp`` times that of the root. In scikit-learn's
+    terms ``min_impurity_decrease = cp * impurity(root)``, which is exactly rpart's
+    complexity rule for the squared-error and Gini criteria.
+
+    With ``smoothing=True`` (numeric targets only; categorical targets are never smoothed)
+    each drawn value gets Gaussian noise with the leaf's Silverman bandwidth
+    ``0.9 min(sd, IQR / 1.34) size^(-1/5)`` (Silverman 1986, eq. 3.31; R's ``bw.nrd0``), i.e.
+    it is drawn from a Gaussian kernel density estimate of the leaf's values, as synthpop's
+    "density" smoothing. In leaves whose values are all identical, whose bandwidth is zero,
+    the bandwidth of the whole target is used, so that smoothed draws never copy a value.
+
+    A draw from a leaf whose confidential values are all identical reproduces a real value:
+    :meth:`leaf_diagnostics` lists those leaves (the course's IRS case study).
+
+    Parameters
+    ----------
+    min_samples_leaf : int, default 5
+        Minimum number of confidential records in a leaf (synthpop's ``minbucket``).
+    min_samples_split : int or None, default None
+        Minimum records in a node for it to be split; None means ``3 * min_samples_leaf``
+        (rpart's default relation).
+    max_depth : int or None, default None
+        Maximum depth of the tree (rpart caps it at 30; None means no cap).
+    cp : float, default 1e-8
+        Complexity parameter: the minimum relative decrease of the root's lack of fit for a
+        split (synthpop's default).
+    smoothing : bool, default False
+        Kernel-smooth numeric draws within leaves.
+
+    Attributes
+    ----------
+    tree_model_ : DecisionTreeRegressor or DecisionTreeClassifier or None
+        The fitted tree (None without predictors: a single leaf holds every record).
+    n_leaves_ : int
+        Number of leaves.
+    donors_ : ndarray
+        The confidential target values sorted by leaf (and by value within a leaf);
+        confidential: a fitted method holds real data.
+    """
+
+    supports_weights = False
+
+    def __init__(
+        self,
+        *,
+        min_samples_leaf: int = 5,
+        min_samples_split: int | None = None,
+        max_depth: int | None = None,
+        cp: float = 1e-8,
+        smoothing: bool = False,
+    ) -> None:
+        self.min_samples_leaf = min_samples_leaf
+        self.min_samples_split = min_samples_split
+        self.max_depth = max_depth
+        self.cp = cp
+        self.smoothing = smoothing
+
+    def _check_params(self) -> None:
+        name = self.name
+        if int(self.min_samples_leaf) < 1:
+            raise ParameterError(f"method '{name}': parameter 'min_samples_leaf' must be >= 1")
+        if self.min_samples_split is not None and int(self.min_samples_split) < 2:
+            raise ParameterError(f"method '{name}': parameter 'min_samples_split' must be >= 2")
+        if self.max_depth is not None and int(self.max_depth) < 1:
+            raise ParameterError(f"method '{name}': parameter 'max_depth' must be >= 1 or None")
+        if not (np.isfinite(self.cp) and self.cp >= 0):
+            raise ParameterError(f"method '{name}': parameter 'cp' must be finite and >= 0")
+
+    def fit(self, X: np.ndarray, y: np.ndarray, weights: np.ndarray | None = None) -> CartMethod:
+        """Grow the tree and group the confidential values by leaf."""
+        self._check_params()
+        X, y, categorical = _check_fit_data(self, X, y)
+        check_weights(self.name, weights, len(y), self.supports_weights)
+        n, p = X.shape
+        self.categorical_ = categorical
+        self.n_predictors_ = p
+        leaf_size = int(self.min_samples_leaf)
+        split = (
+            3 * leaf_size if self.min_samples_split is None else int(self.min_samples_split)
+        )
+        tree: DecisionTreeClassifier | DecisionTreeRegressor | None = None
+        if p > 0:
+            if categorical:
+                shares = np.bincount(y) / n
+                root_impurity = 1.0 - float(shares @ shares)
+                tree = DecisionTreeClassifier(
+                    criterion="gini",
+                    min_samples_leaf=leaf_size,
+                    min_samples_split=max(split, 2),
+                    max_depth=self.max_depth,
+                    min_impurity_decrease=self.cp * root_impurity,
+                    random_state=0,
+                )
+            else:
+                tree = DecisionTreeRegressor(
+                    criterion="squared_error",
+                    min_samples_leaf=leaf_size,
+                    min_samples_split=max(split, 2),
+                    max_depth=self.max_depth,
+                    min_impurity_decrease=self.cp * float(np.var(y)),
+                    random_state=0,
+                )
+            # scikit-learn trees work in float32; a Fortran-ordered copy makes the per-feature
+            # scans of the splitter cache-friendly (about 15% faster on 1M x 9).
+            X32 = np.asfortranarray(X, dtype=np.float32)
+            tree.fit(X32, y)
+            node = tree.apply(X32).astype(np.int64)
+            del X32
+            n_nodes = int(tree.tree_.node_count)
+        else:
+            node = np.zeros(n, dtype=np.int64)
+            n_nodes = 1
+        self.tree_model_ = tree
+        # Sort records by leaf, and by value within a leaf (for quantiles and diagnostics).
+        order = np.lexsort((y, node))
+        node_sorted = node[order]
+        self.donors_ = y[order]
+        start = np.flatnonzero(np.r_[True, node_sorted[1:] != node_sorted[:-1]])
+        self.leaf_start_ = start
+        self.leaf_size_ = np.diff(np.r_[start, n])
+        self.leaf_node_ = node_sorted[start]
+        self.n_leaves_ = len(start)
+        lookup = np.full(n_nodes, -1, dtype=np.int64)
+        lookup[self.leaf_node_] = np.arange(self.n_leaves_)
+        self.node_to_leaf_ = lookup
+        donors = self.donors_
+        if categorical:
+            changes = donors[1:] != donors[:-1]
+        else:
+            changes = donors[1:] > donors[:-1]
+        # Distinct values per leaf: 1 + the changes between neighbours inside the leaf.
+        inside = np.ones(n, dtype=bool)
+        inside[start] = False
+        step = np.r_[False, changes] & inside
+        self.leaf_distinct_ = 1 + np.add.reduceat(step.astype(np.int64), start)
+        self.smoothed_ = bool(self.smoothing) and not categorical
+        if self.smoothed_:
+            self.bandwidth_ = self._bandwidths()
+        return self
+
+    def _bandwidths(self) -> np.ndarray:
+        """Silverman bandwidth of each leaf; the whole target's where a leaf's is zero."""
+        donors, start, size = self.donors_, self.leaf_start_, self.leaf_size_
+        sums = np.add.reduceat(donors, start)
+        means = sums / size
+        dev = donors - np.repeat(means, size)
+        ss = np.add.reduceat(dev * dev, start)
+        sd = np.sqrt(np.where(size > 1, ss / np.maximum(size - 1, 1), 0.0))
+        iqr = _leaf_quantile(donors, start, size, 0.75) - _leaf_quantile(donors, start, size, 0.25)
+        bw = _silverman(sd, iqr, size)
+        all_sorted = np.sort(donors)
+        n = np.array([len(donors)])
+        whole = _silverman(
+            np.array([donors.std(ddof=1) if len(donors) > 1 else 0.0]),
+            _leaf_quantile(all_sorted, np.array([0]), n, 0.75)
+            - _leaf_quantile(all_sorted, np.array([0]), n, 0.25),
+            n,
+        )[0]
+        return np.where(bw > 0, bw, whole)
+
+    def leaf_index(self, X: np.ndarray) -> np.ndarray:
+        """Position (row of :meth:`leaf_diagnostics`) of the leaf each row of ``X`` falls in."""
+        self._check_fitted("donors_")
+        X = _check_draw_data(self, X, self.n_predictors_)
+        if self.tree_model_ is None:
+            return np.zeros(X.shape[0], dtype=np.int64)
+        return self.node_to_leaf_[self.tree_model_.apply(X)]
+
+    def leaf_diagnostics(self) -> pd.DataFrame:
+        """One row per leaf: its size and whether its confidential values are all identical.
+
+        Columns: ``leaf`` (the tree's node id), ``size`` (confidential records in the leaf),
+        ``n_distinct`` (distinct confidential target values in it) and ``all_identical``
+        (``n_distinct == 1``: every draw from this leaf copies a real value, unless smoothed).
+        Rows are in the order of :meth:`leaf_index`. No data values are included.
+        """
+        self._check_fitted("donors_")
+        return pd.DataFrame(
+            {
+                "leaf": self.leaf_node_,
+                "size": self.leaf_size_,
+                "n_distinct": self.leaf_distinct_,
+                "all_identical": self.leaf_distinct_ == 1,
+            }
+        )
+
+    def draw(self, X: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+        """For each row, a confidential value drawn uniformly from the leaf it falls in."""
+        leaf = self.leaf_index(X)
+        rng = check_random_state(rng)
+        size = self.leaf_size_[leaf]
+        pick = self.leaf_start_[leaf] + (rng.random(len(leaf)) * size).astype(np.int64)
+        values = self.donors_[np.minimum(pick, self.leaf_start_[leaf] + size - 1)]
+        if self.smoothed_:
+            values = values + self.bandwidth_[leaf] * rng.standard_normal(len(leaf))
+        return values

@@ -1,0 +1,176 @@
+"""Checks every built-in per-variable method must pass (scikit-learn's common-test idea)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from synthguard.errors import MethodError, NotFittedError
+from synthguard.synthesis.registry import available_methods, get_method, make_method
+
+BUILTIN = ["sample", "norm", "normrank", "logreg", "polyreg", "cart"]
+OBSERVED_CODES = np.array([0, 2, 3])  # code 1 is a level with no records: it must never be drawn
+
+
+def _cases() -> list[tuple[str, str]]:
+    out = []
+    for name in BUILTIN:
+        for kind in ("numeric", "categorical"):
+            if kind in get_method(name).target_kinds:
+                out.append((name, kind))
+    return out
+
+
+CASES = _cases()
+IDS = [f"{name}-{kind}" for name, kind in CASES]
+
+
+def _data(name: str, kind: str, n: int = 240, p: int = 3, seed: int = 0):
+    rng = np.random.default_rng(seed)
+    X = np.column_stack([rng.normal(size=n), rng.integers(0, 2, n), rng.exponential(size=n)])[:, :p]
+    eta = X.sum(axis=1) if p else np.zeros(n)
+    if kind == "numeric":
+        y = 10.0 + eta + rng.normal(size=n)
+    elif name == "logreg":
+        y = (eta + rng.logistic(size=n) > 1.0).astype(np.int64)
+    else:
+        y = OBSERVED_CODES[np.digitize(eta + rng.normal(size=n), [0.5, 1.5])]
+    return X, y
+
+
+def test_every_builtin_method_is_registered():
+    assert set(BUILTIN) <= set(available_methods())
+    for name in BUILTIN:
+        assert get_method(name).name == name
+
+
+def test_cases_cover_both_kinds():
+    assert ("cart", "categorical") in CASES and ("norm", "numeric") in CASES
+    assert ("norm", "categorical") not in CASES and ("logreg", "numeric") not in CASES
+
+
+@pytest.mark.parametrize(("name", "kind"), CASES, ids=IDS)
+def test_same_seed_same_draws_and_different_seeds_differ(name, kind):
+    X, y = _data(name, kind)
+    m = make_method(name).fit(X, y)
+    a = m.draw(X, np.random.default_rng(11))
+    b = m.draw(X, np.random.default_rng(11))
+    c = m.draw(X, np.random.default_rng(12))
+    np.testing.assert_array_equal(a, b)
+    assert not np.array_equal(a, c)
+
+
+@pytest.mark.parametrize(("name", "kind"), CASES, ids=IDS)
+def test_fit_and_draw_do_not_mutate_inputs(name, kind):
+    X, y = _data(name, kind)
+    X0, y0 = X.copy(), y.copy()
+    X.flags.writeable = False  # any in-place write raises
+    y.flags.writeable = False
+    m = make_method(name).fit(X, y)
+    m.draw(X, np.random.default_rng(1))
+    np.testing.assert_array_equal(X, X0)
+    np.testing.assert_array_equal(y, y0)
+
+
+@pytest.mark.parametrize(("name", "kind"), CASES, ids=IDS)
+def test_draws_have_the_right_length_dtype_and_support(name, kind):
+    X, y = _data(name, kind)
+    m = make_method(name).fit(X, y)
+    X_new = _data(name, kind, n=97, seed=5)[0]
+    out = m.draw(X_new, np.random.default_rng(2))
+    assert out.shape == (97,)
+    if kind == "numeric":
+        assert out.dtype == np.float64
+        assert np.all(np.isfinite(out))
+    else:
+        assert out.dtype == np.int64
+        assert set(np.unique(out)) <= set(np.unique(y))
+
+
+@pytest.mark.parametrize(("name", "kind"), CASES, ids=IDS)
+def test_fitting_twice_gives_the_same_model(name, kind):
+    X, y = _data(name, kind)
+    m = make_method(name).fit(X, y)
+    first = m.draw(X, np.random.default_rng(3))
+    again = m.fit(X, y).draw(X, np.random.default_rng(3))
+    other = make_method(name).fit(X, y).draw(X, np.random.default_rng(3))
+    np.testing.assert_array_equal(first, again)
+    np.testing.assert_array_equal(first, other)
+
+
+@pytest.mark.parametrize(("name", "kind"), CASES, ids=IDS)
+def test_non_unit_weights_raise_and_unit_weights_do_not(name, kind):
+    X, y = _data(name, kind)
+    cls = get_method(name)
+    assert cls.supports_weights is False
+    with pytest.raises(MethodError, match=name):
+        make_method(name).fit(X, y, weights=np.linspace(0.5, 2.0, len(y)))
+    unit = make_method(name).fit(X, y, weights=np.ones(len(y))).draw(X, np.random.default_rng(4))
+    plain = make_method(name).fit(X, y).draw(X, np.random.default_rng(4))
+    np.testing.assert_array_equal(unit, plain)
+
+
+@pytest.mark.parametrize(("name", "kind"), CASES, ids=IDS)
+def test_no_predictors(name, kind):
+    X, y = _data(name, kind, p=0)
+    assert X.shape == (240, 0)
+    m = make_method(name).fit(X, y)
+    out = m.draw(np.empty((500, 0)), np.random.default_rng(5))
+    assert out.shape == (500,)
+    if kind == "categorical":
+        # Without predictors every method draws from (a model of) the observed shares:
+        # each observed level appears, and no other.
+        assert set(np.unique(out)) == set(np.unique(y))
+    else:
+        # Mean of 500 draws within 5 standard errors of the observed mean (sd ~ 1).
+        assert abs(out.mean() - y.mean()) < 5 * y.std() * np.sqrt(1 / 500 + 1 / len(y))
+
+
+@pytest.mark.parametrize(("name", "kind"), CASES, ids=IDS)
+def test_draw_before_fit_and_wrong_shapes_raise(name, kind):
+    X, y = _data(name, kind)
+    with pytest.raises(NotFittedError, match=name):
+        make_method(name).draw(X, np.random.default_rng(0))
+    m = make_method(name).fit(X, y)
+    with pytest.raises(MethodError, match="predictor column"):
+        m.draw(X[:, :2], np.random.default_rng(0))
+    with pytest.raises(MethodError, match="rows"):
+        make_method(name).fit(X[:10], y)
+    with pytest.raises(MethodError, match="2-D"):
+        make_method(name).fit(X[:, 0], y)
+    bad = X.copy()
+    bad[3, 0] = np.nan
+    with pytest.raises(MethodError, match="missing or infinite"):
+        make_method(name).fit(bad, y)
+
+
+@pytest.mark.parametrize(("name", "kind"), CASES, ids=IDS)
+def test_params_round_trip(name, kind):
+    m = make_method(name)
+    clone = make_method(name, **m.get_params())
+    assert clone.get_params() == m.get_params()
+    X, y = _data(name, kind)
+    m.fit(X, y)
+    assert m.get_params() == clone.get_params()  # fitting adds only trailing-underscore state
+
+
+@pytest.mark.parametrize("name", ["norm", "normrank"])
+def test_numeric_only_methods_refuse_categorical_targets(name):
+    X, y = _data("polyreg", "categorical")
+    with pytest.raises(MethodError, match="categorical target"):
+        make_method(name).fit(X, y)
+
+
+@pytest.mark.parametrize("name", ["logreg", "polyreg"])
+def test_categorical_only_methods_refuse_numeric_targets(name):
+    X, y = _data("norm", "numeric")
+    with pytest.raises(MethodError, match="numeric target"):
+        make_method(name).fit(X, y)
+
+
+@pytest.mark.parametrize("name", [n for n, k in CASES if k == "categorical"])
+def test_single_observed_level_is_always_drawn(name):
+    X, _ = _data(name, "categorical")
+    y = np.full(len(X), 1, dtype=np.int64)
+    out = make_method(name).fit(X, y).draw(X, np.random.default_rng(6))
+    np.testing.assert_array_equal(out, 1)
