@@ -35,7 +35,20 @@ __all__ = [
     "replicated_share",
 ]
 
-_MIX = np.uint64(0x100000001B3)  # FNV-1a 64-bit prime, to combine column hashes row by row
+_START = np.uint64(0x345678)
+
+
+def _combine(h: np.ndarray | None, hc: np.ndarray, position: int) -> np.ndarray:
+    """Fold column hash ``hc`` (column number ``position``) into the row hashes ``h``.
+
+    As CPython's tuple hash and pandas' ``combine_hash_arrays``: ``h <- (h XOR hc) * mult_pos``
+    with a multiplier that depends on the position, so swapping two columns' values changes
+    the hash. Depends only on the columns so far, so hashes can be extended column by column.
+    """
+    if h is None:
+        h = np.full(len(hc), _START, dtype=np.uint64)
+    mult = np.uint64(1000003 + 2 * 82520 * position + position * position)
+    return (h ^ hc) * mult
 
 
 def _hash_column(a: np.ndarray) -> np.ndarray:
@@ -48,9 +61,8 @@ def _hash_column(a: np.ndarray) -> np.ndarray:
 def hash_rows(arrays: Mapping[str, np.ndarray], columns: Sequence[str]) -> np.ndarray:
     """One uint64 hash per row of the named working-form arrays (equal rows, equal hashes)."""
     h: np.ndarray | None = None
-    for c in columns:
-        hc = _hash_column(arrays[c])
-        h = hc.copy() if h is None else (h ^ hc) * _MIX
+    for pos, c in enumerate(columns):
+        h = _combine(h, _hash_column(arrays[c]), pos)
     if h is None:
         raise ValueError("hash_rows needs at least one column")
     return h
@@ -239,12 +251,11 @@ class ConfidentialFingerprint:
         by_method = {name: np.zeros(m) for name in self.by_method}
         for i, arrs in enumerate(implicates):
             h: np.ndarray | None = None
-            for c in self.base:
-                hc = _hash_column(arrs[c])
-                h = hc.copy() if h is None else (h ^ hc) * _MIX
+            for pos, c in enumerate(self.base):
+                h = _combine(h, _hash_column(arrs[c]), pos)
             for j, c in enumerate(self.visit):
                 hc = _hash_column(arrs[c])
-                h = hc.copy() if h is None else (h ^ hc) * _MIX
+                h = _combine(h, hc, len(self.base) + j)
                 cum[i, j] = _share_in(h, self.cumulative[j])
                 if self.partial:
                     same[i, j] = float(np.mean(hc == self.row_hashes[c]))
