@@ -89,9 +89,9 @@ def category_codes(
     lv = list(levels)
     n_levels = len(lv) + 1  # + missing / unknown
     out = []
+    index = pd.Index(lv, dtype="object")
     for s in series:
-        obj = s.astype("object")
-        codes = pd.Categorical(obj, categories=pd.Index(lv, dtype="object")).codes.astype(np.int64)
+        codes = index.get_indexer(s.astype("object").to_numpy()).astype(np.int64)
         codes[codes < 0] = n_levels - 1
         out.append(codes)
     return out, n_levels, lv

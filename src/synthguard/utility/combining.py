@@ -147,7 +147,7 @@ def combine(
     --------
     >>> r = combine([1.0, 2.0, 3.0], [0.5, 0.5, 0.5], method="partial")
     >>> round(r.variance, 6), round(r.df, 6)
-    (0.833333, 10.24)
+    (0.833333, 12.5)
     """
     if method not in ("partial", "full", "simple"):
         raise ParameterError(

@@ -10,6 +10,7 @@ from typing import Any, ClassVar, Literal
 import numpy as np
 import pandas as pd
 from sklearn.metrics import roc_auc_score
+from threadpoolctl import threadpool_limits
 
 from synthguard._random import RandomState, resolve_seed
 from synthguard.data import Schema
@@ -199,6 +200,7 @@ def pmse(
     null: Literal["auto", "analytic", "permutation"] = "auto",
     n_permutations: int = 20,
     model_params: dict[str, Any] | None = None,
+    n_threads: int | None = 1,
     random_state: RandomState = None,
 ) -> PMSEResult:
     """Propensity-score mean squared error and the measures built on it.
@@ -239,6 +241,9 @@ def pmse(
         ``"analytic"`` or ``"permutation"``.
     n_permutations : refits under permuted labels for the permutation null.
     model_params : keyword arguments for the scikit-learn model.
+    n_threads : BLAS/OpenMP threads for the model fits (``threadpoolctl``); the default 1
+        avoids the heavy oversubscription of busy shared machines, None leaves the libraries'
+        own setting (all cores).
     random_state : seed or Generator (splits, permutations, trees).
 
     Returns
@@ -287,6 +292,36 @@ def pmse(
     conf, imps, schema, cols = resolve(conf, synth, schema, columns)
     dtype = np.float64 if model == "logistic" else np.float32
 
+    with threadpool_limits(limits=n_threads):
+        per, importance = _per_implicate(
+            conf, imps, schema, cols, model, interactions, dtype, validation, test_size,
+            n_folds, params, rng, null_method, n_permutations,
+        )
+    mean = per.mean()
+    return PMSEResult(
+        pmse=float(mean["pmse"]),
+        expected_null=float(mean["expected_null"]),
+        null_sd=float(mean["null_sd"]),
+        ratio=float(mean["ratio"]),
+        standardized=float(mean["standardized"]),
+        specks=float(mean["specks"]),
+        auc=float(mean["auc"]),
+        importance=importance,
+        implicates=per,
+        model=model,
+        null_method=null_method,
+        validation=validation,
+        k=float(mean["k"]),
+        c=float(mean["c"]),
+        seed=seed,
+    )
+
+
+def _per_implicate(
+    conf: pd.DataFrame, imps: list[pd.DataFrame], schema: Schema, cols: list[str], model: str,
+    interactions: bool, dtype: type, validation: str | None, test_size: float, n_folds: int,
+    params: dict[str, Any], rng: np.random.Generator, null_method: str, n_permutations: int,
+) -> tuple[pd.DataFrame, pd.Series]:
     rows = []
     importances = []
     for df in imps:
@@ -332,23 +367,4 @@ def pmse(
         )
     per = pd.DataFrame(rows).rename_axis("implicate")
     importance = pd.concat(importances, axis=1).mean(axis=1).rename("importance")
-    importance = importance.rename_axis("variable").sort_values(ascending=False)
-    mean = per.mean()
-    return PMSEResult(
-        pmse=float(mean["pmse"]),
-        expected_null=float(mean["expected_null"]),
-        null_sd=float(mean["null_sd"]),
-        ratio=float(mean["ratio"]),
-        standardized=float(mean["standardized"]),
-        specks=float(mean["specks"]),
-        auc=float(mean["auc"]),
-        importance=importance,
-        implicates=per,
-        model=model,
-        null_method=null_method,
-        validation=validation,
-        k=float(mean["k"]),
-        c=float(mean["c"]),
-        seed=seed,
-    )
-
+    return per, importance.rename_axis("variable").sort_values(ascending=False)

@@ -1,0 +1,85 @@
+"""Combining rules against hand computation (Reiter 2003, Reiter 2002, lecture eq. (8))."""
+
+import numpy as np
+import pytest
+from scipy import stats
+
+from synthguard.errors import ParameterError, UtilityWarning
+from synthguard.utility import combine
+
+
+def test_partial_rule_by_hand():
+    q = [1.0, 2.0, 3.0]
+    v = [0.4, 0.5, 0.6]
+    r = combine(q, v, method="partial")
+    # q̄ = 2, b = 1, v̄ = 0.5, T_p = 1/3 + 0.5, ν = 2 (1 + 0.5/(1/3))^2 = 12.5
+    assert r.estimate == pytest.approx(2.0)
+    assert r.b_m == pytest.approx(1.0)
+    assert r.v_bar == pytest.approx(0.5)
+    assert r.variance == pytest.approx(1 / 3 + 0.5)
+    assert r.df == pytest.approx(12.5)
+    lo, hi = r.ci(0.95)
+    half = stats.t.ppf(0.975, 12.5) * np.sqrt(1 / 3 + 0.5)
+    assert (lo, hi) == pytest.approx((2 - half, 2 + half))
+    assert r.method == "partial"
+
+
+def test_full_rule_by_hand():
+    r = combine([1.0, 2.0, 3.0], [0.5, 0.5, 0.5], method="full")
+    # T_f = (1 + 1/3) 1 - 0.5; ν_f = 2 (1 - 0.5/(4/3))^2
+    assert r.variance == pytest.approx(4 / 3 - 0.5)
+    assert r.df == pytest.approx(2 * (1 - 0.375) ** 2)
+    assert not r.adjusted
+    lo, hi = r.ci(0.90)
+    half = stats.t.ppf(0.95, 2 * 0.625**2) * np.sqrt(4 / 3 - 0.5)
+    assert hi - lo == pytest.approx(2 * half)
+
+
+def test_full_rule_negative_variance_uses_non_negative_alternative():
+    q = [1.0, 1.1, 0.9]  # b = 0.01, so T_f = 4/3 * 0.01 - 1 < 0
+    r = combine(q, [1.0, 1.0, 1.0], method="full", n=100, n_syn=50)
+    assert r.adjusted
+    assert r.variance == pytest.approx(0.5 * 1.0)  # T_f* = max(0, T_f) + (n_syn/n) v̄
+    assert r.df == pytest.approx(2.0)
+    r2 = combine(q, [1.0, 1.0, 1.0], method="full")  # n_syn/n taken as 1
+    assert r2.variance == pytest.approx(1.0)
+
+
+def test_vectorised_over_estimands_matches_loop():
+    rng = np.random.default_rng(3)
+    q = rng.normal(size=(5, 7))
+    v = rng.uniform(0.1, 1.0, size=(5, 7))
+    for method in ("partial", "full"):
+        r = combine(q, v, method=method, n=10, n_syn=10)
+        lo, hi = r.ci()
+        for j in range(7):
+            rj = combine(q[:, j], v[:, j], method=method, n=10, n_syn=10)
+            assert r.variance[j] == pytest.approx(rj.variance)
+            assert r.df[j] == pytest.approx(rj.df)
+            assert (lo[j], hi[j]) == pytest.approx(rj.ci())
+
+
+def test_identical_implicates_give_normal_reference():
+    r = combine([2.0, 2.0], [1.0, 1.0], method="partial")
+    assert r.variance == pytest.approx(1.0)
+    assert np.isinf(r.df)
+    assert r.ci(0.95) == pytest.approx((2 - 1.959964, 2 + 1.959964), abs=1e-6)
+
+
+def test_one_implicate_warns_and_uses_simple_rule():
+    with pytest.warns(UtilityWarning, match="one implicate"):
+        r = combine([3.0], [2.0], method="partial", n=100, n_syn=100)
+    assert r.method == "simple"
+    assert r.variance == pytest.approx(2.0 * (1 + 1))  # v̄ (1/m + n_syn/n)
+    assert np.isinf(r.df)
+
+
+def test_errors():
+    with pytest.raises(ParameterError, match="method"):
+        combine([1.0, 2.0], [1.0, 1.0], method="nope")  # type: ignore[arg-type]
+    with pytest.raises(ParameterError, match="same shape"):
+        combine([1.0, 2.0], [1.0])
+    with pytest.raises(ParameterError, match="non-negative"):
+        combine([1.0, 2.0], [1.0, -1.0])
+    with pytest.raises(ParameterError, match="level"):
+        combine([1.0, 2.0], [1.0, 1.0]).ci(1.5)
