@@ -1,0 +1,154 @@
+"""What every DP synthesizer shares: the public domain, the ledger, sampling implicates."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from synthguard._random import RandomState, resolve_seed
+from synthguard.data.schema import Schema
+from synthguard.dp import _noise
+from synthguard.dp.accountant import PrivacyLedger
+from synthguard.dp.synthesizers._domain import Domain, build_domain
+from synthguard.dp.synthesizers.result import DPSyntheticData
+from synthguard.errors import NotFittedError, ParameterError
+
+__all__ = ["DPSynthesizer"]
+
+
+class DPSynthesizer:
+    """Base class: ``fit`` measures the data with noise (charging the ledger), ``sample`` draws.
+
+    Parameters common to every DP synthesizer
+    -----------------------------------------
+    epsilon, delta : the privacy-loss budget of the fit.
+    columns : columns to synthesize (default: all).
+    categories : public levels per column, ``{"sex": ["male", "female"], ...}``.
+    bins : public bin edges per numeric column, ``{"age": [18, 26, 35, ...]}``.
+    schema : a :class:`~synthguard.data.Schema` with public levels and numeric bounds.
+    n_bins : number of equal-width bins for numeric columns with public schema bounds.
+    ledger : a :class:`PrivacyLedger` (or a parallel group) to charge; default: a fresh ledger
+        holding exactly (epsilon, delta), available as ``ledger_`` after fit.
+    random_state : None draws the privacy noise with OpenDP (for releases); a seed uses numpy
+        (simulation only, PrivacyWarning). Sampling rows from the fitted noisy model is
+        post-processing and may always be seeded through :meth:`sample`.
+    """
+
+    method = "dp"
+    _needs_delta = False
+
+    def __init__(
+        self,
+        *,
+        epsilon: float,
+        delta: float = 0.0,
+        columns: list[str] | None = None,
+        categories: Mapping[str, Any] | None = None,
+        bins: Mapping[str, Any] | None = None,
+        schema: Schema | None = None,
+        n_bins: int = 10,
+        ledger: Any = None,
+        random_state: RandomState = None,
+    ) -> None:
+        self.epsilon = epsilon
+        self.delta = delta
+        self.columns = columns
+        self.categories = categories
+        self.bins = bins
+        self.schema = schema
+        self.n_bins = n_bins
+        self.ledger = ledger
+        self.random_state = random_state
+
+    # -------------------------------------------------------------- fitting
+    def _check_budget(self) -> tuple[float, float]:
+        eps = float(self.epsilon)
+        if not math.isfinite(eps) or eps <= 0:
+            raise ParameterError("parameter 'epsilon': expected a finite number > 0")
+        delta = float(self.delta)
+        if self._needs_delta and not 0 < delta < 1:
+            raise ParameterError(
+                f"parameter 'delta': {type(self).__name__} needs 0 < delta < 1 (e.g. 1e-6, or "
+                "well below 1/n)"
+            )
+        if not 0 <= delta < 1:
+            raise ParameterError("parameter 'delta': expected 0 <= delta < 1")
+        return eps, delta
+
+    def fit(self, data: pd.DataFrame) -> DPSynthesizer:
+        """Measure ``data`` with DP noise (charging the ledger first) and keep only noisy results."""
+        eps, delta = self._check_budget()
+        self._validate_params()
+        domain, codes = build_domain(
+            data, columns=self.columns, categories=self.categories, bins=self.bins,
+            schema=self.schema, n_bins=self.n_bins, owner=type(self).__name__,
+        )
+        rng = _noise.resolve_noise(self.random_state, stacklevel=3)
+        ledger = self.ledger if self.ledger is not None else PrivacyLedger(
+            epsilon=eps, delta=delta
+        )
+        self.ledger_ = ledger
+        self.noise_ = _noise.noise_source(self.random_state)
+        self._fit(codes, domain, eps, delta, ledger, rng)
+        self.domain_: Domain = domain  # set last: a refused charge leaves the object unfitted
+        return self
+
+    def _validate_params(self) -> None:
+        """Subclasses check their own parameters here (before any charge)."""
+
+    def _fit(self, codes: dict[str, np.ndarray], domain: Domain, epsilon: float, delta: float,
+             ledger: Any, rng: np.random.Generator | None) -> None:
+        raise NotImplementedError
+
+    # -------------------------------------------------------------- sampling
+    def _default_n(self) -> int:
+        raise NotImplementedError
+
+    def _sample_codes(self, n: int, rng: np.random.Generator) -> dict[str, np.ndarray]:
+        raise NotImplementedError
+
+    def sample(self, n: int | None = None, m: int = 1,
+               random_state: RandomState = None) -> DPSyntheticData:
+        """Draw ``m`` synthetic data sets of ``n`` rows (default: the noisy record count).
+
+        Post-processing of the noisy measurements: costs no privacy.
+        """
+        if not hasattr(self, "domain_"):
+            raise NotFittedError(f"{type(self).__name__}: call fit(data) before sample()")
+        if int(m) < 1:
+            raise ParameterError("parameter 'm': expected at least 1 implicate")
+        n = self._default_n() if n is None else int(n)
+        if n < 1:
+            raise ParameterError("parameter 'n': expected at least 1 row")
+        rng, seed = resolve_seed(random_state)
+        implicates = []
+        for child in rng.spawn(int(m)):
+            implicates.append(self.domain_.decode(self._sample_codes(n, child), child))
+        return DPSyntheticData(
+            implicates=implicates,
+            method=self.method,
+            epsilon=float(self.epsilon),
+            delta=float(self.delta),
+            noise=self.noise_,
+            seed=seed,
+            provenance=self._provenance(),
+        )
+
+    def fit_sample(self, data: pd.DataFrame, n: int | None = None, m: int = 1,
+                   random_state: RandomState = None) -> DPSyntheticData:
+        """``fit(data)`` then ``sample(n, m, random_state)``."""
+        return self.fit(data).sample(n=n, m=m, random_state=random_state)
+
+    def _provenance(self) -> dict[str, Any]:
+        return {
+            "method": self.method,
+            "columns": list(self.domain_.columns),
+            "domain_sizes": dict(zip(self.domain_.columns, self.domain_.sizes)),
+            "epsilon": float(self.epsilon),
+            "delta": float(self.delta),
+            "noise": self.noise_,
+        }
