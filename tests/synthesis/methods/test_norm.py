@@ -17,7 +17,11 @@ def adelie() -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     df = load_dataset("penguins")
     a = df[df["species"] == "Adelie"].dropna(subset=["sex", "bill_length_mm", "flipper_length_mm"])
     male = (a["sex"] == "male").to_numpy(dtype=float)
-    return male, a["bill_length_mm"].to_numpy(dtype=float), a["flipper_length_mm"].to_numpy(dtype=float)
+    return (
+        male,
+        a["bill_length_mm"].to_numpy(dtype=float),
+        a["flipper_length_mm"].to_numpy(dtype=float),
+    )
 
 
 def test_adelie_rows(adelie):

@@ -126,9 +126,7 @@ class CartMethod(SynthesisMethod):
         self.categorical_ = categorical
         self.n_predictors_ = p
         leaf_size = int(self.min_samples_leaf)
-        split = (
-            3 * leaf_size if self.min_samples_split is None else int(self.min_samples_split)
-        )
+        split = 3 * leaf_size if self.min_samples_split is None else int(self.min_samples_split)
         tree: DecisionTreeClassifier | DecisionTreeRegressor | None = None
         if p > 0:
             if categorical:

@@ -14,9 +14,7 @@ from synthguard.synthesis.registry import register_method
 __all__ = ["NormMethod"]
 
 
-def _least_squares(
-    X: np.ndarray, y: np.ndarray
-) -> tuple[np.ndarray, np.ndarray, int, float]:
+def _least_squares(X: np.ndarray, y: np.ndarray) -> tuple[np.ndarray, np.ndarray, int, float]:
     """Ordinary least squares of ``y`` on ``[1, X]`` by a QR then SVD of the centred design.
 
     Centring removes the intercept column and improves conditioning. One Householder QR of

@@ -35,7 +35,9 @@ def _check_fit_data(
             "np.empty((n, 0)) for none"
         )
     if y.ndim != 1:
-        raise MethodError(f"method '{name}': target y must be a 1-D array, got {y.ndim} dimension(s)")
+        raise MethodError(
+            f"method '{name}': target y must be a 1-D array, got {y.ndim} dimension(s)"
+        )
     if X.shape[0] != y.shape[0]:
         raise MethodError(
             f"method '{name}': X has {X.shape[0]} rows but y has {y.shape[0]} entries; "
