@@ -186,14 +186,14 @@ class BayesMixture(StoredDrawsMethod):
         cw = np.cumsum(w[order]) / w.sum()
         z: np.ndarray = np.empty(n, dtype=np.int64)
         z[order] = np.minimum((cw * K).astype(np.int64), K - 1)
-        pi = np.full(K, 1.0 / K)
+        pi: np.ndarray = np.full(K, 1.0 / K)
         beta = np.zeros((K, p1))
         sigma2 = np.ones(K)
         for sweep in range(21):
             if sweep:
                 lj = np.log(pi) - 0.5 * np.log(sigma2) - 0.5 * (y[:, None] - X1 @ beta.T) ** 2 / sigma2
                 prob = np.exp(lj - logsumexp(lj, axis=1, keepdims=True))
-                z = np.minimum((rng.random(n)[:, None] > np.cumsum(prob, axis=1)).sum(axis=1), K - 1)
+                z = np.minimum(np.sum(rng.random((n, 1)) > np.cumsum(prob, axis=1), axis=1), K - 1)
             for k in range(K):
                 m = z == k
                 wk = w[m]
