@@ -1,0 +1,128 @@
+"""synthguard.evaluate: the comparison table reads what the utility and risk functions return."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import synthguard
+from synthguard.errors import DataError, ParameterError
+from synthguard.report import evaluate
+from synthguard.report.metrics import METRICS
+
+KEYS = ["region", "sex", "kids"]
+
+
+def _ev(conf, releases, **kw):
+    kw.setdefault("random_state", 5)
+    return evaluate(conf, releases, keys=KEYS, targets="income",
+                    kinds={"shuffled": "partial", "topcoded": "protected"}, **kw)
+
+
+def test_top_level_name_is_the_report_function():
+    assert synthguard.evaluate is evaluate
+
+
+def test_table_equals_underlying_function_outputs(conf, releases):
+    from synthguard.risk import identification_risk
+    from synthguard.utility import evaluate_utility
+
+    ev = _ev(conf, releases, formulas=["spend ~ income"])
+    table = ev.to_frame()
+    assert list(table.index) == ["shuffled", "topcoded"]
+    for name in ("shuffled", "topcoded"):
+        # logistic pMSE has an analytic null and correlations are deterministic: recompute them
+        ref = evaluate_utility(conf, releases[name], formulas=["spend ~ income"], random_state=1)
+        assert table.loc[name, "pmse_ratio"] == pytest.approx(ref.pmse.ratio, rel=1e-12)
+        assert table.loc[name, "auc"] == pytest.approx(ref.pmse.auc, rel=1e-12)
+        assert table.loc[name, "correlation_mae"] == pytest.approx(ref.correlation.mae, rel=1e-12)
+        assert table.loc[name, "ecdf_umax"] == pytest.approx(
+            np.mean([e.u_max for e in ref.ecdf.values()]), rel=1e-12)
+        assert table.loc[name, "ci_overlap"] == pytest.approx(
+            ref.regressions["spend ~ income"].mean_overlap, rel=1e-12)
+        with pytest.warns(synthguard.errors.DisclosureWarning):
+            ir = identification_risk(conf, releases[name], keys=KEYS, target="income", radius=0.2)
+        assert table.loc[name, "mean_identification_risk"] == pytest.approx(ir.mean, rel=1e-12)
+        assert table.loc[name, "max_identification_risk"] == pytest.approx(ir.max, rel=1e-12)
+        np.testing.assert_allclose(ev[name].record_risk, ir.per_record, rtol=0, atol=1e-15)
+
+
+def test_data_risk_is_confidential_ir(conf, releases):
+    from synthguard.risk import identification_risk
+
+    ev = _ev(conf, releases)
+    with pytest.warns(synthguard.errors.DisclosureWarning):
+        ref = identification_risk(conf, None, keys=KEYS, target="income", radius=0.2)
+    np.testing.assert_allclose(ev.data_risk, ref.per_record, atol=1e-15)
+    # the warning about singleton patterns is kept for the report, not re-emitted
+    assert any("DisclosureWarning" in n for n in ev.data_notes)
+
+
+def test_thresholds_pass_and_fail(conf, releases):
+    ev = _ev(conf, releases, thresholds={"max_identification_risk": 0.5, "pmse_ratio": 1e9})
+    top = ev["topcoded"]
+    # top-coding leaves most incomes as they are: some record is certainly identified
+    assert top.metrics["max_identification_risk"] > 0.5
+    assert not top.passed and ev.failed == [n for n in ev.names if not ev[n].passed]
+    fails = [c.threshold.metric for c in top.failures]
+    assert fails == ["max_identification_risk"]
+    assert "FAIL" in top.verdict()
+    assert ev.passed is False
+    loose = _ev(conf, releases, thresholds={"max_identification_risk": 1.0})
+    assert loose.passed and loose.to_frame()["passed"].tolist() == [True, True]
+
+
+def test_threshold_directions(conf, releases):
+    ev = _ev(conf, releases, thresholds={"ci_overlap": 2.0, "auc": {"max": 0.0}},
+             formulas=["spend ~ income"])
+    for r in ev:
+        by = {c.threshold.metric: c for c in r.checks}
+        assert by["ci_overlap"].threshold.bound == "min" and by["ci_overlap"].passed is False
+        assert by["auc"].threshold.bound == "max" and by["auc"].passed is False
+
+
+def test_full_release_records_failures_not_fatal(conf, releases):
+    rng = np.random.default_rng(9)
+    full = conf.sample(n=300, random_state=1).reset_index(drop=True)
+    full["income"] = full["income"].to_numpy()[rng.permutation(300)]
+    ev = evaluate(conf, {"full": full, **releases}, keys=KEYS, targets="income",
+                  thresholds={"max_identification_risk": 0.5}, random_state=1,
+                  kinds={"shuffled": "partial", "topcoded": "protected"})
+    f = ev["full"]
+    assert f.kind == "full" and f.record_risk is None
+    assert "identification risk" in f.errors
+    assert f.metrics["max_identification_risk"] is None
+    assert f.metrics["pmse_ratio"] is not None  # the other measures still ran
+    (check,) = f.checks
+    assert check.passed is None and f.passed  # not applicable does not fail
+    assert ev["shuffled"].record_risk is not None
+
+
+def test_bad_inputs_are_named(conf, releases):
+    with pytest.raises(ParameterError, match="not in the data: nope"):
+        evaluate(conf, releases, keys=["nope"], targets="income")
+    with pytest.raises(ParameterError, match="both keys and targets"):
+        evaluate(conf, releases, keys=["income"], targets="income")
+    with pytest.raises(ParameterError, match="threshold 'bogus'"):
+        evaluate(conf, releases, keys=KEYS, targets="income", thresholds={"bogus": 1})
+    with pytest.raises(DataError, match="columns income are missing"):
+        evaluate(conf, {"x": conf.drop(columns="income")}, keys=KEYS, targets="income")
+    with pytest.raises(ParameterError, match="radius"):
+        evaluate(conf, releases, keys=KEYS, targets="income", radius=-1)
+
+
+def test_progress_and_summary(conf, releases):
+    seen = []
+    ev = _ev(conf, releases, progress=lambda s, d, t: seen.append((d, t)))
+    assert seen[-1] == (3, 3) and [d for d, _ in seen] == [1, 2, 3]
+    text = ev.summary()
+    assert "shuffled" in text and "500 confidential records" in text
+    assert isinstance(ev.to_frame(), pd.DataFrame)
+    assert set(METRICS) <= set(ev.to_frame().columns)
+
+
+def test_same_seed_same_table(conf, releases):
+    a = _ev(conf, releases, random_state=11).to_frame()
+    b = _ev(conf, releases, random_state=11).to_frame()
+    pd.testing.assert_frame_equal(a, b)

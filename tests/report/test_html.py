@@ -1,0 +1,119 @@
+"""The HTML report: self-contained, every section present, and never a confidential value."""
+
+from __future__ import annotations
+
+import base64
+import re
+
+import pytest
+
+from synthguard.report import build_report, evaluate, write_report
+
+from .conftest import SECRET_LABEL, SECRET_VALUE
+
+KEYS = ["region", "sex", "kids"]
+
+
+@pytest.fixture(scope="module")
+def evaluation():
+    from .conftest import make_conf, shuffled
+
+    conf = make_conf()
+    top = conf.copy()
+    top["income"] = top["income"].clip(upper=100000.0)
+    releases = {"shuffled": [shuffled(conf, ["income", "spend"], s) for s in (1, 2)],
+                "topcoded": top}
+    return evaluate(conf, releases, keys=KEYS, targets="income", random_state=3,
+                    formulas=["spend ~ income + C(region)"],
+                    thresholds={"max_identification_risk": 0.5},
+                    kinds={"shuffled": "partial", "topcoded": "protected"})
+
+
+def _secret_patterns() -> list[str]:
+    v = SECRET_VALUE
+    return [
+        SECRET_LABEL, SECRET_LABEL.lower(), "987654", "987,654", "987 654", "9.87654",
+        "987654.3", f"{v:.6g}", f"{v:,.2f}", "987654.32", "9.876543e+05",
+    ]
+
+
+def _decoded_texts(html: str) -> list[str]:
+    """Every base64 payload of the page decoded (as Latin-1 text, so any embedded text shows)."""
+    out = []
+    for payload in re.findall(r"base64,([A-Za-z0-9+/=]+)", html):
+        out.append(base64.b64decode(payload).decode("latin-1"))
+    return out
+
+
+@pytest.fixture(scope="module")
+def html(evaluation):
+    from synthguard.dp import PrivacyLedger
+
+    ledger = PrivacyLedger(epsilon=2.0)
+    ledger.charge("counts", 0.5)
+    return build_report(evaluation, title="Board pack", plan_text="seed: 7\n", min_cell=10,
+                        ledger=ledger)
+
+
+def test_planted_values_never_appear(html):
+    for pattern in _secret_patterns():
+        assert pattern not in html, f"the report prints a planted confidential value ({pattern!r})"
+    # figures are PNG (no SVG whose text could carry values), and no payload carries them either
+    assert "<svg" not in html.lower()
+    for text in _decoded_texts(html):
+        assert text.startswith("\x89PNG")
+        for pattern in _secret_patterns():
+            assert pattern not in text
+    # the regression term of the small cell is withheld, the others are named in the figure data
+    assert "(suppressed)" not in html or SECRET_LABEL not in html
+
+
+def test_planted_label_is_named_when_not_small(conf, releases):
+    # the same label with min_cell below its count is printed: the test above can fail
+    ev = evaluate(conf, releases, keys=KEYS, targets="income", random_state=3,
+                  formulas=["spend ~ income + C(region)"],
+                  kinds={"shuffled": "partial", "topcoded": "protected"})
+    from synthguard.report.safety import Redactor
+    from synthguard.report.sections import regression_table
+
+    loose = Redactor.from_data([conf], ev.schema, min_cell=2)
+    terms = set(regression_table(ev, loose)["term"])
+    assert any(SECRET_LABEL in t for t in terms)
+    strict = Redactor.from_data([conf], ev.schema, min_cell=10)
+    assert not any(SECRET_LABEL in t for t in set(regression_table(ev, strict)["term"]))
+
+
+def test_sections_and_figures_present(evaluation, html):
+    for anchor in ("summary", "utility", "variables", "risk", "dp", "provenance"):
+        assert f'id="{anchor}"' in html
+    figs = ["fig-discrimination", "fig-importance", "fig-correlation", "fig-regression",
+            "fig-violin", "fig-whack-topcoded"]
+    if any(r.risk is not None for r in evaluation):  # evaluate_risk's matching and membership
+        figs.append("fig-risk-metrics")
+    for fig in figs:
+        assert f'id="{fig}"' in html, fig
+    n_img = html.count("<img ")
+    # 5 per-variable figures + the figures listed above
+    assert n_img == 5 + len(figs)
+    assert "<script" not in html.lower() and "http://" not in html and "https://" not in html
+    assert "Board pack" in html and "seed: 7" in html
+    assert "FAIL" in html  # the top-coded release fails max IR <= 0.5
+    assert 'id="top-risky"' in html
+
+
+def test_top_risky_records_show_ranges(html):
+    table = html[html.index('id="top-risky"'):]
+    table = table[: table.index("</table>")]
+    # the riskiest records' incomes appear only as ranges "a – b"
+    assert table.count(" – ") >= 10
+
+
+def test_write_report_is_atomic_and_returns_path(evaluation, tmp_path):
+    p = write_report(evaluation, tmp_path / "sub" / "r.html", max_variables=1)
+    assert p.exists() and p.read_text(encoding="utf-8").startswith("<!DOCTYPE html>")
+    assert not list(p.parent.glob(".*tmp"))
+
+
+def test_ledger_section(html):
+    section = html[html.index('id="dp"'):html.index('id="provenance"')]
+    assert "counts" in section and "0.5" in section
