@@ -44,15 +44,25 @@ from synthguard.dp.sensitivity import (
     mean_sensitivity,
     sum_sensitivity,
 )
+from synthguard.dp.synthesizers import (
+    DPSyntheticData,
+    FieldGroupsSynthesizer,
+    MSTSynthesizer,
+    StratifiedSynthesizer,
+)
 
 __all__ = [
     "Budget",
     "Charge",
     "DPResult",
+    "DPSyntheticData",
+    "FieldGroupsSynthesizer",
+    "MSTSynthesizer",
     "ParallelCharges",
     "PrivacyLedger",
     "RREstimate",
     "Sensitivity",
+    "StratifiedSynthesizer",
     "clamp_negative",
     "consistent_hierarchy",
     "count_sensitivity",
