@@ -147,3 +147,25 @@ def test_bad_parameters_raise():
         CartMethod(min_samples_leaf=0).fit(X, y)
     with pytest.raises(ParameterError, match="cp"):
         CartMethod(cp=-1).fit(X, y)
+
+
+def test_max_bins_splits_only_at_quantile_cut_points():
+    rng = np.random.default_rng(11)
+    x = rng.uniform(size=(2000, 1))
+    y = np.sin(6 * x[:, 0]) + 0.1 * rng.normal(size=2000)
+    coarse = CartMethod(max_bins=4).fit(x, y)
+    assert coarse.n_leaves_ <= 4
+    edges = coarse.bin_edges_[0]
+    np.testing.assert_allclose(edges, np.quantile(x[:, 0], [0.25, 0.5, 0.75]), atol=2e-3)
+    # Each leaf holds whole bins: all records of a bin share a leaf, for fit and draw alike.
+    bins = np.searchsorted(edges, x[:, 0], side="right")
+    leaf = coarse.leaf_index(x)
+    for b in range(4):
+        assert len(np.unique(leaf[bins == b])) == 1
+    # With at least as many bins as distinct values the tree is the exact one.
+    exact = CartMethod().fit(x, y)
+    fine = CartMethod(max_bins=5000).fit(x, y)
+    assert fine.bin_edges_ == [None]
+    np.testing.assert_array_equal(
+        fine.draw(x, np.random.default_rng(12)), exact.draw(x, np.random.default_rng(12))
+    )

@@ -34,6 +34,14 @@ def _silverman(sd: np.ndarray, iqr: np.ndarray, size: np.ndarray) -> np.ndarray:
     return 0.9 * lo * np.power(size.astype(float), -0.2)
 
 
+def _bin_edges(x: np.ndarray, max_bins: int) -> np.ndarray | None:
+    """Cut points giving at most ``max_bins`` quantile bins of ``x``; None if ``x`` has fewer values."""
+    s = np.sort(x)
+    if 1 + np.count_nonzero(s[1:] != s[:-1]) <= max_bins:
+        return None
+    return np.unique(s[(np.arange(1, max_bins) * len(s)) // max_bins])
+
+
 @register_method("cart")
 class CartMethod(SynthesisMethod):
     """Classification or regression tree; each synthetic value is a donor from its leaf.
@@ -77,6 +85,12 @@ class CartMethod(SynthesisMethod):
         split (synthpop's default).
     smoothing : bool, default False
         Kernel-smooth numeric draws within leaves.
+    max_bins : int or None, default None
+        If given, each predictor with more than ``max_bins`` distinct values is replaced by
+        its quantile-bin number (at most ``max_bins`` bins, cut points at the confidential
+        quantiles) before the tree is grown, so splits can only fall on those cut points
+        (the histogram idea of LightGBM, Ke et al. 2017). About twice as fast on large
+        files (1M rows); None grows the exact tree, as synthpop does.
 
     Attributes
     ----------
@@ -99,12 +113,14 @@ class CartMethod(SynthesisMethod):
         max_depth: int | None = None,
         cp: float = 1e-8,
         smoothing: bool = False,
+        max_bins: int | None = None,
     ) -> None:
         self.min_samples_leaf = min_samples_leaf
         self.min_samples_split = min_samples_split
         self.max_depth = max_depth
         self.cp = cp
         self.smoothing = smoothing
+        self.max_bins = max_bins
 
     def _check_params(self) -> None:
         name = self.name
@@ -116,6 +132,20 @@ class CartMethod(SynthesisMethod):
             raise ParameterError(f"method '{name}': parameter 'max_depth' must be >= 1 or None")
         if not (np.isfinite(self.cp) and self.cp >= 0):
             raise ParameterError(f"method '{name}': parameter 'cp' must be finite and >= 0")
+        if self.max_bins is not None and int(self.max_bins) < 2:
+            raise ParameterError(f"method '{name}': parameter 'max_bins' must be >= 2 or None")
+
+    def _design(self, X: np.ndarray) -> np.ndarray:
+        """The tree's input: float32, Fortran-ordered, predictors binned if ``max_bins`` is set.
+
+        scikit-learn trees work in float32; Fortran order makes the splitter's per-feature
+        scans cache-friendly (about 15% faster on 1M x 9).
+        """
+        out = np.asfortranarray(X, dtype=np.float32)
+        for j, edges in enumerate(self.bin_edges_):
+            if edges is not None:
+                out[:, j] = np.searchsorted(edges, X[:, j], side="right")
+        return out
 
     def fit(self, X: np.ndarray, y: np.ndarray, weights: np.ndarray | None = None) -> CartMethod:
         """Grow the tree and group the confidential values by leaf."""
@@ -128,6 +158,10 @@ class CartMethod(SynthesisMethod):
         leaf_size = int(self.min_samples_leaf)
         split = 3 * leaf_size if self.min_samples_split is None else int(self.min_samples_split)
         tree: DecisionTreeClassifier | DecisionTreeRegressor | None = None
+        self.bin_edges_: list[np.ndarray | None] = [
+            None if self.max_bins is None else _bin_edges(X[:, j], int(self.max_bins))
+            for j in range(p)
+        ]
         if p > 0:
             if categorical:
                 shares = np.bincount(y) / n
@@ -149,12 +183,10 @@ class CartMethod(SynthesisMethod):
                     min_impurity_decrease=self.cp * float(np.var(y)),
                     random_state=0,
                 )
-            # scikit-learn trees work in float32; a Fortran-ordered copy makes the per-feature
-            # scans of the splitter cache-friendly (about 15% faster on 1M x 9).
-            X32 = np.asfortranarray(X, dtype=np.float32)
-            tree.fit(X32, y)
-            node = tree.apply(X32).astype(np.int64)
-            del X32
+            design = self._design(X)
+            tree.fit(design, y)
+            node = tree.apply(design).astype(np.int64)
+            del design
             n_nodes = int(tree.tree_.node_count)
         else:
             node = np.zeros(n, dtype=np.int64)
@@ -213,7 +245,7 @@ class CartMethod(SynthesisMethod):
         X = _check_draw_data(self, X, self.n_predictors_)
         if self.tree_model_ is None:
             return np.zeros(X.shape[0], dtype=np.int64)
-        return self.node_to_leaf_[self.tree_model_.apply(X)]
+        return self.node_to_leaf_[self.tree_model_.apply(self._design(X))]
 
     def leaf_diagnostics(self) -> pd.DataFrame:
         """One row per leaf: its size and whether its confidential values are all identical.
