@@ -1,0 +1,90 @@
+"""The synthesizer with the built-in methods (defaults: sample then cart) on the bundled data.
+
+Tolerances come from sampling error: a synthetic mean pooled over implicates differs from the
+confidential mean by about sd / sqrt(n) (a draw from the fitted conditional distributions
+has the confidential variance), a standard deviation by about sd / sqrt(2 n), a share by
+sqrt(p (1 - p) / n); we allow 4 of those standard errors.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from synthguard import load_dataset, synthesize
+from synthguard.synthesis import Synthesizer
+
+
+@pytest.fixture(scope="module")
+def penguins_release():
+    df = load_dataset("penguins")
+    return df, synthesize(df, m=3, random_state=20220301)
+
+
+def test_defaults_are_sample_then_cart(penguins_release):
+    df, res = penguins_release
+    assert res.methods["species"] == "sample"
+    assert set(list(res.methods.values())[1:]) == {"cart"}
+    assert res.provenance["missingness_methods"]["bill_length_mm"] == "cart"
+    for syn in res.implicates:
+        assert syn.dtypes.to_dict() == df.dtypes.to_dict()
+        for c in ["species", "island", "sex"]:
+            assert set(syn[c].dropna()) <= set(df[c].dropna())
+
+
+def test_penguins_moments_and_shares_within_sampling_error(penguins_release):
+    df, res = penguins_release
+    pooled = pd.concat(res.implicates, ignore_index=True)
+    n = len(df)
+    for c in ["bill_length_mm", "bill_depth_mm", "flipper_length_mm", "body_mass_g"]:
+        sd = df[c].std()
+        assert abs(pooled[c].mean() - df[c].mean()) < 4 * sd / np.sqrt(n), c
+        assert abs(pooled[c].std() - sd) < 4 * sd / np.sqrt(2 * n), c
+        p = df[c].isna().mean()
+        assert abs(pooled[c].isna().mean() - p) < 4 * np.sqrt(max(p * (1 - p), 1 / n) / n), c
+    for c in ["species", "island", "sex"]:
+        conf = df[c].value_counts(normalize=True, dropna=False)
+        syn = pooled[c].value_counts(normalize=True, dropna=False)
+        for level, p in conf.items():
+            got = syn.get(level, 0.0)
+            assert abs(got - p) < 4 * np.sqrt(p * (1 - p) / n), (c, level)
+
+
+def test_penguins_relationship_kept(penguins_release):
+    # flipper length differs strongly by species (Gentoo ~ 217 mm vs Adelie ~ 190 mm)
+    df, res = penguins_release
+    conf = df.groupby("species")["flipper_length_mm"].mean()
+    for syn in res.implicates:
+        got = syn.groupby("species")["flipper_length_mm"].mean()
+        assert (abs(got - conf) < 4).all()
+
+
+def test_ce_partial_with_cart_keeps_columns_and_correlation():
+    ce = load_dataset("ce")
+    res = Synthesizer(keep=["UrbanRural", "Race", "KidsCount"], m=2,
+                      random_state=7).fit(ce).sample()
+    assert res.synthesized == ["Income", "Expenditure"]
+    x, y = ce["Income"].to_numpy(), ce["Expenditure"].to_numpy()
+    r_conf = np.corrcoef(x, y)[0, 1]
+    # income and expenditure are heavy-tailed, so the normal-theory SE of r, (1 - r^2)/sqrt(n)
+    # = 0.011, is too small; a bootstrap SE of r on the confidential data is the honest scale
+    rng = np.random.default_rng(0)
+    boot = [np.corrcoef(x[i], y[i])[0, 1] for i in rng.integers(0, len(x), (200, len(x)))]
+    se = float(np.std(boot))
+    rs = []
+    for syn in res.implicates:
+        pd.testing.assert_frame_equal(syn[res.kept], ce[res.kept])
+        assert isinstance(syn["Race"].dtype, pd.CategoricalDtype)
+        rs.append(np.corrcoef(syn["Income"], syn["Expenditure"])[0, 1])
+    assert abs(np.mean(rs) - r_conf) < 4 * se
+    leaves = res.diagnostics.columns
+    assert leaves.loc["Expenditure", "n_leaves"] > 1
+
+
+def test_strata_with_cart_on_ce():
+    ce = load_dataset("ce")
+    res = Synthesizer(strata="UrbanRural", keep=["Race"], random_state=1).fit(ce).sample()
+    syn = res.implicates[0]
+    pd.testing.assert_series_equal(syn["UrbanRural"], ce["UrbanRural"])
+    assert res.provenance["n_strata"] == 2
