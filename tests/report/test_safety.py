@@ -33,7 +33,7 @@ def test_round_sig_nan_passes():
 
 @pytest.mark.parametrize(
     ("x", "expected"),
-    [(987654.321, "988,000"), (0.123456, "0.123"), (12.0, "12.0"), (None, "–"), (True, "yes")],
+    [(987654.321, "988,000"), (0.123456, "0.123"), (3.08e-32, "3.08e-32"), (12.0, "12.0"), (None, "–"), (True, "yes")],
 )
 def test_format_number(x, expected):
     assert format_number(x) == expected

@@ -378,7 +378,7 @@ def parse_plan(
         if not isinstance(d["path"], str):
             p.add(("data", "path"), "expected a file path")
         else:
-            data_path = Path(d["path"]) if Path(d["path"]).is_absolute() else base / d["path"]
+            data_path = Path(os.path.normpath(base / d["path"]))
             if not data_path.exists():
                 p.add(("data", "path"), f"file '{data_path}' does not exist")
     else:
@@ -408,7 +408,7 @@ def parse_plan(
     if not isinstance(output, str):
         p.add(("output",), "expected a folder path")
         output = "synthguard_output"
-    out_path = Path(output) if Path(output).is_absolute() else base / output
+    out_path = Path(os.path.normpath(base / output))
     holdout = top.get("holdout", 0.0)
     if not _is_number(holdout) or not 0 <= holdout < 1:
         p.add(("holdout",), "expected the share of records to set aside, a number in [0, 1)")

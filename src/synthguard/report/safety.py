@@ -73,6 +73,8 @@ def format_number(x: Any, digits: int = 3) -> str:
         return "0"
     if abs(r) >= 10 ** (digits - 1):
         return f"{r:,.0f}"
+    if abs(r) < 1e-3:
+        return f"{r:.{digits - 1}e}"
     decimals = digits - 1 - math.floor(math.log10(abs(r)))
     return f"{r:.{max(decimals, 0)}f}"
 
