@@ -145,10 +145,17 @@ class BayesNegBin(StoredDrawsMethod):
         ) - log_phi / self.phi_prior_scale**2
         return lp, np.append(g_beta, g_lphi)
 
+    def _log_post(self, theta: np.ndarray) -> float:
+        X1, y, w = self.data_
+        beta, log_phi = theta[:-1], float(theta[-1])
+        lp = negbin_loglik(y, X1 @ beta, log_phi, w)
+        lp -= 0.5 * float(beta @ beta) / self.prior_scale**2
+        return lp - 0.5 * log_phi**2 / self.phi_prior_scale**2
+
     def log_posterior(self, beta: np.ndarray, log_phi: float) -> float:
         """Unnormalised log pseudo posterior at ``(beta, log_phi)`` (fitting scale)."""
         self._check_fitted("data_")
-        return self._log_post_and_grad(np.append(np.asarray(beta, float), log_phi))[0]
+        return self._log_post(np.append(np.asarray(beta, float), log_phi))
 
     def _mode_and_scale(self) -> tuple[np.ndarray, np.ndarray]:
         X1, y, w = self.data_
@@ -192,7 +199,7 @@ class BayesNegBin(StoredDrawsMethod):
         n_iter = int(self.burn_in) + int(self.n_draws) * int(self.thin)
         out = np.empty((int(self.n_draws), d))
         u = np.zeros(d)
-        lp = self._log_post_and_grad(mode)[0]
+        lp = self._log_post(mode)
         evals = 0
         s = 0
         for it in range(n_iter):
@@ -201,7 +208,7 @@ class BayesNegBin(StoredDrawsMethod):
 
                 def logp(x: float, j: int = j, base: np.ndarray = base) -> float:
                     base[j] = x
-                    return self._log_post_and_grad(mode + L @ base)[0]
+                    return self._log_post(mode + L @ base)
 
                 u[j], lp, k = slice_step(float(u[j]), logp, lp, 2.5, rng)
                 evals += k
