@@ -241,27 +241,41 @@ class ConfidentialFingerprint:
             groups.setdefault(self.methods[c], []).append(c)
         return groups
 
+    def measure(self, arrs: Mapping[str, np.ndarray]) -> dict[str, Any]:
+        """Replication shares of one synthetic implicate given in working form (so implicates
+        need not be held in memory together)."""
+        cum = np.zeros(len(self.visit))
+        same = np.full(len(self.visit), np.nan)
+        h: np.ndarray | None = None
+        for pos, c in enumerate(self.base):
+            h = _combine(h, _hash_column(arrs[c]), pos)
+        for j, c in enumerate(self.visit):
+            hc = _hash_column(arrs[c])
+            h = _combine(h, hc, len(self.base) + j)
+            cum[j] = _share_in(h, self.cumulative[j])
+            if self.partial:
+                same[j] = float(np.mean(hc == self.row_hashes[c]))
+        by_method = {
+            name: _share_in(hash_rows(arrs, self.base + cols), self.by_method[name])
+            for name, cols in self.method_groups().items()
+        }
+        return {"cumulative": cum, "same_row": same, "by_method": by_method}
+
     def diagnose(
         self, implicates: Sequence[Mapping[str, np.ndarray]], trees: Mapping[str, dict[str, float]]
     ) -> SynthesisDiagnostics:
         """Diagnostics of synthetic implicates given in working form."""
-        m = len(implicates)
-        cum = np.zeros((m, len(self.visit)))
-        same = np.full((m, len(self.visit)), np.nan)
-        by_method = {name: np.zeros(m) for name in self.by_method}
-        for i, arrs in enumerate(implicates):
-            h: np.ndarray | None = None
-            for pos, c in enumerate(self.base):
-                h = _combine(h, _hash_column(arrs[c]), pos)
-            for j, c in enumerate(self.visit):
-                hc = _hash_column(arrs[c])
-                h = _combine(h, hc, len(self.base) + j)
-                cum[i, j] = _share_in(h, self.cumulative[j])
-                if self.partial:
-                    same[i, j] = float(np.mean(hc == self.row_hashes[c]))
-            for name, cols in self.method_groups().items():
-                by_method[name][i] = _share_in(hash_rows(arrs, self.base + cols),
-                                               self.by_method[name])
+        return self.combine([self.measure(a) for a in implicates], trees)
+
+    def combine(
+        self, measured: Sequence[Mapping[str, Any]], trees: Mapping[str, dict[str, float]]
+    ) -> SynthesisDiagnostics:
+        """Diagnostics from per-implicate :meth:`measure` results and tree leaf summaries."""
+        m = len(measured)
+        cum = np.array([r["cumulative"] for r in measured]).reshape(m, len(self.visit))
+        same = np.array([r["same_row"] for r in measured]).reshape(m, len(self.visit))
+        by_method = {name: np.array([r["by_method"][name] for r in measured])
+                     for name in self.by_method}
         rows = []
         for j, c in enumerate(self.visit):
             row: dict[str, Any] = {

@@ -754,7 +754,7 @@ class Synthesizer:
         total = int(block_n.sum())
 
         frames: list[pd.DataFrame] = []
-        working: list[dict[str, np.ndarray]] = []
+        measured: list[dict[str, Any]] = []
         for i, child in enumerate(spawn(rng, m_)):
             out: dict[str, np.ndarray] = {}
             block_rngs = spawn(child, len(self.blocks_))
@@ -784,7 +784,7 @@ class Synthesizer:
             )
             frames.append(frame)
             if diagnostics:
-                working.append({c: out[c] for c in self.columns_})
+                measured.append(self.fingerprint_.measure(out))
             if progress is not None:
                 progress(i + 1, m_)
 
@@ -801,7 +801,7 @@ class Synthesizer:
                     acc = trees.setdefault(cm.target, dict.fromkeys(s, 0.0))
                     for k, v in s.items():
                         acc[k] = acc.get(k, 0.0) + (0.0 if np.isnan(v) else v)
-            diag = self.fingerprint_.diagnose(working, trees)
+            diag = self.fingerprint_.combine(measured, trees)
 
         import synthguard
 
