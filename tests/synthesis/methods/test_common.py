@@ -88,6 +88,14 @@ def test_draws_have_the_right_length_dtype_and_support(name, kind):
 
 
 @pytest.mark.parametrize(("name", "kind"), CASES, ids=IDS)
+def test_drawing_no_rows(name, kind):
+    X, y = _data(name, kind)
+    out = make_method(name).fit(X, y).draw(np.empty((0, X.shape[1])), np.random.default_rng(0))
+    assert out.shape == (0,)
+    assert out.dtype == (np.float64 if kind == "numeric" else np.int64)
+
+
+@pytest.mark.parametrize(("name", "kind"), CASES, ids=IDS)
 def test_fitting_twice_gives_the_same_model(name, kind):
     X, y = _data(name, kind)
     m = make_method(name).fit(X, y)

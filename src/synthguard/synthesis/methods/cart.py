@@ -243,7 +243,7 @@ class CartMethod(SynthesisMethod):
         """Position (row of :meth:`leaf_diagnostics`) of the leaf each row of ``X`` falls in."""
         self._check_fitted("donors_")
         X = _check_draw_data(self, X, self.n_predictors_)
-        if self.tree_model_ is None:
+        if self.tree_model_ is None or X.shape[0] == 0:
             return np.zeros(X.shape[0], dtype=np.int64)
         return self.node_to_leaf_[self.tree_model_.apply(self._design(X))]
 

@@ -139,6 +139,8 @@ class PolyRegMethod(SynthesisMethod):
         X = _check_draw_data(self, X, self.n_predictors_)
         if len(self.classes_) == 1:
             return np.ones((X.shape[0], 1))
+        if X.shape[0] == 0:
+            return np.empty((0, len(self.classes_)))
         if self.model_ is None:
             return np.broadcast_to(self.shares_, (X.shape[0], len(self.shares_)))
         return np.asarray(self.model_.predict_proba((X - self.mean_) / self.scale_))
