@@ -101,6 +101,18 @@ class CartMethod(SynthesisMethod):
     donors_ : ndarray
         The confidential target values sorted by leaf (and by value within a leaf);
         confidential: a fitted method holds real data.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from synthguard.synthesis.methods import CartMethod
+    >>> x = np.repeat([0.0, 1.0], 10)[:, None]
+    >>> y = np.r_[np.full(10, 5.0), np.arange(10.0)]
+    >>> m = CartMethod().fit(x, y)
+    >>> m.leaf_diagnostics()[["size", "n_distinct", "all_identical"]].values.tolist()
+    [[10, 1, True], [10, 10, False]]
+    >>> m.draw(np.array([[0.0], [0.0]]), np.random.default_rng(0)).tolist()
+    [5.0, 5.0]
     """
 
     supports_weights = False

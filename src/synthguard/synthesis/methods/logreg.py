@@ -36,6 +36,14 @@ class LogRegMethod(PolyRegMethod):
         is then always drawn).
     classes_ : ndarray of int64
         The observed codes.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from synthguard.synthesis.methods import LogRegMethod
+    >>> m = LogRegMethod().fit(np.empty((10, 0)), np.array([0] * 8 + [1] * 2))
+    >>> np.round(m.coef_, 4).tolist()  # log(2 / 8)
+    [-1.3863]
     """
 
     def _check_target(self, y: np.ndarray) -> None:

@@ -107,6 +107,16 @@ class NormMethod(SynthesisMethod):
     MethodError
         In ``fit``, when there are no residual degrees of freedom (``n <= k``): the noise
         scale cannot be estimated. Use ``sample`` or ``cart``, or fewer predictors.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from synthguard.synthesis.methods import NormMethod
+    >>> m = NormMethod().fit(np.array([[0.0], [1.0], [2.0], [3.0]]), np.array([1.0, 3.0, 4.0, 7.0]))
+    >>> np.round(m.coef_, 4).tolist(), m.df_resid_
+    ([0.9, 1.9], 2)
+    >>> m.draw(np.array([[10.0], [11.0]]), np.random.default_rng(1)).shape
+    (2,)
     """
 
     target_kinds = frozenset({"numeric"})

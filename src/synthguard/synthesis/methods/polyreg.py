@@ -68,6 +68,15 @@ class PolyRegMethod(SynthesisMethod):
         single observed level.
     converged_ : bool
         Whether lbfgs met its tolerance.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from synthguard.synthesis.methods import PolyRegMethod
+    >>> y = np.repeat(np.array([0, 2, 3]), [20, 50, 30])
+    >>> m = PolyRegMethod().fit(np.empty((100, 0)), y)
+    >>> m.classes_.tolist(), np.round(m.predict_proba(np.empty((1, 0))), 2).tolist()
+    ([0, 2, 3], [[0.2, 0.5, 0.3]])
     """
 
     target_kinds = frozenset({"categorical"})

@@ -131,6 +131,15 @@ class SampleMethod(SynthesisMethod):
     ----------
     Rubin, D. B. (1981). The Bayesian bootstrap. *Annals of Statistics* 9(1), 130-134.
     Nowok, Raab & Dibben (2016), synthpop: ``syn.sample``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from synthguard.synthesis.methods import SampleMethod
+    >>> m = SampleMethod().fit(np.empty((4, 0)), np.array([0, 0, 1, 2]))
+    >>> out = m.draw(np.empty((1000, 0)), np.random.default_rng(0))
+    >>> sorted(set(out.tolist()))
+    [0, 1, 2]
     """
 
     supports_weights = False
