@@ -73,7 +73,8 @@ class _Target:
     def unpack(self, th: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         K, p1 = self.K, self.p1
         v = np.append(th[: K - 1], 0.0)
-        log_pi = v - logsumexp(v)
+        top = float(v.max())
+        log_pi = v - (top + float(np.log(np.exp(v - top).sum())))
         beta = th[K - 1 : K - 1 + K * p1].reshape(K, p1)
         s = th[K - 1 + K * p1 :]
         return log_pi, beta, s
@@ -84,14 +85,17 @@ class _Target:
 
     def __call__(self, th: np.ndarray) -> tuple[float, np.ndarray]:
         log_pi, beta, s = self.unpack(th)
-        if np.any(np.abs(s) > 700) or np.any(log_pi < -700):
+        if float(np.abs(s).max()) > 700 or float(log_pi.min()) < -700:
             return -np.inf, np.zeros_like(th)
         pi = np.exp(log_pi)
         sigma2 = np.exp(s)
         resid = self.y[:, None] - self.X1 @ beta.T
         lj = log_pi - 0.5 * (_LOG2PI + s) - 0.5 * resid**2 / sigma2
-        lse = logsumexp(lj, axis=1)
-        om = self.w[:, None] * np.exp(lj - lse[:, None])  # weighted responsibilities
+        top = lj.max(axis=1, keepdims=True)
+        ex = np.exp(lj - top)
+        tot = ex.sum(axis=1, keepdims=True)
+        lse = (top + np.log(tot))[:, 0]
+        om = self.w[:, None] * (ex / tot)  # weighted responsibilities
         nk = om.sum(axis=0)
         lp = float(self.w @ lse)
         lp += float(self.alpha * log_pi.sum())
