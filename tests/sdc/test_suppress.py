@@ -10,7 +10,7 @@ import pytest
 
 from synthguard.errors import DataError, ParameterError
 from synthguard.sdc import suppress, suppress_cells
-from synthguard.sdc.suppress import _compatible_counts
+from synthguard.sdc.suppress import _compatible_counts, _frequencies
 
 
 def fk_brute(c: np.ndarray) -> np.ndarray:
@@ -49,6 +49,7 @@ def test_compatible_counts_match_brute_force_on_random_patterns():
         n, p = int(rng.integers(1, 40)), int(rng.integers(1, 5))
         c = rng.integers(-1, 3, size=(n, p))
         np.testing.assert_array_equal(_compatible_counts(c, c), fk_brute(c))
+        np.testing.assert_array_equal(_frequencies(c), fk_brute(c))
 
 
 @pytest.mark.parametrize(

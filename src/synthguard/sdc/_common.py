@@ -17,8 +17,25 @@ MISSING_CODE = -1
 
 
 def check_frame(data: Any) -> pd.DataFrame:
-    """Validate the confidential input once at the boundary (never mutated)."""
-    return validate_frame(data, name="data")
+    """Cheap whole-frame checks at the boundary: a DataFrame with rows, unique column names.
+
+    The columns a method reads are validated in full by :func:`check_columns`
+    (``synthguard.data.validate_frame`` on that subset): columns a method passes through
+    untouched are not scanned, which keeps every method linear in the columns it uses.
+    """
+    if not isinstance(data, pd.DataFrame):
+        raise DataError(
+            f"data: expected a pandas DataFrame, got {type(data).__name__}; "
+            f"read files with synthguard.data.read_table"
+        )
+    if data.shape[0] == 0 or data.shape[1] == 0:
+        raise DataError("data is empty: it needs at least one row and one column")
+    cols = pd.Index(data.columns)
+    if cols.has_duplicates:
+        raise DataError(
+            "data has duplicate column names; rename them so each is unique"
+        )
+    return data
 
 
 def as_column_list(columns: Any, param: str) -> list[str]:
@@ -39,8 +56,16 @@ def as_column_list(columns: Any, param: str) -> list[str]:
     return cols
 
 
-def check_columns(data: pd.DataFrame, columns: Any, param: str) -> list[str]:
-    """Names in ``columns`` that must all be columns of ``data``."""
+def check_columns(
+    data: pd.DataFrame, columns: Any, param: str, *, as_levels: bool = True
+) -> list[str]:
+    """Names in ``columns`` that must all be columns of ``data``; validate those columns.
+
+    ``as_levels``: the method treats the columns' values as levels (keys, strata, PRAM,
+    recode maps), so text that looks numeric is fine and the numbers-as-text check of
+    ``validate_frame`` is skipped for them (as for columns a user declares categorical).
+    Methods that need numbers pass False and check kinds with :func:`numeric_columns`.
+    """
     cols = as_column_list(columns, param)
     missing = [c for c in cols if c not in data.columns]
     if missing:
@@ -48,6 +73,7 @@ def check_columns(data: pd.DataFrame, columns: Any, param: str) -> list[str]:
             f"parameter '{param}': columns {', '.join(map(repr, missing))} are not in the data; "
             f"available columns: {', '.join(map(str, data.columns))}"
         )
+    validate_frame(data[cols], name="data", text_overrides=cols if as_levels else ())
     return cols
 
 
@@ -138,7 +164,14 @@ def rank_within(groups: np.ndarray, key: np.ndarray) -> tuple[np.ndarray, np.nda
     Returns ``(order, rank)`` where ``order`` sorts by group then key and
     ``rank[i]`` is record i's position within its group. O(n log n).
     """
-    order = np.lexsort((key, groups))
+    # two stable sorts equal np.lexsort((key, groups)) and are several times faster on floats
+    order = np.argsort(key, kind="stable")
+    order = order[np.argsort(groups[order], kind="stable")]
+    return order, ranks_in_sorted(order, groups)
+
+
+def ranks_in_sorted(order: np.ndarray, groups: np.ndarray) -> np.ndarray:
+    """0-based rank of every record within its group, given an order sorted by group."""
     g_sorted = groups[order]
     n = groups.size
     starts = np.ones(n, dtype=bool)
@@ -147,7 +180,17 @@ def rank_within(groups: np.ndarray, key: np.ndarray) -> tuple[np.ndarray, np.nda
     start_pos = np.maximum.accumulate(np.where(starts, np.arange(n), 0))
     rank = np.empty(n, dtype=np.int64)
     rank[order] = np.arange(n) - start_pos
-    return order, rank
+    return rank
+
+
+def value_changed(s: pd.Series, perm: np.ndarray) -> np.ndarray:
+    """True where ``s.take(perm)`` differs from ``s`` (two missing values count as equal)."""
+    if pd.api.types.is_numeric_dtype(s.dtype) and not pd.api.types.is_bool_dtype(s.dtype):
+        a = float_values(s)
+        b = a[perm]
+        return np.asarray((a != b) & ~(np.isnan(a) & np.isnan(b)), dtype=bool)
+    c, _ = codes(s)
+    return np.asarray(c[perm] != c, dtype=bool)
 
 
 def largest_remainder(quotas: np.ndarray, total: int, caps: np.ndarray) -> np.ndarray:

@@ -91,7 +91,7 @@ def add_noise(
     4
     """
     data = check_frame(data)
-    cols = check_columns(data, columns, "columns")
+    cols = check_columns(data, columns, "columns", as_levels=False)
     if kind not in ("additive", "multiplicative"):
         raise ParameterError("parameter 'kind': expected 'additive' or 'multiplicative'")
     sigma = check_positive(scale, "scale")

@@ -73,15 +73,19 @@ def _pattern_ids(c: np.ndarray) -> np.ndarray:
     return ((c == MISSING_CODE).astype(np.int64) * weights).sum(axis=1)
 
 
-def _compatible_counts(query: np.ndarray, ref: np.ndarray) -> np.ndarray:
-    """For each row of ``query`` the number of rows of ``ref`` compatible with it.
+def _compatible_counts(
+    query: np.ndarray, ref: np.ndarray, ref_weights: np.ndarray | None = None
+) -> np.ndarray:
+    """For each row of ``query`` the number (or total weight) of ``ref`` rows compatible with it.
 
     Rows are integer codes per key, -1 for missing; missing matches any value.
+    ``ref_weights`` counts each ``ref`` row that many times (distinct rows with counts).
     """
     m, p = query.shape
     out = np.zeros(m, dtype=np.int64)
     if m == 0 or ref.shape[0] == 0:
         return out
+    w = None if ref_weights is None else np.asarray(ref_weights, dtype=np.int64)
     qpat = _pattern_ids(query)
     rpat = _pattern_ids(ref)
     q_uniq, q_inv = np.unique(qpat, return_inverse=True)
@@ -95,15 +99,34 @@ def _compatible_counts(query: np.ndarray, ref: np.ndarray) -> np.ndarray:
             u = s | t
             keep = [v for v in range(p) if not (u >> v) & 1]
             if not keep:
-                out[qi] += ri.size
+                out[qi] += ri.size if w is None else int(w[ri].sum())
                 continue
             both = np.concatenate([query[qi][:, keep], ref[ri][:, keep]], axis=0)
             gid = combine_codes([both[:, v] for v in range(len(keep))], both.shape[0])
             q_gid = gid[: qi.size]
             r_gid = gid[qi.size :]
-            counts = np.bincount(r_gid, minlength=int(gid.max()) + 1)
+            n_groups = int(gid.max()) + 1
+            if w is None:
+                counts = np.bincount(r_gid, minlength=n_groups)
+            else:
+                counts = np.bincount(r_gid, weights=w[ri], minlength=n_groups).astype(np.int64)
             out[qi] += counts[q_gid]
     return out
+
+
+def _unique_rows(c: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Distinct rows of ``c``, the index of each row's distinct row, and their counts."""
+    gid = combine_codes([c[:, v] for v in range(c.shape[1])], c.shape[0])
+    n_groups = int(gid.max()) + 1 if gid.size else 0
+    first = np.full(n_groups, c.shape[0], dtype=np.int64)
+    np.minimum.at(first, gid, np.arange(c.shape[0]))
+    return c[first], gid, np.bincount(gid, minlength=n_groups)
+
+
+def _frequencies(c: np.ndarray) -> np.ndarray:
+    """:math:`f_k` of every row (compatible rows, itself included), via distinct rows."""
+    rows, inv, counts = _unique_rows(c)
+    return _compatible_counts(rows, rows, counts)[inv]
 
 
 def _key_codes(data: pd.DataFrame, keys: list[str]) -> np.ndarray:
@@ -186,7 +209,8 @@ def suppress(
     c = c0.copy()
     rounds = 0
     while True:
-        fk = _compatible_counts(c, c)
+        rows, inv, counts = _unique_rows(c)
+        fk = _compatible_counts(rows, rows, counts)[inv]
         viol = np.flatnonzero(fk < k)
         if viol.size == 0:
             break
@@ -203,7 +227,7 @@ def suppress(
             q[:, v] = MISSING_CODE
             # own frequency after the suppression (capped at k), then how many violating
             # records the generalised pattern would cover (itself included)
-            h = np.minimum(_compatible_counts(q, c), k)
+            h = np.minimum(_compatible_counts(q, rows, counts), k)
             score = np.full(m, -1, dtype=np.int64)
             score[eligible] = h * (m + 1) + _compatible_counts(q, cv)
             better = score > best_score
@@ -247,7 +271,7 @@ def suppress(
         "n_suppressed": int(suppressed.sum()),
         "n_suppressed_by_key": per_key,
         "rounds": rounds,
-        "min_fk": int(_compatible_counts(c, c).min()),
+        "min_fk": int(fk.min()),
     }
     return ProtectedData(data=out, changes=changes, method="suppress", params=params)
 

@@ -35,12 +35,13 @@ from synthguard.sdc._common import (
     check_columns,
     check_frame,
     check_probability,
-    codes,
     float_values,
     largest_remainder,
     numeric_columns,
     rank_within,
+    ranks_in_sorted,
     strata_ids,
+    value_changed,
 )
 from synthguard.sdc.result import ProtectedData
 
@@ -95,9 +96,9 @@ def swap(
     4
     """
     data = check_frame(data)
-    cols = check_columns(data, columns, "columns")
     if method not in ("random", "rank"):
         raise ParameterError("parameter 'method': expected 'random' or 'rank'")
+    cols = check_columns(data, columns, "columns", as_levels=method == "random")
     groups = strata_ids(data, within)
     rng, seed = resolve_seed(random_state)
     if method == "random":
@@ -155,8 +156,7 @@ def _random_swap(
     out = data.copy()
     changes = pd.DataFrame(False, index=out.index, columns=out.columns)
     for c in cols:
-        cc, _ = codes(data[c])
-        changes[c] = cc[perm] != cc
+        changes[c] = value_changed(data[c], perm)
         values = data[c].take(perm)
         values.index = out.index
         out[c] = values
@@ -194,7 +194,12 @@ def _rank_swap(
         sizes = np.bincount(g, minlength=int(groups.max()) + 1 if groups.size else 1)
         # block size per stratum: floor(p * n_s / 100) + 1 consecutive ranks
         block = np.floor(distance * sizes / 100.0 + 1e-9).astype(np.int64) + 1
-        _, rank = rank_within(g, _tiebreak(x[obs], rng))
+        # order by stratum, then value, ties in random order (random start + stable sorts)
+        xo = x[obs]
+        order = rng.permutation(m)
+        order = order[np.argsort(xo[order], kind="stable")]
+        order = order[np.argsort(g[order], kind="stable")]
+        rank = ranks_in_sorted(order, g)
         blk = rank // block[g]
         # pair at random inside (stratum, block)
         cell = g * (int(rank.max()) + 1 if m else 1) + blk
@@ -214,8 +219,7 @@ def _rank_swap(
         perm_local[take] = partner[take]
         perm = np.arange(data.shape[0])
         perm[obs] = obs[perm_local]
-        cc, _ = codes(data[c])
-        changes[c] = cc[perm] != cc
+        changes[c] = value_changed(data[c], perm)
         values = data[c].take(perm)
         values.index = out.index
         out[c] = values
@@ -232,12 +236,3 @@ def _rank_swap(
         "max_rank_gap": max_gap,
     }
     return ProtectedData(data=out, changes=changes, method="swap", params=params, seed=seed)
-
-
-def _tiebreak(x: np.ndarray, rng: np.random.Generator) -> np.ndarray:
-    """Ranks of ``x`` with ties broken at random (as a float key for ``rank_within``)."""
-    u = rng.random(x.size)
-    order = np.lexsort((u, x))
-    key = np.empty(x.size, dtype=np.float64)
-    key[order] = np.arange(x.size, dtype=np.float64)
-    return key

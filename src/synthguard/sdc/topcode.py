@@ -111,7 +111,7 @@ def _censor(
 ) -> ProtectedData:
     method = "topcode" if upper else "bottomcode"
     data = check_frame(data)
-    (column,) = check_columns(data, [column], "column")
+    (column,) = check_columns(data, [column], "column", as_levels=False)
     numeric_columns(data, [column], "column")
     if (at is None) == (percentile is None):
         raise ParameterError(
