@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Literal
+
 import numpy as np
 import pandas as pd
 from sklearn.tree import DecisionTreeClassifier, DecisionTreeRegressor
@@ -147,13 +149,14 @@ class CartMethod(SynthesisMethod):
         if self.max_bins is not None and int(self.max_bins) < 2:
             raise ParameterError(f"method '{name}': parameter 'max_bins' must be >= 2 or None")
 
-    def _design(self, X: np.ndarray) -> np.ndarray:
-        """The tree's input: float32, Fortran-ordered, predictors binned if ``max_bins`` is set.
+    def _design(self, X: np.ndarray, order: Literal["C", "F"] = "C") -> np.ndarray:
+        """The tree's input: float32, predictors binned if ``max_bins`` is set.
 
-        scikit-learn trees work in float32; Fortran order makes the splitter's per-feature
-        scans cache-friendly (about 15% faster on 1M x 9).
+        scikit-learn trees work in float32. For growing, Fortran order makes the splitter's
+        per-feature scans cache-friendly (about 15% faster on 1M x 9); for dropping rows down
+        the tree, C order keeps each row's values together.
         """
-        out = np.asfortranarray(X, dtype=np.float32)
+        out = np.array(X, dtype=np.float32, order=order)  # a copy: binning writes into it
         for j, edges in enumerate(self.bin_edges_):
             if edges is not None:
                 out[:, j] = np.searchsorted(edges, X[:, j], side="right")
@@ -195,7 +198,7 @@ class CartMethod(SynthesisMethod):
                     min_impurity_decrease=self.cp * float(np.var(y)),
                     random_state=0,
                 )
-            design = self._design(X)
+            design = self._design(X, order="F")
             tree.fit(design, y)
             node = tree.apply(design).astype(np.int64)
             del design
