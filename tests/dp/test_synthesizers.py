@@ -159,7 +159,7 @@ def test_mst_improves_with_epsilon():
     df, cats = _data(2000)
     errors = {}
     for eps in (0.1, 10.0):
-        syn = MSTSynthesizer(epsilon=eps, delta=1e-6, categories=cats, iters=300,
+        syn = MSTSynthesizer(epsilon=eps, delta=1e-6, categories=cats, iters=1000,
                              random_state=11)
         release = syn.fit_sample(df, n=4000, random_state=12)
         out = as_implicates(release)[0]
