@@ -416,15 +416,30 @@ def evaluate(
             rel_arg = impl  # a single "implicate": the protected file itself
         utility = risk = None
         notes = _Notes()
+        common = [c for c in conf.columns if all(c in df.columns for df in impl)]
+        conf_u = conf if len(common) == conf.shape[1] else conf[common]
+        if len(common) < conf.shape[1]:
+            errors["columns"] = (
+                f"the release lacks {conf.shape[1] - len(common)} column(s) of the data "
+                f"({', '.join(c for c in conf.columns if c not in common)}); utility is "
+                f"measured on the others"
+            )
+            rel_arg = [df[common] for df in impl]
         if utility_fn is not None:
+            u_kw = dict(schema=schema_.subset(common), random_state=child_rngs[i],
+                        method="full" if kind == "full" else "partial")
             try:
-                utility = notes.run(
-                    _call, utility_fn, conf, rel_arg, formulas=list(formulas_t) or None,
-                    schema=schema_, random_state=child_rngs[i],
-                    method="full" if kind == "full" else "partial",
-                )
+                utility = notes.run(_call, utility_fn, conf_u, rel_arg,
+                                    formulas=list(formulas_t) or None, **u_kw)
             except Exception as e:
                 errors["utility"] = safe_error(e)
+                if formulas_t:  # the regressions may be what failed: keep the rest
+                    try:
+                        utility = notes.run(_call, utility_fn, conf_u, rel_arg, formulas=None,
+                                            **u_kw)
+                        errors["regression"] = errors.pop("utility")
+                    except Exception:
+                        pass
         if risk_fn is not None:
             try:
                 risk = notes.run(

@@ -82,18 +82,17 @@ def _sdc(spec: ReleaseSpec, data: pd.DataFrame, schema: Schema, plan: Plan,
 
 def _dp(spec: ReleaseSpec, data: pd.DataFrame, schema: Schema, plan: Plan,
         rng: np.random.Generator, ledger: Any) -> Any:
+    """A DP synthesizer charging the plan's ledger. Its privacy noise comes from OpenDP (the
+    constructor gets no seed: seeded noise is for simulation only); only the sampling of
+    records from the noisy model, which is post-processing, follows the plan's seed."""
     cls = resolve_maker("dp", spec.params)
-    params = {k: v for k, v in spec.params.items() if k != "synthesizer"}
+    params = {k: v for k, v in spec.params.items() if k not in ("synthesizer", "m", "n")}
     if ledger is not None and _takes(cls, "ledger"):
         params["ledger"] = ledger
-    if _takes(cls, "schema"):
-        params["schema"] = schema
-    if _takes(cls, "random_state"):
-        params["random_state"] = rng
-    if _takes(cls, "label"):
-        params.setdefault("label", spec.name)
     model = cls(**params)
-    return _fit_sample(model, data)
+    fitted = model.fit(data)
+    fitted = fitted if fitted is not None else model
+    return fitted.sample(n=spec.params.get("n"), m=int(spec.params.get("m", 1)), random_state=rng)
 
 
 _MAKERS = {"synthesis": _synthesis, "risk_weighted": _risk_weighted, "sdc": _sdc, "dp": _dp}
