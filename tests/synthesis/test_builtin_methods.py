@@ -88,3 +88,10 @@ def test_strata_with_cart_on_ce():
     syn = res.implicates[0]
     pd.testing.assert_series_equal(syn["UrbanRural"], ce["UrbanRural"])
     assert res.provenance["n_strata"] == 2
+
+
+def test_threads_do_not_change_the_result():
+    df = load_dataset("penguins")
+    a = Synthesizer(random_state=5).fit(df).sample()
+    b = Synthesizer(random_state=5, n_jobs=2).fit(df).sample()
+    pd.testing.assert_frame_equal(a.implicates[0], b.implicates[0])

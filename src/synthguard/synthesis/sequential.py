@@ -162,43 +162,63 @@ def _fit_part(
     return _Part(method, mask)
 
 
+def _fit_column(
+    arrays: Mapping[str, np.ndarray],
+    rows: np.ndarray | None,
+    n: int,
+    spec: _ColumnSpec,
+    schema: Mapping[str, ColumnSchema],
+    w_block: np.ndarray | None,
+) -> _ColumnModel:
+    """Fit one column's model(s) on the confidential records ``rows`` (None: all)."""
+    col = schema[spec.target]
+    X = _design(arrays, spec.predictors, schema, n, rows)
+    a = arrays[spec.target] if rows is None else arrays[spec.target][rows]
+    if col.is_categorical:
+        part = _fit_part(spec.method, X, target_codes(a, col), w_block, spec.target)
+        return _ColumnModel(spec.target, spec.predictors, part)
+    miss = np.isnan(a)
+    indicator = None
+    if miss.any():
+        if spec.indicator is not None:
+            indicator = _fit_part(spec.indicator, X, miss.astype(np.int64), w_block, spec.target)
+        present = ~miss
+        X = X[present]
+        a = a[present]
+        w_block = None if w_block is None else w_block[present]
+    value = _fit_part(spec.method, X, a, w_block, spec.target)
+    return _ColumnModel(spec.target, spec.predictors, value, indicator)
+
+
 def fit_block(
     arrays: Mapping[str, np.ndarray],
-    rows: np.ndarray,
+    rows: np.ndarray | None,
     specs: Sequence[_ColumnSpec],
     schema: Mapping[str, ColumnSchema],
     weights: np.ndarray | None,
     stratum: dict[str, Any] | None = None,
+    *,
+    n_jobs: int = 1,
 ) -> BlockModel:
-    """Fit every column's model on the confidential records ``rows`` (one block)."""
-    block = BlockModel(rows=rows, stratum=dict(stratum or {}))
-    w_block = None if weights is None else weights[rows]
-    n = len(rows)
-    for spec in specs:
-        col = schema[spec.target]
-        X = _design(arrays, spec.predictors, schema, n, rows)
-        a = arrays[spec.target][rows]
-        if col.is_categorical:
-            y = target_codes(a, col)
-            block.models.append(
-                _ColumnModel(spec.target, spec.predictors,
-                             _fit_part(spec.method, X, y, w_block, spec.target))
+    """Fit every column's model on the confidential records ``rows`` (one block; None: all).
+
+    Every model is fit on confidential values only, so the columns' models are independent of
+    each other: with ``n_jobs > 1`` they are fit in that many threads (tree building in
+    scikit-learn releases the GIL), at the cost of one design matrix per thread in memory.
+    """
+    n = len(next(iter(arrays.values()))) if rows is None else len(rows)
+    all_rows = np.arange(n) if rows is None else rows
+    block = BlockModel(rows=all_rows, stratum=dict(stratum or {}))
+    w_block = weights if weights is None or rows is None else weights[rows]
+    if n_jobs > 1 and len(specs) > 1:
+        from concurrent.futures import ThreadPoolExecutor
+
+        with ThreadPoolExecutor(max_workers=n_jobs) as pool:
+            block.models = list(
+                pool.map(lambda sp: _fit_column(arrays, rows, n, sp, schema, w_block), specs)
             )
-            continue
-        miss = np.isnan(a)
-        indicator = None
-        if miss.any() and spec.indicator is not None:
-            indicator = _fit_part(spec.indicator, X, miss.astype(np.int64), w_block, spec.target)
-        present = ~miss
-        value = _fit_part(
-            spec.method,
-            X[present] if miss.any() else X,
-            a[present] if miss.any() else a,
-            None if w_block is None else (w_block[present] if miss.any() else w_block),
-            spec.target,
-        )
-        block.models.append(_ColumnModel(spec.target, spec.predictors, value, indicator))
-        del X
+    else:
+        block.models = [_fit_column(arrays, rows, n, sp, schema, w_block) for sp in specs]
     return block
 
 
@@ -355,6 +375,10 @@ class Synthesizer:
     default_method : str, default "cart"
         Method for columns not listed in ``methods`` (except a first column with no
         predictors, which gets ``"sample"``).
+    n_jobs : int, default 1
+        Threads fitting the columns' models at once (each model is fit on confidential data
+        only, so they are independent). More threads are faster on several cores and hold one
+        design matrix each in memory. Results do not depend on ``n_jobs``.
     random_state : None, int or Generator
         Seed of :meth:`sample` when it is not given one there.
 
@@ -393,6 +417,7 @@ class Synthesizer:
         schema: Mapping[str, Any] | Schema | None = None,
         method_params: Mapping[str, Mapping[str, Any]] | None = None,
         default_method: str = "cart",
+        n_jobs: int = 1,
         random_state: RandomState = None,
     ) -> None:
         self.methods = methods
@@ -406,6 +431,7 @@ class Synthesizer:
         self.schema = schema
         self.method_params = method_params
         self.default_method = default_method
+        self.n_jobs = n_jobs
         self.random_state = random_state
 
     # ----------------------------------------------------------------- fit
@@ -528,10 +554,13 @@ class Synthesizer:
         else:
             row_blocks = [np.arange(len(data))]
 
+        n_jobs = _check_count(self.n_jobs, "n_jobs")
+        assert n_jobs is not None
         blocks = []
         for rows in row_blocks:
             stratum = {c: arrays[c][rows[0]] for c in strata}
-            blocks.append(fit_block(arrays, rows, specs, schema.columns, weights, stratum))
+            blocks.append(fit_block(arrays, rows if strata else None, specs, schema.columns,
+                                    weights, stratum, n_jobs=n_jobs))
 
         self.schema_ = schema
         self.visit_sequence_ = visit
@@ -759,9 +788,12 @@ class Synthesizer:
             out: dict[str, np.ndarray] = {}
             block_rngs = spawn(child, len(self.blocks_))
             offset = 0
+            whole = len(self.blocks_) == 1
             for b, (block, nb, brng) in enumerate(zip(self.blocks_, block_n, block_rngs)):
                 nb = int(nb)
-                if partial:
+                if partial and whole:
+                    fixed = dict(self.fixed_arrays_)
+                elif partial:
                     fixed = {c: a[block.rows] for c, a in self.fixed_arrays_.items()}
                 else:
                     fixed = {
@@ -769,6 +801,9 @@ class Synthesizer:
                         for c, v in block.stratum.items()
                     }
                 drawn = draw_block(block, nb, fixed, schema, brng)
+                if whole:
+                    out = drawn
+                    break
                 if b == 0:
                     out = {
                         c: np.empty(total, dtype=a.dtype) for c, a in drawn.items()
