@@ -7,6 +7,7 @@ import warnings
 import numpy as np
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.linear_model import LogisticRegression
+from threadpoolctl import threadpool_limits
 
 from synthguard._random import check_random_state
 from synthguard.errors import ParameterError, SynthguardWarning
@@ -124,7 +125,9 @@ class PolyRegMethod(SynthesisMethod):
             tol=_TOL,
             max_iter=int(self.max_iter),
         )
-        with warnings.catch_warnings():
+        # One BLAS thread: the optimiser's many small BLAS calls otherwise spin idle threads,
+        # which costs 100x on a loaded machine (0.4 s instead of 3 ms for n = 240).
+        with warnings.catch_warnings(), threadpool_limits(limits=1, user_api="blas"):
             warnings.simplefilter("ignore", ConvergenceWarning)
             model.fit(Xs, y)
         if int(np.max(model.n_iter_)) >= int(self.max_iter):
