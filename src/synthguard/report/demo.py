@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import importlib.util
 import os
+import warnings
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -18,7 +19,7 @@ from typing import Any
 from synthguard.report.pipeline import PipelineResult, run_plan
 from synthguard.report.plan import Plan
 
-__all__ = ["build_demo_report", "demo_plan"]
+__all__ = ["build_demo_report", "demo_plan", "demo_report_step"]
 
 _KEYS = ["UrbanRural", "Race", "KidsCount"]
 # public bins (not read from the data): the DP release needs a finite public domain
@@ -92,3 +93,34 @@ def build_demo_report(
         ledger.unlink()
     plan = Plan.from_dict(demo_plan(out.resolve(), m=m, seed=seed), source="demo plan")
     return run_plan(plan, progress=progress)
+
+
+def demo_report_step(ctx: Any) -> None:
+    """The report step of ``synthguard demo`` (appended to ``synthguard.cli.demo.STEPS``).
+
+    ``ctx`` is the demo's context: it gives ``out``, ``seed``, ``quiet``, ``files`` and
+    ``echo``. Writes the report under ``<out>/report/`` and says where it is.
+    """
+    from synthguard.errors import SynthguardWarning
+
+    ctx.echo("")
+    ctx.echo("Release options for the CE sample: making, measuring and reporting them ...")
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always", SynthguardWarning)
+        result = build_demo_report(Path(ctx.out) / "report", seed=int(ctx.seed))
+    for w in caught:
+        if not issubclass(w.category, SynthguardWarning):
+            warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)
+    ctx.files.append(result.report_path)
+    ev = result.evaluation
+    table = ev.to_frame()
+    shown = [c for c in ("pmse_ratio", "auc", "kway_tv", "mean_identification_risk",
+                         "max_identification_risk") if table[c].notna().any()]
+    ctx.echo(table[["kind", "m", *shown]].to_string(float_format=lambda v: f"{v:.3g}"))
+    for r in ev:
+        ctx.echo("  " + r.verdict())
+    n_warn = sum(issubclass(w.category, SynthguardWarning) for w in caught)
+    if n_warn:
+        ctx.echo(f"  ({n_warn} disclosure/privacy warning(s) while making the releases; "
+                 f"see the report's notes)")
+    ctx.echo(f"Report (open it in a browser): {result.report_path.resolve()}")

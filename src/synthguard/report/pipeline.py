@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import os
 import time
+import warnings
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -32,7 +33,7 @@ from synthguard._random import resolve_seed, spawn
 from synthguard.data.datasets import load_dataset
 from synthguard.data.io import read_table, write_table
 from synthguard.data.schema import Schema, infer_schema, validate_frame
-from synthguard.errors import PlanError, SynthguardError
+from synthguard.errors import PlanError, SynthguardError, SynthguardWarning
 from synthguard.report.evaluate import Evaluation, evaluate
 from synthguard.report.html import write_report
 from synthguard.report.makers import describe_release, make_release, release_frames
@@ -205,10 +206,16 @@ def run_plan(plan: Plan | str | os.PathLike[str], *, progress: Progress | None =
     for spec, mrng in zip(plan.releases, maker_rngs):
         t0 = time.perf_counter()
         try:
-            release = make_release(spec, train, schema, plan, mrng, ledger)
+            with warnings.catch_warnings(record=True) as caught:
+                warnings.simplefilter("always", SynthguardWarning)
+                release = make_release(spec, train, schema, plan, mrng, ledger)
         except SynthguardError as e:
             raise PlanError(f"{plan.where('releases.' + spec.name)}: release '{spec.name}' "
                             f"could not be made: {e}") from e
+        for w in caught:  # shown in the report's provenance, and passed on to the caller
+            if issubclass(w.category, SynthguardWarning):
+                described[f"warning ({spec.name})"] = f"{w.category.__name__}: {w.message}"
+            warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)
         releases[spec.name] = release
         folder = out / "releases" / spec.name
         release_paths[spec.name] = [
