@@ -95,3 +95,11 @@ def test_mechanism_parameter_checks():
         dp_count([True], epsilon=1.0, delta=1e-6)
     with pytest.raises(ParameterError, match="mechanism"):
         dp_count([True], epsilon=1.0, mechanism="cauchy")  # type: ignore[arg-type]
+
+
+def test_mean_unknown_n_charges_the_whole_budget_once():
+    ledger = PrivacyLedger(epsilon=1.0, delta=1e-5)
+    dp_mean(np.arange(50.0), lower=0, upper=60, epsilon=1.0, delta=1e-5, mechanism="gaussian",
+            ledger=ledger, label="mean", random_state=3)
+    assert len(ledger.charges) == 1
+    assert ledger.spent.epsilon == 1.0 and ledger.spent.delta == pytest.approx(1e-5)

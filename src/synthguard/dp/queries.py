@@ -113,6 +113,7 @@ def _release(
     label: str | None,
     random_state: RandomState,
     charge_epsilon: float | None = None,
+    charge_delta: float | None = None,
 ) -> tuple[np.ndarray, float, str]:
     """Calibrate, charge, then add noise. Returns (noisy values, scale, noise source)."""
     epsilon = float(epsilon)
@@ -128,7 +129,7 @@ def _release(
     rng = _noise.resolve_noise(random_state, stacklevel=4)
     if ledger is not None:  # charge BEFORE any noise exists
         ledger.charge(label or query, epsilon if charge_epsilon is None else charge_epsilon,
-                      delta)
+                      delta if charge_delta is None else charge_delta)
     if mechanism == "laplace":
         noisy = _noise.add_laplace(true, scale, rng)
     elif mechanism == "gaussian":
@@ -248,7 +249,7 @@ def dp_mean(
     noisy_sum, scale, src = _release(np.array([x.sum()]), s_sens, query="mean", epsilon=half,
                                      delta=delta / 2.0, mechanism=mechanism, ledger=ledger,
                                      label=label, random_state=random_state,
-                                     charge_epsilon=float(epsilon))
+                                     charge_epsilon=float(epsilon), charge_delta=float(delta))
     # the count's half was charged with the sum's (one ledger line for the whole mean)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
