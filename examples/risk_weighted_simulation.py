@@ -24,13 +24,13 @@ from pathlib import Path
 import matplotlib
 
 matplotlib.use("Agg")
-import matplotlib.pyplot as plt  # noqa: E402
-import numpy as np  # noqa: E402
-import pandas as pd  # noqa: E402
+import matplotlib.pyplot as plt
+import numpy as np
+import pandas as pd
 
-from synthguard.bayes import RiskWeightedSynthesizer, compare_releases, risk_weights  # noqa: E402
-from synthguard.data import load_dataset  # noqa: E402
-from synthguard.utility import compare_statistics  # noqa: E402
+from synthguard.bayes import RiskWeightedSynthesizer, compare_releases, risk_weights
+from synthguard.data import load_dataset
+from synthguard.utility import compare_statistics
 
 RADII = (0.30, 0.25, 0.20, 0.15)
 L = 20
