@@ -30,3 +30,10 @@ lint: $(STAMP)
 
 clean:
 	rm -rf $(VENV) demo_output .pytest_cache .mypy_cache .ruff_cache
+
+# Render the HTML report in headless Chromium (Debian: apt-get install -y chromium); the test
+# skips with a message when Chromium is absent.
+.PHONY: browser-check
+browser-check: $(STAMP)
+	@command -v chromium >/dev/null 2>&1 || echo "chromium not found: apt-get install -y chromium (the check will be skipped)"
+	$(PY) -m pytest -q -m browser -rs tests/report/test_browser.py
