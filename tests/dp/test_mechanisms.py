@@ -85,6 +85,10 @@ def test_opendp_path_variance():
     g = gaussian(np.zeros(n), 1.0, 1.0, 1e-5)
     sigma = gaussian_sigma(1.0, 1.0, 1e-5, analytic=True)
     assert abs(g.var() / sigma**2 - 1) < 5 * _rel_sd_of_variance(0.0, n)
+    dg = discrete_gaussian(np.zeros(n, dtype=int), 1.0, rho=1 / 18)  # σ = 3
+    k = np.arange(-60, 61)
+    w = np.exp(-(k**2) / 18.0)
+    assert abs(dg.var() / float((k**2 * w).sum() / w.sum()) - 1) < 5 * _rel_sd_of_variance(0.0, n)
     # scalar in, scalar out
     assert isinstance(laplace(10.0, 1.0, 1.0), float)
     assert isinstance(discrete_laplace(10, 1.0, 1.0), int)

@@ -91,11 +91,12 @@ class FieldGroupsSynthesizer(DPSynthesizer):
         # charge everything before any noise: one line per group (sequential composition)
         for g, e in zip(groups, eps_g):
             ledger.charge(f"fieldgroups: marginal {'×'.join(g)}", e, 0.0)
-        tables, thresholds = [], []
+        tables, thresholds, totals = [], [], []
         for g, s, e, k in zip(groups, sizes, eps_g, cells):
             counts = np.bincount(np.ravel_multi_index([codes[c] for c in g], s), minlength=k)
             b = laplace_scale(1.0, e)
             noisy = _noise.add_laplace(counts.astype(np.float64), b, rng)
+            totals.append(float(noisy.sum()))  # unbiased noisy record count
             tau = self.threshold_factor * b * math.log10(max(k, 1)) if k > 1 else 0.0
             noisy = np.where(noisy < tau, 0.0, noisy)
             tables.append(noisy)
@@ -105,8 +106,8 @@ class FieldGroupsSynthesizer(DPSynthesizer):
         self.group_epsilons_ = eps_g
         self.thresholds_ = thresholds
         self.noisy_tables_ = tables
-        # the noisy total of the record count: the average over groups of the noisy sums
-        self.noisy_total_ = float(np.mean([np.clip(t, 0, None).sum() for t in tables]))
+        # the record count: the average over groups of the (unbiased) noisy table sums
+        self.noisy_total_ = float(np.mean(totals))
 
     def _default_n(self) -> int:
         return max(1, round(self.noisy_total_))
