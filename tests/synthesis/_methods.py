@@ -66,3 +66,19 @@ class LeafyMethod(MarginalMethod):
     def leaf_diagnostics(self):
         return {"n_leaves": 2, "n_homogeneous_leaves": 1, "n_records_homogeneous": 3,
                 "n_records": len(self.y_)}
+
+
+@register_method("test_float32")
+class Float32Recorder(MarginalMethod):
+    """Declares float32 designs (as tree methods may) and records what it was given."""
+
+    design_dtype = np.float32
+    seen: ClassVar[list[np.ndarray]] = []
+
+    def fit(self, X, y, weights=None):
+        Float32Recorder.seen.append(X)
+        return super().fit(X, y, weights)
+
+    def draw(self, X, rng):
+        Float32Recorder.seen.append(X)
+        return super().draw(X, rng)

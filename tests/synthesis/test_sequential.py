@@ -219,3 +219,17 @@ def test_constant_column_within_stratum_is_copied(mixed):
                       random_state=0).fit(data).sample()
     df = res.implicates[0]
     assert (df["flag"] == np.where(df["urban"] == 1, "a", "b")).all()
+
+
+def test_methods_declaring_float32_get_float32_fortran_designs(mixed):
+    from tests.synthesis._methods import Float32Recorder
+
+    Float32Recorder.seen.clear()
+    data = mixed.assign(income=mixed["income"].fillna(1.0))
+    Synthesizer(methods={"share": "test_marginal", "income": "test_float32"},
+                visit_sequence=["share", "income"], keep=["edu"],
+                random_state=0).fit(data).sample()
+    fit_X, draw_X = Float32Recorder.seen
+    assert fit_X.dtype == np.float32 and fit_X.flags.f_contiguous
+    assert draw_X.dtype == np.float32 and draw_X.shape == (len(data), 3)
+    np.testing.assert_array_equal(fit_X[:, 2], data["share"].to_numpy(dtype=np.float32))

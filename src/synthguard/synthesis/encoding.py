@@ -166,12 +166,17 @@ def design_matrix(
     columns: Sequence[str],
     schema: Mapping[str, ColumnSchema],
     rows: np.ndarray | None = None,
+    dtype: Any = np.float64,
+    order: str = "C",
 ) -> np.ndarray:
-    """The float64 design matrix (n x p, no intercept) of the predictors ``columns``.
+    """The design matrix (n x p, no intercept) of the predictors ``columns``.
 
     ``arrays`` maps column names to working-form arrays; ``rows`` (optional) selects rows.
     The matrix is filled column by column into one preallocated array, so encoding costs one
-    n x p allocation and no per-level temporaries of that size.
+    n x p allocation and no per-level temporaries of that size. ``dtype`` and ``order`` are
+    float64 and C by default (the method contract); a method declaring the class attribute
+    ``design_dtype = numpy.float32`` (tree methods, whose learners work in float32) gets a
+    float32 Fortran-ordered matrix and so avoids a copy of half the size again.
     """
     first = arrays[columns[0]] if columns else None
     if rows is not None:
@@ -180,7 +185,7 @@ def design_matrix(
         n = len(first)
     else:
         n = 0
-    X = np.zeros((n, design_width(columns, schema)), dtype=np.float64)
+    X = np.zeros((n, design_width(columns, schema)), dtype=dtype, order=order)
     j = 0
     for c in columns:
         col = schema[c]
@@ -188,6 +193,7 @@ def design_matrix(
         if col.is_categorical:
             k = len(col.levels or ())
             # level l (l >= 1) -> design column j + l - 1; missing -> j + k - 1
+            a = a.astype(np.intp, copy=False)
             pos = np.where(a < 0, k, a) - 1 + j
             width = _block_width(col)
             hit = (a != 0) & ((a >= 1) | col.has_missing)

@@ -120,16 +120,24 @@ class _ColumnSpec:
     indicator: SynthesisMethod | None
 
 
+def _design_dtype(*methods: SynthesisMethod | None) -> Any:
+    """float32 when every method of the column declares ``design_dtype = float32``."""
+    kinds = {np.dtype(getattr(type(m), "design_dtype", np.float64)) for m in methods if m is not None}
+    return np.float32 if kinds == {np.dtype(np.float32)} else np.float64
+
+
 def _design(
     arrays: Mapping[str, np.ndarray],
     columns: Sequence[str],
     schema: Mapping[str, ColumnSchema],
     n: int,
     rows: np.ndarray | None = None,
+    dtype: Any = np.float64,
 ) -> np.ndarray:
     if not columns:
-        return np.empty((n, 0), dtype=np.float64)
-    return design_matrix(arrays, columns, schema, rows)
+        return np.empty((n, 0), dtype=dtype)
+    order = "F" if np.dtype(dtype) == np.float32 else "C"
+    return design_matrix(arrays, columns, schema, rows, dtype=dtype, order=order)
 
 
 def _fit_part(
@@ -172,7 +180,8 @@ def _fit_column(
 ) -> _ColumnModel:
     """Fit one column's model(s) on the confidential records ``rows`` (None: all)."""
     col = schema[spec.target]
-    X = _design(arrays, spec.predictors, schema, n, rows)
+    dtype = _design_dtype(spec.method, spec.indicator)
+    X = _design(arrays, spec.predictors, schema, n, rows, dtype)
     a = arrays[spec.target] if rows is None else arrays[spec.target][rows]
     if col.is_categorical:
         part = _fit_part(spec.method, X, target_codes(a, col), w_block, spec.target)
@@ -238,7 +247,8 @@ def draw_block(
     syn: dict[str, np.ndarray] = dict(fixed)
     for cm in block.models:
         col = schema[cm.target]
-        X = _design(syn, cm.predictors, schema, n)
+        dtype = _design_dtype(*(p.method for p in (cm.value, cm.indicator) if p is not None))
+        X = _design(syn, cm.predictors, schema, n, None, dtype)
         if col.is_categorical:
             if cm.value is None:  # pragma: no cover - a block always has rows
                 syn[cm.target] = np.full(n, -1, dtype=np.int64)
