@@ -262,7 +262,12 @@ def suppress(
         mask = suppressed[:, v]
         per_key[key] = int(mask.sum())
         if mask.any():
-            out[key] = out[key].mask(pd.Series(mask, index=out.index))
+            col = out[key]
+            if pd.api.types.is_integer_dtype(col.dtype) and not isinstance(
+                col.dtype, pd.CategoricalDtype
+            ):
+                col = col.astype("Int64")  # keep whole numbers whole once values are missing
+            out[key] = col.mask(pd.Series(mask, index=out.index))
         changes[key] = mask
     params: dict[str, Any] = {
         "keys": key_list,
