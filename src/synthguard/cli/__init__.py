@@ -53,6 +53,7 @@ from synthguard.cli.evaluate import evaluate_cmd  # noqa: E402
 from synthguard.cli.init import init_cmd  # noqa: E402
 from synthguard.cli.run import run_cmd  # noqa: E402
 from synthguard.cli.dp import dp_cmd  # noqa: E402
+from synthguard.cli.protect import protect_cmd  # noqa: E402
 
 main.add_command(datasets_cmd)
 main.add_command(demo_cmd)
@@ -61,3 +62,4 @@ main.add_command(evaluate_cmd)
 main.add_command(init_cmd)
 main.add_command(run_cmd)
 main.add_command(dp_cmd)
+main.add_command(protect_cmd)
