@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 from scipy import stats
 
-from synthguard.synthesis.methods.normrank import NormRankMethod, _normal_scores
+from synthguard.synthesis.methods.normrank import NormRankMethod, _average_ranks, _normal_scores
 
 
 def test_normal_scores_are_blom_scores():
@@ -57,3 +57,8 @@ def test_proper_is_passed_to_the_inner_regression():
     m = NormRankMethod(proper=True).fit(x, y)
     assert m.norm_.proper is True
     assert NormRankMethod().fit(x, y).norm_.proper is False
+
+
+def test_average_ranks_match_scipy():
+    y = np.random.default_rng(7).integers(0, 6, size=300).astype(float)
+    np.testing.assert_array_equal(_average_ranks(y), stats.rankdata(y))

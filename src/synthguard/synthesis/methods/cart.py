@@ -2,17 +2,19 @@
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
 import numpy as np
 import pandas as pd
-from sklearn.tree import DecisionTreeClassifier, DecisionTreeRegressor
 
 from synthguard._random import check_random_state
 from synthguard.errors import ParameterError
 from synthguard.synthesis.methods.base import SynthesisMethod, check_weights
 from synthguard.synthesis.methods.sample import _check_draw_data, _check_fit_data
 from synthguard.synthesis.registry import register_method
+
+if TYPE_CHECKING:
+    from sklearn.tree import DecisionTreeClassifier, DecisionTreeRegressor
 
 __all__ = ["CartMethod"]
 
@@ -164,6 +166,9 @@ class CartMethod(SynthesisMethod):
 
     def fit(self, X: np.ndarray, y: np.ndarray, weights: np.ndarray | None = None) -> CartMethod:
         """Grow the tree and group the confidential values by leaf."""
+        # Imported here so that importing synthguard.synthesis stays fast.
+        from sklearn.tree import DecisionTreeClassifier, DecisionTreeRegressor
+
         self._check_params()
         X, y, categorical = _check_fit_data(self, X, y)
         check_weights(self.name, weights, len(y), self.supports_weights)

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import numpy as np
 from scipy.special import ndtr, ndtri
-from scipy.stats import rankdata
 
 from synthguard._random import check_random_state
 from synthguard.errors import MethodError
@@ -19,10 +18,21 @@ __all__ = ["NormRankMethod"]
 _BLOM_A = 3.0 / 8.0
 
 
+def _average_ranks(y: np.ndarray) -> np.ndarray:
+    """Ranks 1..n of ``y``, ties sharing the average of their ranks (R's ``rank`` default)."""
+    order = np.argsort(y, kind="stable")
+    s = y[order]
+    start = np.flatnonzero(np.r_[True, s[1:] != s[:-1]])
+    end = np.r_[start[1:], len(s)]  # one past the last of each tie group
+    ranks = np.empty(len(y))
+    ranks[order] = np.repeat((start + 1 + end) / 2.0, end - start)
+    return ranks
+
+
 def _normal_scores(y: np.ndarray) -> np.ndarray:
     """Blom normal scores ``Phi^{-1}((r - 3/8) / (n + 1/4))`` of ``y``, ``r`` its average ranks."""
     n = len(y)
-    return np.asarray(ndtri((rankdata(y) - _BLOM_A) / (n + 1.0 - 2.0 * _BLOM_A)))
+    return np.asarray(ndtri((_average_ranks(y) - _BLOM_A) / (n + 1.0 - 2.0 * _BLOM_A)))
 
 
 @register_method("normrank")

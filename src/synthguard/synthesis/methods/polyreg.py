@@ -3,17 +3,18 @@
 from __future__ import annotations
 
 import warnings
+from typing import TYPE_CHECKING
 
 import numpy as np
-from sklearn.exceptions import ConvergenceWarning
-from sklearn.linear_model import LogisticRegression
-from threadpoolctl import threadpool_limits
 
 from synthguard._random import check_random_state
 from synthguard.errors import ParameterError, SynthguardWarning
 from synthguard.synthesis.methods.base import SynthesisMethod, check_weights
 from synthguard.synthesis.methods.sample import _check_draw_data, _check_fit_data
 from synthguard.synthesis.registry import register_method
+
+if TYPE_CHECKING:
+    from sklearn.linear_model import LogisticRegression
 
 __all__ = ["PolyRegMethod"]
 
@@ -92,6 +93,11 @@ class PolyRegMethod(SynthesisMethod):
 
     def fit(self, X: np.ndarray, y: np.ndarray, weights: np.ndarray | None = None) -> PolyRegMethod:
         """Fit the (binary or multinomial) logistic regression of ``y`` on ``X``."""
+        # Imported here so that importing synthguard.synthesis stays fast.
+        from sklearn.exceptions import ConvergenceWarning
+        from sklearn.linear_model import LogisticRegression
+        from threadpoolctl import threadpool_limits
+
         if not (np.isfinite(self.ridge) and self.ridge >= 0):
             raise ParameterError(f"method '{self.name}': parameter 'ridge' must be finite and >= 0")
         if int(self.max_iter) < 1:
