@@ -29,7 +29,7 @@ categories; text stays text; integer counts stay integers).
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import Any, Literal
 
 import numpy as np
 import pandas as pd
@@ -167,7 +167,7 @@ def design_matrix(
     schema: Mapping[str, ColumnSchema],
     rows: np.ndarray | None = None,
     dtype: Any = np.float64,
-    order: str = "C",
+    order: Literal["C", "F"] = "C",
 ) -> np.ndarray:
     """The design matrix (n x p, no intercept) of the predictors ``columns``.
 

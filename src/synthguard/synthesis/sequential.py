@@ -136,8 +136,9 @@ def _design(
 ) -> np.ndarray:
     if not columns:
         return np.empty((n, 0), dtype=dtype)
-    order = "F" if np.dtype(dtype) == np.float32 else "C"
-    return design_matrix(arrays, columns, schema, rows, dtype=dtype, order=order)
+    if np.dtype(dtype) == np.float32:
+        return design_matrix(arrays, columns, schema, rows, dtype=dtype, order="F")
+    return design_matrix(arrays, columns, schema, rows)
 
 
 def _fit_part(
