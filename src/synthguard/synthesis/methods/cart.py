@@ -62,8 +62,10 @@ class CartMethod(SynthesisMethod):
     records per leaf (synthpop's ``minbucket = 5``), a node needs ``min_samples_split``
     records to be split (rpart's ``minsplit``, by default ``3 * minbucket``), and a split
     must reduce the lack of fit by at least ``cp`` times that of the root. In scikit-learn's
-    terms ``min_impurity_decrease = cp * impurity(root)``, which is exactly rpart's
-    complexity rule for the squared-error and Gini criteria.
+    terms ``min_impurity_decrease = cp * impurity(root)``: exactly rpart's complexity rule
+    for regression trees (squared error). For classification trees rpart measures the
+    decrease of the misclassification risk, here it is the Gini impurity; with synthpop's
+    tiny default ``cp`` both let the tree grow until ``min_samples_leaf`` stops it.
 
     With ``smoothing=True`` (numeric targets only; categorical targets are never smoothed)
     each drawn value gets Gaussian noise with the leaf's Silverman bandwidth
