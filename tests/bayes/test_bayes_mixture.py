@@ -14,7 +14,7 @@ def test_gradient_matches_finite_differences():
     rng = np.random.default_rng(0)
     n = 30
     X1 = np.column_stack([np.ones(n), rng.normal(size=n)])
-    t = _Target(X1, rng.normal(size=n), rng.uniform(size=n), 3, 1.0, 9.0, 2.0, 1.0)
+    t = _Target(X1, rng.normal(size=n), rng.uniform(size=n), 3, 1.0, np.array([9.0, 1.0]), 2.0, 1.0)
     th = rng.normal(scale=0.5, size=2 + 6 + 3)
     _, g = t(th)
     num = np.array([(t(th + e)[0] - t(th - e)[0]) / 2e-6 for e in np.eye(th.size) * 1e-6])

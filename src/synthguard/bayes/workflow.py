@@ -181,6 +181,23 @@ class RiskWeightedSynthesizer:
         self.dtype_ = conf[self.target].dtype
         return self
 
+    @property
+    def models_(self) -> list[Any]:
+        """The fitted target models, one per block (stratum) of the synthesizer."""
+        if not hasattr(self, "synthesizer_"):
+            raise NotFittedError("RiskWeightedSynthesizer is not fitted; call fit(conf) first")
+        out = []
+        for block in getattr(self.synthesizer_, "blocks_", []):
+            for cm in getattr(block, "models", []):
+                part = getattr(cm, "value", None)
+                if getattr(cm, "target", None) == self.target and part is not None:
+                    out.append(part.method)
+        return out
+
+    def diagnostics(self) -> list[Any]:
+        """MCMC diagnostics of each fitted model whose chain has run (after :meth:`sample`)."""
+        return [d for d in (getattr(mod, "diagnostics_", None) for mod in self.models_) if d is not None]
+
     def sample(self, m: int | None = None, random_state: RandomState = None) -> SyntheticData:
         """Draw ``m`` implicates (default ``self.m``), target back on its original scale.
 

@@ -73,7 +73,8 @@ class Standardizer:
     """Weighted centring and scaling of predictors (and optionally the outcome).
 
     ``transform(X)`` returns ``[1, (X - x_center) / x_scale]``; constant columns keep
-    scale 1. With ``standardize=False`` the centres are 0 and the scales 1 (raw scale).
+    scale 1, and so do 0/1 columns with ``scale_binary=False`` (a rare dummy divided by its
+    small standard deviation would turn a unit prior into a very vague one). With ``standardize=False`` the centres are 0 and the scales 1 (raw scale).
     """
 
     x_center: np.ndarray
@@ -83,7 +84,14 @@ class Standardizer:
 
     @classmethod
     def fit(
-        cls, X: np.ndarray, y: np.ndarray, w: np.ndarray, *, standardize: bool, scale_y: bool = True
+        cls,
+        X: np.ndarray,
+        y: np.ndarray,
+        w: np.ndarray,
+        *,
+        standardize: bool,
+        scale_y: bool = True,
+        scale_binary: bool = True,
     ) -> Standardizer:
         p = X.shape[1]
         if not standardize:
@@ -92,6 +100,9 @@ class Standardizer:
         xc = wn @ X if p else np.zeros(0)
         xs = np.sqrt(wn @ (X - xc) ** 2) if p else np.zeros(0)
         xs = np.where(xs > 0, xs, 1.0)
+        if not scale_binary and p:
+            binary = np.all((X == 0) | (X == 1), axis=0)
+            xs = np.where(binary, 1.0, xs)
         if scale_y:
             yc = float(wn @ y)
             ys = float(np.sqrt(wn @ (y - yc) ** 2))

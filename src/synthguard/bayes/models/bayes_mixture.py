@@ -6,7 +6,8 @@ a finite mixture of regressions, fitted in Stan). On the standardised scale
 
     y_i | theta   ~ sum_k pi_k N(x_i' beta_k, sigma2_k),   k = 1..K
     pi            ~ Dirichlet(dirichlet_alpha, ..., dirichlet_alpha)
-    beta_k        ~ N(0, prior_scale**2 I)          (independent of sigma2_k)
+    beta_k0       ~ N(0, prior_scale**2)            (intercept)
+    beta_kj       ~ N(0, slope_scale**2)            (slopes; independent of sigma2_k)
     sigma2_k      ~ Inverse-Gamma(a0, b0)
 
 Target: the pseudo posterior of eq. (4), prod_i p(y_i | theta)^{w_i} p(theta), with the
@@ -29,8 +30,11 @@ weighted Gibbs sweeps only find a starting point. During burn-in the step size i
 dual averaging (Hoffman & Gelman 2014, target acceptance 0.8) and a diagonal mass matrix
 is estimated from the draws; the number of leapfrog steps is drawn from 1..2 n_leapfrog.
 
-Defaults: K = 3, dirichlet_alpha = 1, prior_scale = 3, a0 = 2, b0 = 1 (weakly
-informative on the standardised scale, where y has weighted mean 0 and variance 1);
+Defaults: K = 3, dirichlet_alpha = 1, prior_scale = 3, slope_scale = 1, a0 = 2, b0 = 1
+(weakly informative on the standardised scale, where y has weighted mean 0 and variance 1,
+numeric predictors have sd 1 and 0/1 dummies are centred but not scaled: a slope of 1 is one
+outcome sd per predictor sd or per category; a component with few records then cannot draw
+absurd effects for rare categories, which on a log scale would explode after back-transform);
 burn_in = 500, n_draws = 500, thin = 1, n_leapfrog = 10.
 """
 
@@ -65,6 +69,7 @@ class _Target:
     """
 
     def __init__(self, X1, y, w, K, alpha, tau2, a0, b0):  # type: ignore[no-untyped-def]
+        # tau2: prior variances of the p1 coefficients (intercept first)
         self.X1, self.y, self.w = X1, y, w
         self.K, self.p1 = K, X1.shape[1]
         self.alpha, self.tau2, self.a0, self.b0 = alpha, tau2, a0, b0
@@ -99,7 +104,7 @@ class _Target:
         nk = om.sum(axis=0)
         lp = float(self.w @ lse)
         lp += float(self.alpha * log_pi.sum())
-        lp -= 0.5 * float((beta**2).sum()) / self.tau2
+        lp -= 0.5 * float((beta**2 / self.tau2).sum())
         lp += float((-self.a0 * s - self.b0 * np.exp(-s)).sum())
         g_v = (nk - pi * self.wsum + self.alpha - self.K * self.alpha * pi)[:-1]
         g_beta = (om * resid / sigma2).T @ self.X1 - beta / self.tau2
@@ -114,7 +119,7 @@ class BayesMixture(StoredDrawsMethod):
     Parameters
     ----------
     n_components : K, default 3.
-    dirichlet_alpha, prior_scale, a0, b0 : priors (defaults 1, 3, 2, 1).
+    dirichlet_alpha, prior_scale, slope_scale, a0, b0 : priors (defaults 1, 3, 1, 2, 1).
     burn_in, n_draws, thin : the run: ``burn_in + n_draws * thin`` HMC iterations, of which
         every ``thin``-th after burn-in is kept. Defaults 500, 500, 1.
     n_leapfrog : average number of leapfrog steps per iteration (default 10).
@@ -137,6 +142,7 @@ class BayesMixture(StoredDrawsMethod):
         n_components: int = 3,
         dirichlet_alpha: float = 1.0,
         prior_scale: float = 3.0,
+        slope_scale: float = 1.0,
         a0: float = 2.0,
         b0: float = 1.0,
         burn_in: int = 500,
@@ -149,6 +155,7 @@ class BayesMixture(StoredDrawsMethod):
         self.n_components = n_components
         self.dirichlet_alpha = dirichlet_alpha
         self.prior_scale = prior_scale
+        self.slope_scale = slope_scale
         self.a0 = a0
         self.b0 = b0
         self.burn_in = burn_in
@@ -162,7 +169,7 @@ class BayesMixture(StoredDrawsMethod):
         """Validate and store the (standardised) data; run the chain if seeded."""
         check_hyper(
             self.name, dirichlet_alpha=self.dirichlet_alpha, prior_scale=self.prior_scale,
-            a0=self.a0, b0=self.b0,
+            slope_scale=self.slope_scale, a0=self.a0, b0=self.b0,
         )
         if min(int(self.n_components), int(self.n_draws), int(self.thin), int(self.n_leapfrog)) < 1:
             raise MethodError(
@@ -172,7 +179,7 @@ class BayesMixture(StoredDrawsMethod):
         if int(self.burn_in) < 0:
             raise MethodError(f"method '{self.name}': burn_in must be a non-negative integer")
         Xa, ya, w = prepare(self.name, X, y, weights)
-        std = Standardizer.fit(Xa, ya, w, standardize=self.standardize)
+        std = Standardizer.fit(Xa, ya, w, standardize=self.standardize, scale_binary=False)
         self.standardizer_ = std
         keep = w > 0  # zero-weight records do not enter the pseudo likelihood at all
         self.data_ = (std.transform(Xa[keep]), std.scale_y(ya[keep]), w[keep])
@@ -204,7 +211,7 @@ class BayesMixture(StoredDrawsMethod):
                 if wk.sum() <= 0:
                     continue
                 Xk = X1[m]
-                prec = np.eye(p1) / target.tau2 + Xk.T @ (Xk * wk[:, None])
+                prec = np.diag(1.0 / target.tau2) + Xk.T @ (Xk * wk[:, None])
                 beta[k] = np.linalg.solve(prec, Xk.T @ (wk * y[m]))
                 sigma2[k] = max(float(wk @ (y[m] - Xk @ beta[k]) ** 2) / wk.sum(), 1e-2)
             pi = np.array([w[z == k].sum() for k in range(K)]) + self.dirichlet_alpha
@@ -216,7 +223,8 @@ class BayesMixture(StoredDrawsMethod):
         X1, y, w = self.data_
         K = int(self.n_components)
         target = _Target(
-            X1, y, w, K, float(self.dirichlet_alpha), float(self.prior_scale) ** 2,
+            X1, y, w, K, float(self.dirichlet_alpha),
+            np.r_[float(self.prior_scale) ** 2, np.full(X1.shape[1] - 1, float(self.slope_scale) ** 2)],
             float(self.a0), float(self.b0),
         )
         th = self._start(target, rng)
