@@ -59,7 +59,8 @@ def test_synthesize_full_with_n_strata_and_schema(conf_csv, tmp_path):
     path, df = conf_csv
     out = tmp_path / "syn"
     res = _run(["synthesize", path, "--out", out, "--n", 150, "--strata", "region", "--seed", 2,
-                "--default-method", "test_marginal", "--schema", "kids=numeric", "--quiet"])
+                "--default-method", "test_marginal", "--schema", "kids=numeric", "--quiet",
+                "--jobs", 2])
     assert res.exit_code == 0, res.output
     s = pd.read_csv(out / "synthetic_1.csv")
     assert len(s) == 150

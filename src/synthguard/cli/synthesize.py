@@ -83,6 +83,8 @@ def _write_outputs(result: Any, out: Path, prefix: str, diagnostics: bool) -> li
 # --- issue 5 (risk-weighted synthesis) adds its options here ---
 @click.option("--seed", default=None, type=click.IntRange(min=0),
               help="Random seed (the seed used is printed and saved either way).")
+@click.option("--jobs", "n_jobs", default=1, show_default=True, type=click.IntRange(min=1),
+              help="Threads fitting the columns' models at once (same result, more memory).")
 @click.option("--prefix", default="synthetic", show_default=True,
               help="File names: PREFIX_1.csv ... PREFIX_m.csv.")
 @click.option("--diagnostics/--no-diagnostics", default=True, show_default=True,
@@ -101,6 +103,7 @@ def synthesize_cmd(
     n: int | None,
     weights_col: str | None,
     seed: int | None,
+    n_jobs: int,
     prefix: str,
     diagnostics: bool,
     quiet: bool,
@@ -132,6 +135,7 @@ def synthesize_cmd(
         m=m,
         weights=weights,
         default_method=default_method,
+        n_jobs=n_jobs,
         random_state=seed,
     )
     syn.fit(df)
