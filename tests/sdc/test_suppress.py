@@ -74,7 +74,7 @@ def test_hand_made_cases_reach_the_brute_force_optimum(rows, k, expected):
 
 
 def test_random_tiny_files_within_the_stated_bound_of_the_optimum():
-    """The bound stated in suppress.py: never more than 2.5 x the optimum on tiny files."""
+    """The bound stated in suppress.py: never more than 2 x the optimum on tiny files."""
     rng = np.random.default_rng(0)
     n_optimal = n_cases = 0
     for _ in range(60):
@@ -90,10 +90,10 @@ def test_random_tiny_files_within_the_stated_bound_of_the_optimum():
         opt = optimum(codes_of(df, keys), k, limit=got)
         assert opt is not None
         assert fk_brute(released_codes(df, out, keys)).min() >= k
-        assert got <= 2.5 * opt
+        assert got <= 2 * opt
         n_cases += 1
         n_optimal += got == opt
-    assert n_optimal >= n_cases // 3
+    assert n_optimal >= 0.7 * n_cases
 
 
 def test_francdat_k_anonymous_and_near_optimal(shared_data):
@@ -123,6 +123,23 @@ def test_free1_k3_every_record_has_three_compatible(shared_data):
     assert not changed[before >= 3].any()
     assert out.params["n_suppressed"] == int(out.changes[keys].to_numpy().sum())
     assert out.params["n_suppressed"] < (before < 3).sum() * 2
+
+
+def test_refinement_gives_back_unneeded_suppressions():
+    rng = np.random.default_rng(11)
+    gains = 0
+    for _ in range(40):
+        c = rng.integers(0, 3, size=(8, 3))
+        df = pd.DataFrame(c, columns=["a", "b", "c"]).astype(str)
+        fine = suppress(df, ["a", "b", "c"], k=2)
+        rough = suppress(df, ["a", "b", "c"], k=2, refine=False)
+        for out in (fine, rough):
+            assert fk_brute(released_codes(df, out, ["a", "b", "c"])).min() >= 2
+        # refinement only removes suppressions made by the greedy rounds
+        assert (fine.changes.to_numpy() <= rough.changes.to_numpy()).all()
+        assert fine.params["n_suppressed"] == rough.params["n_suppressed"] - fine.params["n_restored"]
+        gains += fine.params["n_restored"]
+    assert gains > 0
 
 
 def test_existing_missing_values_match_anything():
