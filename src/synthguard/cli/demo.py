@@ -47,9 +47,12 @@ class DemoContext:
             click.echo(text)
 
 
-def compare_frames(conf: pd.DataFrame, implicates: list[pd.DataFrame]) -> pd.DataFrame:
+def compare_frames(
+    conf: pd.DataFrame, implicates: list[pd.DataFrame], kept: list[str] | None = None
+) -> pd.DataFrame:
     """Means and SDs of numeric columns and shares of each category (missing included),
-    confidential vs synthetic (pooled over implicates), one row per statistic."""
+    confidential vs synthetic (pooled over implicates), one row per statistic; columns in
+    ``kept`` are marked (their statistics agree by construction)."""
     schema = infer_schema(conf)
     syn = pd.concat(implicates, ignore_index=True)
     rows = []
@@ -75,6 +78,8 @@ def compare_frames(conf: pd.DataFrame, implicates: list[pd.DataFrame]) -> pd.Dat
                              "synthetic": float(ss.get(level, 0.0))})
     out = pd.DataFrame(rows)
     out["difference"] = out["synthetic"] - out["confidential"]
+    kept_set = set(kept or ())
+    out.insert(1, "role", ["kept" if c in kept_set else "synthesized" for c in out["column"]])
     return out
 
 
@@ -91,7 +96,7 @@ def _print_comparison(ctx: DemoContext, table: pd.DataFrame) -> None:
 def _release(ctx: DemoContext, name: str, conf: pd.DataFrame, result: Any) -> None:
     folder = ctx.out / name
     ctx.files.extend(result.write(folder))
-    table = compare_frames(conf[result.implicates[0].columns], result.implicates)
+    table = compare_frames(conf[result.implicates[0].columns], result.implicates, result.kept)
     ctx.files.append(write_table(table, folder / "comparison.csv"))
     ctx.releases[name] = (conf, result)
     ctx.echo(result.summary())

@@ -187,7 +187,8 @@ class SynthesisDiagnostics:
 
     def summary(self) -> str:
         lines = [
-            f"records identical to a confidential record: {self.replicated_share:.2%} "
+            f"synthetic records identical to a confidential record on every released column: "
+            f"{self.replicated_share:.2%} "
             f"(mean over {len(self.replicated_by_implicate)} implicates)"
         ]
         if "n_homogeneous_leaves" in self.columns:
