@@ -126,5 +126,7 @@ def test_summary_hides_confidential_thresholds_and_repr(frame):
     text = out.summary()
     assert "threshold" in text and f"{out.params['threshold']:.0f}" not in text
     assert "topcode" in repr(out)
+    html = out._repr_html_()
+    assert "<table" in html and "income" in html
     public = sdc.topcode(frame, "income", at=50000)
     assert "threshold=50000" in public.summary()

@@ -5,6 +5,8 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from synthguard.errors import ParameterError
 from synthguard.sdc import swap
@@ -134,3 +136,29 @@ def test_same_seed_same_output_and_input_not_mutated(people):
 def test_bad_parameters(people, kwargs, param):
     with pytest.raises(ParameterError, match=param):
         swap(people, **kwargs)
+
+
+@settings(max_examples=40, deadline=None)
+@given(
+    n=st.integers(2, 60),
+    rate=st.floats(0.01, 1.0),
+    n_strata=st.integers(1, 4),
+    seed=st.integers(0, 2**16),
+)
+def test_random_swap_properties_hold_for_any_rate_and_strata(n, rate, n_strata, seed):
+    rng = np.random.default_rng(seed)
+    df = pd.DataFrame({"g": rng.integers(0, n_strata, size=n), "x": rng.integers(0, 5, size=n),
+                       "y": rng.normal(size=n)})
+    out = swap(df, ["x", "y"], rate=rate, within="g", random_state=seed)
+    sizes = df["g"].value_counts().to_numpy()
+    wanted = int(np.floor(rate * n / 2 + 0.5))
+    feasible = int((sizes // 2).sum())
+    assert out.params["n_pairs"] == min(wanted, feasible)
+    assert out.params["n_swapped"] == 2 * out.params["n_pairs"]
+    for g in df["g"].unique():
+        m = df["g"] == g
+        # within each stratum the (x, y) records are a permutation of the originals
+        a = sorted(zip(df.loc[m, "x"], df.loc[m, "y"]))
+        b = sorted(zip(out.data.loc[m, "x"], out.data.loc[m, "y"]))
+        assert a == b
+    assert out.n_changed_records <= out.params["n_swapped"]

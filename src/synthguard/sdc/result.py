@@ -109,6 +109,12 @@ class ProtectedData:
             lines.append(f"  seed: {self.seed}")
         return "\n".join(lines)
 
+    def _repr_html_(self) -> str:
+        """Notebook display: the summary and the per-column table."""
+        from html import escape
+
+        return f"<pre>{escape(self.summary())}</pre>" + str(self.to_frame().to_html())
+
     def __repr__(self) -> str:
         return (
             f"ProtectedData(method={self.method!r}, n_records={self.n_records}, "
