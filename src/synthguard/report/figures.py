@@ -145,10 +145,11 @@ def numeric_overlay(
 
 
 def _level_shares(s: pd.Series, redactor: Redactor) -> pd.Series:
-    counts = s.astype("object").fillna("(missing)").map(
-        lambda v: v if redactor.is_safe(v) or v == "(missing)" else SUPPRESSED
-    ).value_counts()
-    counts.index = counts.index.map(str)
+    counts = s.value_counts(dropna=False)
+    labels = ["(missing)" if pd.isna(v) else (str(v) if redactor.is_safe(v) else SUPPRESSED)
+              for v in counts.index]
+    counts.index = pd.Index(labels)
+    counts = counts.groupby(level=0, sort=False).sum()
     return counts / max(len(s), 1)
 
 
@@ -172,7 +173,8 @@ def category_bars(
     series: dict[str, pd.Series] = {"data": base}
     for name, impl in releases.items():
         if column in impl[0].columns:
-            series[name] = _level_shares(pd.concat([df[column] for df in impl]), redactor)
+            parts = [_level_shares(df[column], redactor) for df in impl]
+            series[name] = pd.concat(parts, axis=1).fillna(0.0).mean(axis=1)
     rows = []
     for name, sh in series.items():
         kept = sh.reindex(keep).fillna(0.0)
