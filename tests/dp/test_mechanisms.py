@@ -167,3 +167,17 @@ def test_discrete_gaussian_sigma_from_rho_and_epsilon():
 def test_bad_parameters(call, match):
     with pytest.raises(ParameterError, match=match):
         call()
+
+
+def test_gaussian_empirical_hockey_stick_delta():
+    """Σ_bins max(0, P(M(x) ∈ bin) − e^ε P(M(x') ∈ bin)) estimates δ; it matches the target."""
+    eps, delta, n = 0.5, 0.05, 400_000
+    x = gaussian(np.zeros(n), 1.0, eps, delta, random_state=21)
+    y = gaussian(np.ones(n), 1.0, eps, delta, random_state=22)
+    edges = np.linspace(-8, 9, 341)
+    px = np.histogram(x, edges)[0] / n
+    py = np.histogram(y, edges)[0] / n
+    est = np.maximum(px - math.exp(eps) * py, 0).sum()
+    se = math.sqrt(delta * (1 + math.exp(eps)) / n) * 3
+    assert est <= delta + 4 * se
+    assert est >= delta - 4 * se - 0.005  # binning can only lose a little of the sup

@@ -173,3 +173,12 @@ def test_mst_improves_with_epsilon():
     assert release.provenance["rho"] > 0
     with pytest.raises(ParameterError, match="delta"):
         MSTSynthesizer(epsilon=1.0, delta=0.0, categories=cats).fit(df)
+
+
+def test_mst_refuses_numeric_without_public_bins_before_charging():
+    df, cats = _data(300)
+    df["income"] = np.random.default_rng(0).lognormal(10, 1, len(df))
+    ledger = PrivacyLedger(epsilon=1.0, delta=1e-5)
+    with pytest.raises(DataError, match="never read from the data"):
+        MSTSynthesizer(epsilon=1.0, delta=1e-6, categories=cats, ledger=ledger).fit(df)
+    assert ledger.spent.epsilon == 0.0
