@@ -16,7 +16,8 @@ from synthguard.errors import DataError, ParameterError
 from synthguard.sdc import ProtectedData
 
 PROMISED = {
-    "ProtectedData", "add_noise", "bottomcode", "generalize", "pram", "pram_frequencies",
+    "ProtectedData", "add_noise", "bottomcode", "generalize", "invariant_transition_matrix",
+    "pram", "pram_frequencies",
     "subsample", "suppress", "suppress_cells", "swap", "topcode",
 }
 

@@ -185,3 +185,25 @@ def test_pram_singular_matrix_estimator_raises():
     singular = np.array([[0.5, 0.5], [0.5, 0.5]])
     with pytest.raises(ParameterError, match="singular"):
         pram_frequencies(pd.Series(["a", "b"]), singular, levels=["a", "b"])
+
+
+def test_invariant_pram_keeps_frequencies_in_expectation(incomes):
+    from synthguard.sdc import invariant_transition_matrix
+
+    df = incomes.iloc[:3000]
+    r = invariant_transition_matrix(df, "region", retain=0.7)
+    pi = df["region"].value_counts(normalize=True).reindex(r.index).to_numpy()
+    np.testing.assert_allclose(r.to_numpy().sum(axis=1), 1.0)
+    np.testing.assert_allclose(pi @ r.to_numpy(), pi, atol=1e-12)  # Gouweleeuw et al. (1998)
+    assert (r.to_numpy() >= 0).all()
+    truth = df["region"].value_counts().reindex(r.index).to_numpy(dtype=float)
+    rng = np.random.default_rng(3)
+    reps = np.array([
+        pram(df, "region", r, random_state=rng).data["region"].value_counts()
+        .reindex(r.index).to_numpy(dtype=float)
+        for _ in range(100)
+    ])
+    se = reps.std(axis=0, ddof=1) / np.sqrt(len(reps))
+    assert np.all(np.abs(reps.mean(axis=0) - truth) < 4 * se + 1e-9)
+    with pytest.raises(ParameterError, match="retain"):
+        invariant_transition_matrix(df, "region", retain=0.2)

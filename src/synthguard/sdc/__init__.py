@@ -9,7 +9,7 @@ and risk modules measure it exactly as they measure synthetic and DP releases.
 
 from synthguard.sdc.generalize import generalize
 from synthguard.sdc.noise import add_noise
-from synthguard.sdc.pram import pram, pram_frequencies
+from synthguard.sdc.pram import invariant_transition_matrix, pram, pram_frequencies
 from synthguard.sdc.result import ProtectedData
 from synthguard.sdc.sample import subsample
 from synthguard.sdc.suppress import suppress, suppress_cells
@@ -21,6 +21,7 @@ __all__ = [
     "add_noise",
     "bottomcode",
     "generalize",
+    "invariant_transition_matrix",
     "pram",
     "pram_frequencies",
     "subsample",

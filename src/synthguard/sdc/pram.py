@@ -13,6 +13,13 @@ counts and :math:`\\tilde f` the released counts,
 is an unbiased estimator of :math:`f` (Gouweleeuw et al. 1998, eq. (3); Kooiman,
 Willenborg & Gouweleeuw 1997). :func:`pram_frequencies` computes it.
 
+**Invariant PRAM** (Gouweleeuw et al. 1998, sec. 3; sdcMicro's default): from a basic
+matrix :math:`P` and the observed level shares :math:`\\pi`, the matrix
+:math:`R = P Q` with :math:`Q_{jk} = p_{kj} \\pi_k / \\sum_l p_{lj} \\pi_l` satisfies
+:math:`\\pi^\\top R = \\pi^\\top`, so the released frequencies are unbiased for the true ones
+as they stand (:func:`invariant_transition_matrix`). :math:`R` is built from confidential
+frequencies: publish that PRAM was applied and the retention level, not :math:`R` itself.
+
 Missing values are released missing. Drawing is done level by level with one
 ``searchsorted`` on the cumulative row of :math:`P`: O(n log K) for K levels.
 """
@@ -30,7 +37,7 @@ from synthguard.errors import DataError, ParameterError
 from synthguard.sdc._common import check_columns, check_frame, codes
 from synthguard.sdc.result import ProtectedData
 
-__all__ = ["pram", "pram_frequencies"]
+__all__ = ["invariant_transition_matrix", "pram", "pram_frequencies"]
 
 
 def _matrix(
@@ -243,6 +250,62 @@ def pram_frequencies(
             "inverted; use a matrix with a dominant diagonal"
         ) from None
     return pd.Series(f_hat, index=pd.Index(lv), name="estimated_count")
+
+
+def invariant_transition_matrix(
+    data: pd.DataFrame, column: str, retain: float = 0.8
+) -> pd.DataFrame:
+    """An invariant PRAM matrix for ``column`` (Gouweleeuw et al. 1998).
+
+    The basic matrix keeps a level with probability ``retain`` and moves it to each other
+    level with probability :math:`(1 - \\text{retain})/(K - 1)`; the returned
+    :math:`R = P Q` leaves the observed level shares invariant in expectation
+    (:math:`\\pi^\\top R = \\pi^\\top`). Pass it to :func:`pram`; the released frequencies are
+    then unbiased as they are.
+
+    Parameters
+    ----------
+    data : confidential DataFrame (not mutated).
+    column : the categorical column.
+    retain : diagonal of the basic matrix, in (1/K, 1].
+
+    Returns
+    -------
+    pandas.DataFrame
+        :math:`R`, indexed (true level) and labelled (released level) by the observed levels.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> df = pd.DataFrame({"g": ["a"] * 6 + ["b"] * 3 + ["c"]})
+    >>> R = invariant_transition_matrix(df, "g", retain=0.8)
+    >>> (df["g"].value_counts(normalize=True).reindex(R.index) @ R).round(6).tolist()
+    [0.6, 0.3, 0.1]
+    """
+    data = check_frame(data)
+    (column,) = check_columns(data, [column], "column")
+    counts = data[column].value_counts(dropna=True, sort=False)
+    levels = sorted(counts.index.tolist(), key=lambda v: (str(type(v)), v))
+    k = len(levels)
+    if k < 2:
+        raise DataError(f"column '{column}': PRAM needs at least two observed levels")
+    if isinstance(retain, bool) or not isinstance(retain, int | float) or not (
+        1.0 / k < float(retain) <= 1.0
+    ):
+        raise ParameterError(
+            f"parameter 'retain': expected a probability above 1/{k} (the number of levels) "
+            f"and at most 1"
+        )
+    pi = counts.reindex(levels).to_numpy(dtype=float)
+    pi = pi / pi.sum()
+    p = np.full((k, k), (1.0 - float(retain)) / (k - 1))
+    np.fill_diagonal(p, float(retain))
+    # Q_jk = p_kj pi_k / sum_l p_lj pi_l  (the backward matrix), R = P Q
+    joint = p * pi[:, None]  # joint[k, j] = pi_k p_kj
+    q = (joint / joint.sum(axis=0, keepdims=True)).T
+    r = p @ q
+    r = r / r.sum(axis=1, keepdims=True)
+    return pd.DataFrame(r, index=pd.Index(levels), columns=pd.Index(levels))
 
 
 def _plain(v: Any) -> Any:
