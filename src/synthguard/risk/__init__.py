@@ -1,15 +1,37 @@
 """Disclosure risk of a release measured against the confidential data.
 
-Identity: record-level identification risk within known patterns and its pairwise form
-(Hu, Savitsky & Williams). See docs/risk.md.
+* identity: record-level identification risk within known patterns and its pairwise form
+  (Hu, Savitsky & Williams), match rates (Reiter & Mitra 2009), k-anonymity;
+* attributes: predictive accuracy of sensitive variables from the keys;
+* membership and copying: distance-threshold membership inference, distance to closest record.
+
+:func:`evaluate_risk` runs all that apply. See docs/risk.md.
 """
 
+from synthguard.risk.attribute import AttributeDisclosure, attribute_disclosure
+from synthguard.risk.distance import DistanceToClosestRecord, distance_to_closest_record
+from synthguard.risk.evaluate import RiskEvaluation, evaluate_risk
 from synthguard.risk.identification import IdentificationRisk, identification_risk
+from synthguard.risk.matching import MatchRates, match_rates
+from synthguard.risk.membership import MembershipInference, membership_inference
 from synthguard.risk.pairwise import PairwiseIdentificationRisk, pairwise_identification_risk
+from synthguard.risk.uniqueness import KAnonymity, k_anonymity
 
 __all__ = [
+    "AttributeDisclosure",
+    "DistanceToClosestRecord",
     "IdentificationRisk",
+    "KAnonymity",
+    "MatchRates",
+    "MembershipInference",
     "PairwiseIdentificationRisk",
+    "RiskEvaluation",
+    "attribute_disclosure",
+    "distance_to_closest_record",
+    "evaluate_risk",
     "identification_risk",
+    "k_anonymity",
+    "match_rates",
+    "membership_inference",
     "pairwise_identification_risk",
 ]

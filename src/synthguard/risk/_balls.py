@@ -53,8 +53,10 @@ class Balls:
     rclosed: np.ndarray  # bool (n, d)
     n_patterns: int
     _ends: list[np.ndarray] = field(default_factory=list)  # sorted distinct ends per target
-    _qa: list[np.ndarray] = field(default_factory=list)  # first code inside, per target
-    _qb: list[np.ndarray] = field(default_factory=list)  # last code inside, per target
+    _kmax: list[int] = field(default_factory=list)  # code range per target
+    # sorted first / last key inside each ball, with the sorting order, per target
+    _qa: list[tuple[np.ndarray, np.ndarray]] = field(default_factory=list)
+    _qb: list[tuple[np.ndarray, np.ndarray]] = field(default_factory=list)
 
     @property
     def n(self) -> int:
@@ -65,23 +67,43 @@ class Balls:
         return int(self.centre.shape[1])
 
     def __post_init__(self) -> None:
+        n = self.n
         for t in range(self.d):
-            lo, hi = self.lo[:, t], self.hi[:, t]
-            ends = np.unique(np.concatenate([lo, hi]))
-            qa = 2 * np.searchsorted(ends, lo) + 1 + (~self.lclosed[:, t])
-            qb = 2 * np.searchsorted(ends, hi) + 1 - (~self.rclosed[:, t])
+            ends, inv = _rank(np.concatenate([self.lo[:, t], self.hi[:, t]]))
+            kmax = 2 * ends.shape[0] + 2
+            base = self.pattern * kmax
+            qa = base + 2 * inv[:n] + 1 + (~self.lclosed[:, t])
+            qb = base + 2 * inv[n:] + 1 - (~self.rclosed[:, t])
             self._ends.append(ends)
-            self._qa.append(qa.astype(np.int64))
-            self._qb.append(qb.astype(np.int64))
+            self._kmax.append(kmax)
+            # queries kept sorted (with their order) so searchsorted walks them monotonically
+            oa = np.argsort(qa)
+            ob = np.argsort(qb)
+            self._qa.append((qa[oa], oa))
+            self._qb.append((qb[ob], ob))
 
     def value_codes(self, values: np.ndarray, t: int) -> np.ndarray:
         """Order-preserving integer codes of ``values`` against the ends of target ``t``."""
         ends = self._ends[t]
-        idx = np.searchsorted(ends, values)
-        hit = np.zeros(values.shape[0], dtype=bool)
+        o = np.argsort(values)
+        sv = values[o]
+        idx = np.searchsorted(ends, sv)
+        hit = np.zeros(sv.shape[0], dtype=bool)
         inside = idx < ends.shape[0]
-        hit[inside] = ends[idx[inside]] == values[inside]
-        return 2 * idx.astype(np.int64) + hit
+        hit[inside] = ends[idx[inside]] == sv[inside]
+        codes = np.empty(values.shape[0], dtype=np.int64)
+        codes[o] = 2 * idx.astype(np.int64) + hit
+        return codes
+
+    def _search(self, skeys: np.ndarray, t: int) -> tuple[np.ndarray, np.ndarray]:
+        """Start and stop (record order) of every ball's run in the sorted data keys."""
+        qa, oa = self._qa[t]
+        qb, ob = self._qb[t]
+        start = np.empty(self.n, dtype=np.int64)
+        stop = np.empty(self.n, dtype=np.int64)
+        start[oa] = np.searchsorted(skeys, qa, side="left")
+        stop[ob] = np.searchsorted(skeys, qb, side="right")
+        return start, np.maximum(stop, start)
 
     def contains(self, values: np.ndarray, rows: np.ndarray | None = None) -> np.ndarray:
         """Whether ``values[k]`` (shape (m, d)) lies in the ball of record ``rows[k]``."""
@@ -105,25 +127,19 @@ class Balls:
         valid = data_pattern >= 0
         valid &= np.isfinite(data_values).all(axis=1)
         rows = np.flatnonzero(valid)
-        kmax = 2 * self._ends[t].shape[0] + 2
-        keys = data_pattern[rows] * kmax + self.value_codes(data_values[rows, t], t)
-        o = np.argsort(keys, kind="stable")
-        skeys = keys[o]
-        base = self.pattern * kmax
-        start = np.searchsorted(skeys, base + self._qa[t], side="left")
-        stop = np.searchsorted(skeys, base + self._qb[t], side="right")
-        return rows[o], start, np.maximum(stop, start)
+        keys = data_pattern[rows] * self._kmax[t] + self.value_codes(data_values[rows, t], t)
+        o = np.argsort(keys)
+        start, stop = self._search(keys[o], t)
+        return rows[o], start, stop
 
     def count_inside(self, data_pattern: np.ndarray, data_values: np.ndarray) -> np.ndarray:
         """Number of data rows of record i's pattern inside ball i, for every record i."""
         if self.d == 1:
             valid = (data_pattern >= 0) & np.isfinite(data_values[:, 0])
-            kmax = 2 * self._ends[0].shape[0] + 2
-            keys = np.sort(data_pattern[valid] * kmax + self.value_codes(data_values[valid, 0], 0))
-            base = self.pattern * kmax
-            start = np.searchsorted(keys, base + self._qa[0], side="left")
-            stop = np.searchsorted(keys, base + self._qb[0], side="right")
-            return np.maximum(stop - start, 0)
+            codes = self.value_codes(data_values[valid, 0], 0)
+            keys = np.sort(data_pattern[valid] * self._kmax[0] + codes)
+            start, stop = self._search(keys, 0)
+            return stop - start
         counts = np.zeros(self.n, dtype=np.int64)
         for rec, pos, order in self._pairs(data_pattern, data_values):
             counts += np.bincount(rec, minlength=self.n)
@@ -158,6 +174,20 @@ class Balls:
                 ok = self.contains(data_values[order[pos]], rec)
                 yield rec[ok], pos[ok], order
             first = last
+
+
+def _rank(values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Sorted distinct values and the rank of every value among them (np.unique's inverse,
+    without its stable sort)."""
+    o = np.argsort(values)
+    sv = values[o]
+    new = np.empty(sv.shape[0], dtype=bool)
+    new[:1] = True
+    np.not_equal(sv[1:], sv[:-1], out=new[1:])
+    ranks = np.cumsum(new) - 1
+    inv = np.empty(sv.shape[0], dtype=np.int64)
+    inv[o] = ranks
+    return sv[new], inv
 
 
 def make_balls(

@@ -1,0 +1,199 @@
+"""One call that runs every disclosure-risk measure that applies to a release."""
+
+from __future__ import annotations
+
+import warnings
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import pandas as pd
+
+from synthguard.data import Schema, as_implicates, infer_schema
+from synthguard.errors import DisclosureWarning
+from synthguard.risk._common import as_list
+from synthguard.risk.attribute import AttributeDisclosure, attribute_disclosure
+from synthguard.risk.distance import DistanceToClosestRecord, distance_to_closest_record
+from synthguard.risk.identification import IdentificationRisk, identification_risk
+from synthguard.risk.matching import MatchRates, match_rates
+from synthguard.risk.membership import MembershipInference, membership_inference
+from synthguard.risk.uniqueness import KAnonymity, k_anonymity
+
+__all__ = ["RiskEvaluation", "evaluate_risk"]
+
+
+@dataclass(frozen=True, eq=False)
+class RiskEvaluation:
+    """The disclosure-risk measures of one release; None where a measure does not apply.
+
+    ``notes`` says why a measure was skipped (e.g. identification risk and match rates need a
+    partially synthetic release whose rows align with the confidential data; membership
+    inference needs a holdout)."""
+
+    identification: IdentificationRisk | None
+    confidential_identification: IdentificationRisk | None
+    match: MatchRates | None
+    attribute: AttributeDisclosure | None
+    distance: DistanceToClosestRecord | None
+    membership: MembershipInference | None
+    k_anonymity: KAnonymity | None
+    notes: tuple[str, ...] = field(default_factory=tuple)
+
+    def to_frame(self) -> pd.DataFrame:
+        """One row per headline number: measure, value, goal (lower or higher is safer)."""
+        rows: list[tuple[str, str, float, str]] = []
+
+        def add(family: str, name: str, value: float | None, goal: str) -> None:
+            if value is not None:
+                rows.append((family, name, float(value), goal))
+
+        if self.confidential_identification is not None:
+            c = self.confidential_identification
+            add("identification", "confidential mean IR", c.mean, "reference")
+            add("identification", "confidential max IR", c.max, "reference")
+        if self.identification is not None:
+            r = self.identification
+            add("identification", "mean IR", r.mean, "minimize")
+            add("identification", "max IR", r.max, "minimize")
+            add("identification", "share IR > 0.5", r.share_above(0.5), "minimize")
+            add("identification", "singleton share", r.singleton_share, "minimize")
+        if self.match is not None:
+            m = self.match
+            add("matching", "expected match risk", m.expected_match_risk, "minimize")
+            add("matching", "true match rate", m.true_match_rate, "minimize")
+            add("matching", "false match rate", m.false_match_rate, "maximize")
+        if self.attribute is not None:
+            for _, row in self.attribute.table.iterrows():
+                add(
+                    "attribute",
+                    f"{row['target']} {row['measure']} excess",
+                    row["excess"],
+                    "minimize",
+                )
+        if self.distance is not None:
+            d = self.distance
+            add("distance", "exact copy share", d.exact_copy_share, "minimize")
+            add("distance", "median DCR", d.median_dcr, "maximize")
+            if d.share_closer_to_conf is not None:
+                add("distance", "share closer to confidential", d.share_closer_to_conf, "minimize")
+                add("distance", "no-memorization baseline", d.baseline_share, "reference")
+        if self.membership is not None:
+            add("membership", "AUC", self.membership.auc, "minimize")
+            add("membership", "best accuracy", self.membership.best_accuracy, "minimize")
+        if self.k_anonymity is not None:
+            k = self.k_anonymity
+            add("uniqueness", "sample uniques", k.n_sample_uniques, "minimize")
+            add("uniqueness", f"records below k={k.k}", k.n_below_k, "minimize")
+        return pd.DataFrame(rows, columns=["family", "measure", "value", "goal"])
+
+    def summary(self) -> str:
+        parts = [
+            r.summary()
+            for r in (
+                self.confidential_identification,
+                self.identification,
+                self.match,
+                self.attribute,
+                self.distance,
+                self.membership,
+                self.k_anonymity,
+            )
+            if r is not None
+        ]
+        if self.notes:
+            parts.append("Notes:\n" + "\n".join(f"  - {n}" for n in self.notes))
+        return "\n\n".join(parts)
+
+    def _repr_html_(self) -> str:
+        return "<pre>" + self.summary() + "</pre>"
+
+
+def evaluate_risk(
+    conf: pd.DataFrame,
+    synthetic: Any,
+    keys: Sequence[str],
+    targets: str | Sequence[str],
+    holdout: pd.DataFrame | None = None,
+    radius: float | Mapping[str, float] = 0.2,
+    *,
+    k: int = 3,
+    metric: str = "gower",
+    schema: Schema | Mapping[str, Any] | None = None,
+    singletons: str = "zero",
+    random_state: Any = None,
+) -> RiskEvaluation:
+    """Run every disclosure-risk measure that applies to ``synthetic``.
+
+    * identification risk (Hu, Savitsky & Williams eqs. 1-2) of the release and of the
+      confidential data, on the numeric ``targets``, with relative ``radius`` — when the
+      release's rows align with ``conf`` (partial synthesis);
+    * match rates (Reiter & Mitra 2009) with the same keys, targets and radius — same condition;
+    * attribute disclosure of every target from the keys (with the holdout baseline if given);
+    * distance to closest record (``metric``) with the holdout comparison;
+    * membership inference (needs ``holdout``);
+    * k-anonymity of the keys in the confidential data (threshold ``k``).
+
+    Singleton patterns are scored per ``singletons`` (see :func:`identification_risk`); their
+    count and share are reported, without a warning. Warnings of the parts are collected in
+    ``notes`` instead of being emitted one by one.
+
+    Returns
+    -------
+    RiskEvaluation
+    """
+    keys_l = as_list(keys, name="keys")
+    targets_l = as_list(targets, name="targets")
+    frames = as_implicates(synthetic)
+    notes: list[str] = []
+    aligned = all(len(f) == len(conf) for f in frames)
+    overrides = None
+    if schema is not None:
+        src = schema.columns if isinstance(schema, Schema) else schema
+        overrides = {c: v for c, v in src.items() if c in targets_l}
+    sch = infer_schema(conf[targets_l], overrides=overrides)
+    numeric_targets = [t for t in targets_l if sch[t].is_numeric]
+    ident = conf_ident = match = None
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always", DisclosureWarning)
+        if aligned and numeric_targets:
+            kw: dict[str, Any] = dict(
+                keys=keys_l, target=numeric_targets, radius=radius, singletons=singletons
+            )
+            ident = identification_risk(conf, frames, **kw)
+            conf_ident = identification_risk(conf, **kw)
+        elif not numeric_targets:
+            notes.append("identification risk skipped: no numeric target to cast a ball around")
+        if aligned:
+            match = match_rates(
+                conf, frames, keys=keys_l, targets=targets_l, radius=radius, schema=schema
+            )
+        else:
+            notes.append(
+                "identification risk and match rates skipped: the release's rows do not align "
+                "with the confidential records (fully synthetic data); see membership inference "
+                "and distance to closest record"
+            )
+        attribute = attribute_disclosure(conf, frames, keys_l, targets_l, holdout, schema=schema)
+        distance = distance_to_closest_record(conf, frames, holdout, metric=metric, schema=schema)
+        membership = None
+        if holdout is not None:
+            membership = membership_inference(
+                conf, holdout, frames, metric=metric, schema=schema, random_state=random_state
+            )
+        else:
+            notes.append("membership inference skipped: pass a holdout")
+        kanon = k_anonymity(conf, keys_l, k=k) if keys_l else None
+    notes.extend(str(w.message) for w in caught if issubclass(w.category, DisclosureWarning))
+    for w in caught:
+        if not issubclass(w.category, DisclosureWarning):
+            warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)
+    return RiskEvaluation(
+        identification=ident,
+        confidential_identification=conf_ident,
+        match=match,
+        attribute=attribute,
+        distance=distance,
+        membership=membership,
+        k_anonymity=kanon,
+        notes=tuple(notes),
+    )
