@@ -99,6 +99,19 @@ def test_sections_and_figures_present(evaluation, html):
     assert "Board pack" in html and "seed: 7" in html
     assert "FAIL" in html  # the top-coded release fails max IR <= 0.5
     assert 'id="top-risky"' in html
+    assert 'id="utility-details"' in html
+
+
+def test_detail_tables_show_declared_measures_only(evaluation):
+    from synthguard.report.safety import Redactor
+    from synthguard.report.sections import detail_table
+
+    t = detail_table(evaluation, "utility", Redactor())
+    names = [r["name"] for r in t["rows"]]
+    assert "pmse.ratio" in names and "correlation.mae" in names
+    # counts of records and other undeclared numbers of the results are not listed
+    assert not any(n.endswith(".n_conf") or n.endswith(".null_sd") for n in names)
+    assert t["columns"] == ["shuffled", "topcoded"]
 
 
 def test_top_risky_records_show_ranges(html):

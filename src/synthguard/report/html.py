@@ -27,6 +27,7 @@ from synthguard.report.metrics import METRICS
 from synthguard.report.safety import Redactor, format_number, safe_error, value_range
 from synthguard.report.sections import (
     correlation_differences,
+    detail_table,
     importance_of,
     regression_table,
     univariate_table,
@@ -252,11 +253,13 @@ def build_report(
     tick("risk figures")
 
     risk_labels = {m: METRICS[m].label for m in ("expected_match_risk", "true_match_rate",
-                                                  "membership_auc", "exact_copies")}
+                                                  "membership_auc", "exact_copies",
+                                                  "closer_to_data")}
     _fig(figs_risk, "fig-risk-metrics", "Matching, membership and copies",
          F.metric_bars(utility_values, risk_labels, colors, reference={"membership_auc": 0.5}),
          "Expected match risk and true match rate (Reiter & Mitra 2009), membership-attack AUC "
-         "(0.5 is guessing), share of exact copies of confidential records.")
+         "(0.5 is guessing), share of exact copies of confidential records, share of released "
+         "records closer to the training data than to the holdout (DCR).")
     header, rows = _summary_rows(ev)
     errors = [(n, part, msg) for n, r in ev.releases.items() for part, msg in r.errors.items()]
     if ev.data_risk_error:
@@ -289,6 +292,8 @@ def build_report(
         any_checks=bool(ev.thresholds),
         errors=errors,
         notes=notes,
+        utility_details=detail_table(ev, "utility", redactor),
+        risk_details=detail_table(ev, "risk", redactor),
         figs_util=figs_util,
         figs_var=figs_var,
         figs_risk=figs_risk,

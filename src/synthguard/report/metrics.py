@@ -115,9 +115,16 @@ METRICS: dict[str, Metric] = {
         ),
         Metric(
             "exact_copies", "exact copies", "risk", "min", 0.0, 1.0,
-            ("distance.exact_copies", "dcr.exact_copies", "distance.share_exact",
-             "dcr.share_exact", "exact_copies"),
+            ("distance.exact_copy_share", "dcr.exact_copy_share", "distance_to_closest_record."
+             "exact_copy_share", "exact_copies"),
             "share of released records identical to a confidential record",
+        ),
+        Metric(
+            "closer_to_data", "closer to data", "risk", "min", 0.0, 1.0,
+            ("distance.share_closer_to_conf", "dcr.share_closer_to_conf",
+             "distance_to_closest_record.share_closer_to_conf", "closer_to_data"),
+            "share of released records closer to the training data than to the holdout; about "
+            "the holdout's share of the pooled records when nothing was memorized",
         ),
     ]
 }

@@ -16,6 +16,7 @@ from synthguard.report.safety import Redactor, format_number
 
 __all__ = [
     "correlation_differences",
+    "detail_table",
     "importance_of",
     "regression_table",
     "univariate_table",
@@ -154,3 +155,49 @@ def regression_table(ev: Evaluation, redactor: Redactor) -> pd.DataFrame | None:
     for c in ("estimate", "lower", "upper"):
         out[c] = pd.to_numeric(out[c], errors="coerce")
     return out.dropna(subset=["estimate", "lower", "upper"])
+
+
+def _scalars(obj: Any, prefix: str, depth: int = 0) -> dict[str, float]:
+    """The measures of a result (and of its result-valued attributes), by path.
+
+    A result class that declares its measures (``metrics``, a mapping of attribute name to
+    its description, as the utility results do) shows exactly those. Otherwise only numeric
+    attributes in [0, 1] are shown (shares, probabilities, risks): a result's other numbers
+    may be statistics in the data's units (a threshold, a distance), which the report does not
+    print without knowing what they are.
+    """
+    import dataclasses
+
+    out: dict[str, float] = {}
+    if obj is None or depth > 2 or not dataclasses.is_dataclass(obj):
+        return out
+    declared = getattr(type(obj), "metrics", None)
+    declared = set(declared) if isinstance(declared, dict) else None
+    for f in dataclasses.fields(obj):
+        v = getattr(obj, f.name, None)
+        if isinstance(v, bool | np.bool_):
+            continue
+        if isinstance(v, int | float | np.integer | np.floating):
+            x = float(v)
+            ok = (f.name in declared) if declared is not None else (0.0 <= x <= 1.0)
+            if ok and np.isfinite(x):
+                out[f"{prefix}{f.name}"] = x
+        elif isinstance(v, dict):
+            for k, item in v.items():
+                out.update(_scalars(item, f"{prefix}{f.name}[{k}].", depth + 1))
+        else:
+            out.update(_scalars(v, f"{prefix}{f.name}.", depth + 1))
+    return out
+
+
+def detail_table(ev: Evaluation, section: str, redactor: Redactor,
+                 max_rows: int = 80) -> dict[str, Any]:
+    """Every numeric scalar of each release's utility or risk result (rows) by release
+    (columns), rounded to 3 significant figures; labels redacted."""
+    per = {name: _scalars(getattr(r, section), "") for name, r in ev.releases.items()}
+    keys: list[str] = []
+    for d in per.values():
+        keys.extend(k for k in d if k not in keys)
+    rows = [{"name": redactor.label(k),
+             "cells": [format_number(per[n].get(k), 3) for n in per]} for k in keys[:max_rows]]
+    return {"columns": list(per), "rows": rows, "truncated": max(len(keys) - max_rows, 0)}
