@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -151,8 +152,6 @@ def distance_to_closest_record(
         nndr = np.where(d2 > 0, d1 / np.where(d2 > 0, d2, 1.0), 1.0)
     exact = float(np.mean(d1 <= _EXACT)) if d1.size else 0.0
     if warn_copies and exact > 0:
-        import warnings
-
         warnings.warn(
             f"distance_to_closest_record: {exact:.2%} of released records are exact copies of "
             f"confidential records on the compared columns",
