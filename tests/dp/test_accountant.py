@@ -188,3 +188,15 @@ def test_bad_budgets():
         PrivacyLedger(epsilon=1.0, delta=1.0)
     with pytest.raises(ParameterError):
         PrivacyLedger(epsilon=1.0).charge("neg", -0.1)
+
+
+def test_two_handles_on_one_file_cannot_both_spend_the_budget(tmp_path):
+    path = tmp_path / "ledger.json"
+    first = PrivacyLedger(epsilon=1.0, path=path)
+    second = PrivacyLedger(epsilon=1.0, path=path)  # e.g. another process
+    first.charge("analyst A", 0.6)
+    with pytest.raises(PrivacyBudgetError):
+        second.charge("analyst B", 0.6)
+    second.charge("analyst B", 0.4)
+    assert first.spent.epsilon == pytest.approx(1.0)
+    assert [c.label for c in first.charges] == ["analyst A", "analyst B"]

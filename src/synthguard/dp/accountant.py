@@ -18,8 +18,10 @@ A charge that would make the total exceed the budget raises
 With ``path``, every charge is written to a JSON file atomically (write a temporary file,
 fsync it, ``os.replace`` it over the ledger, fsync the directory) before :meth:`charge`
 returns — before any noisy answer exists — so a crash can lose an answer but never the record
-of budget spent. Opening a ledger on an existing file restores it. The file is not locked:
-one process at a time should hold a given ledger file.
+of budget spent. Opening a ledger on an existing file restores it. Several processes may hold
+the same ledger file: each charge takes an exclusive lock (``fcntl.flock`` on ``<file>.lock``,
+POSIX), re-reads the file, checks the budget against every charge recorded there and writes,
+so two processes can never both spend the last of a budget.
 """
 
 from __future__ import annotations
@@ -27,6 +29,7 @@ from __future__ import annotations
 import json
 import math
 import os
+import sys
 import tempfile
 import threading
 from collections.abc import Iterator
@@ -314,9 +317,16 @@ class PrivacyLedger:
             return Budget(eps + zcdp_to_dp(rho, rest), budget_delta, rho)
         return Budget(eps, delta, 0.0)
 
+    def _refresh(self) -> None:
+        """Re-read the ledger file (other processes may have charged it); atomic, so no lock."""
+        if self.path is not None and self.path.exists():
+            with self._lock:
+                _, self._charges = self._read(self.path)
+
     @property
     def spent(self) -> Budget:
         """Total privacy loss so far (sequential sum; parallel groups at their max; zCDP converted)."""
+        self._refresh()
         with self._lock:
             return self._total(self._charges, self.delta)
 
@@ -328,11 +338,32 @@ class PrivacyLedger:
 
     @property
     def charges(self) -> tuple[Charge, ...]:
+        """Every charge recorded (re-read from the file when there is one)."""
+        self._refresh()
         return tuple(self._charges)
+
+    @contextmanager
+    def _file_lock(self) -> Iterator[None]:
+        """Exclusive inter-process lock on ``<path>.lock`` and a fresh read of the file."""
+        if self.path is None:
+            yield
+            return
+        lock_path = self.path.with_name(self.path.name + ".lock")
+        fd = os.open(lock_path, os.O_RDWR | os.O_CREAT, 0o600)
+        try:
+            if sys.platform != "win32":
+                import fcntl
+
+                fcntl.flock(fd, fcntl.LOCK_EX)
+            if self.path.exists():
+                _, self._charges = self._read(self.path)
+            yield
+        finally:
+            os.close(fd)  # closing the descriptor releases the lock
 
     def _put(self, charge: Charge, index: int | None = None) -> int:
         """Check ``charge`` against the budget, record it (replacing ``index``), persist it."""
-        with self._lock:
+        with self._lock, self._file_lock():
             new = list(self._charges)
             if index is None:
                 new.append(charge)
@@ -404,6 +435,7 @@ class PrivacyLedger:
     # ----------------------------------------------------------------- display
     def to_frame(self) -> pd.DataFrame:
         """One row per charge (parallel parts indented under their group) and a total row."""
+        self._refresh()
         rows: list[dict[str, Any]] = []
         for c in self._charges:
             rows.append({"label": c.label, "kind": c.kind, "epsilon": c.epsilon,
@@ -419,7 +451,7 @@ class PrivacyLedger:
 
     def summary(self) -> str:
         """The ledger as a text table with the budget, spent and remaining amounts."""
-        s, r = self.spent, self.remaining
+        s, r = self.spent, self.remaining  # both re-read the file
         lines = [
             f"privacy ledger: budget epsilon={self.epsilon:g}, delta={self.delta:g}",
             f"{'label':<32} {'kind':<9} {'epsilon':>10} {'delta':>10} {'rho':>10}",
