@@ -164,10 +164,22 @@ def rank_within(groups: np.ndarray, key: np.ndarray) -> tuple[np.ndarray, np.nda
     Returns ``(order, rank)`` where ``order`` sorts by group then key and
     ``rank[i]`` is record i's position within its group. O(n log n).
     """
-    # two stable sorts equal np.lexsort((key, groups)) and are several times faster on floats
-    order = np.argsort(key, kind="stable")
-    order = order[np.argsort(groups[order], kind="stable")]
+    # a quicksort by key, then a stable (radix for narrow ints) sort by group: several times
+    # faster than np.lexsort on floats; records with equal keys keep an arbitrary but
+    # deterministic order (keys here are random uniforms, so ties do not occur in practice)
+    order = np.argsort(key)
+    order = sort_by_group(order, groups)
     return order, ranks_in_sorted(order, groups)
+
+
+def sort_by_group(order: np.ndarray, groups: np.ndarray) -> np.ndarray:
+    """Stable re-sort of ``order`` by ``groups`` (a no-op for a single group)."""
+    if groups.size == 0 or groups.min() == groups.max():
+        return order
+    g = groups[order]
+    if g.max() < 2**16 and g.min() >= 0:
+        g = g.astype(np.uint16)  # numpy sorts 16-bit integers by radix sort
+    return order[np.argsort(g, kind="stable")]
 
 
 def ranks_in_sorted(order: np.ndarray, groups: np.ndarray) -> np.ndarray:

@@ -40,6 +40,7 @@ from synthguard.sdc._common import (
     numeric_columns,
     rank_within,
     ranks_in_sorted,
+    sort_by_group,
     strata_ids,
     value_changed,
 )
@@ -194,16 +195,17 @@ def _rank_swap(
         sizes = np.bincount(g, minlength=int(groups.max()) + 1 if groups.size else 1)
         # block size per stratum: floor(p * n_s / 100) + 1 consecutive ranks
         block = np.floor(distance * sizes / 100.0 + 1e-9).astype(np.int64) + 1
-        # order by stratum, then value, ties in random order (random start + stable sorts)
+        # order by stratum, then value; tied values in a seed-dependent order (a random
+        # start permutation, then a quicksort of the values)
         xo = x[obs]
         order = rng.permutation(m)
-        order = order[np.argsort(xo[order], kind="stable")]
-        order = order[np.argsort(g[order], kind="stable")]
+        order = sort_by_group(order[np.argsort(xo[order])], g)
         rank = ranks_in_sorted(order, g)
         blk = rank // block[g]
-        # pair at random inside (stratum, block)
+        # pair at random inside (stratum, block): one float sort of cell + U(0, 1)
         cell = g * (int(rank.max()) + 1 if m else 1) + blk
-        order2, rank2 = rank_within(cell, rng.random(m))
+        order2 = np.argsort(cell.astype(np.float64) + rng.random(m))
+        rank2 = ranks_in_sorted(order2, cell)
         partner = _partner_in_sorted(order2, rank2)
         cell_sizes = np.bincount(cell)
         paired = (rank2 ^ 1) < cell_sizes[cell]
@@ -211,7 +213,7 @@ def _rank_swap(
         lead = paired & (rank2 % 2 == 0)
         lead_idx = np.flatnonzero(lead)
         want = min(_round_half_up(rate * m / 2), lead_idx.size)
-        chosen_leads = lead_idx[np.argsort(rng.random(lead_idx.size), kind="stable")[:want]]
+        chosen_leads = lead_idx[rng.permutation(lead_idx.size)[:want]]
         take = np.zeros(m, dtype=bool)
         take[chosen_leads] = True
         take[partner[chosen_leads]] = True
