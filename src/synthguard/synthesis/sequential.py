@@ -376,7 +376,9 @@ class Synthesizer:
     weights : array or str, optional
         Likelihood weights, one per record (or the name of a column holding them), passed to
         every synthesized column's method (``fit(X, y, weights)``). Methods that cannot use
-        weights raise :class:`~synthguard.errors.MethodError`.
+        weights raise :class:`~synthguard.errors.MethodError`. A column named here is
+        otherwise treated like any other (synthesized unless kept or left out of
+        ``visit_sequence``).
     schema : mapping or Schema, optional
         Column kind overrides, passed to :func:`synthguard.data.infer_schema`
         (e.g. ``{"Race": "categorical", "Income": {"kind": "numeric", "lower": 0}}``).
