@@ -86,6 +86,22 @@ def test_trees_random_halves_out_of_sample(model):
     assert shifted.auc > 0.9
 
 
+def test_histogram_cart_recovers_leaf_proportions_of_sklearn_cart():
+    from sklearn.tree import DecisionTreeClassifier
+
+    from synthguard.utility._propensity import HistCART
+
+    rng = np.random.default_rng(12)
+    X = rng.integers(0, 6, size=(4000, 3)).astype(float)  # few values: binning is exact
+    y = (rng.random(4000) < 0.2 + 0.1 * X[:, 0] - 0.05 * X[:, 2]).astype(float)
+    p = HistCART(0, max_depth=3).fit(X, y).predict_proba(X)[:, 1]
+    for v in np.unique(p):
+        assert y[p == v].mean() == pytest.approx(v, abs=1e-6)
+    ref = DecisionTreeClassifier(max_depth=3, min_samples_leaf=20).fit(X, y).predict_proba(X)
+    assert np.mean((p - y.mean()) ** 2) == pytest.approx(np.mean((ref[:, 1] - y.mean()) ** 2),
+                                                          rel=1e-5)
+
+
 def test_same_seed_same_result_and_implicates_averaged():
     rng = np.random.default_rng(6)
     conf, s1, s2 = make(300, rng), make(300, rng), make(300, rng, shift=1.0)

@@ -21,6 +21,7 @@ class Design:
     groups: np.ndarray  # (p,) index into ``variables`` of each column
     variables: list[str]
     y: np.ndarray  # (N,) 1 for synthetic rows, 0 for confidential
+    categorical: np.ndarray | None = None  # (p,) bool: integer-coded categorical columns
 
 
 def stacked_design(
@@ -31,10 +32,15 @@ def stacked_design(
     *,
     interactions: bool = False,
     dtype: type = np.float64,
+    encoding: str = "onehot",
 ) -> Design:
+    """``encoding="onehot"``: indicators with the first observed level as reference (for the
+    logistic model); ``"codes"``: one column of integer level codes per categorical variable
+    (for trees, which order the levels themselves), flagged in ``Design.categorical``."""
     n0, n1 = len(conf), len(syn)
     blocks: list[np.ndarray] = []
     groups: list[int] = []
+    is_cat: list[bool] = []
     for gi, c in enumerate(columns):
         col = schema[c]
         if col.is_numeric:
@@ -48,15 +54,23 @@ def stacked_design(
             if sd > 0:
                 blocks.append(z[:, None])
                 groups.append(gi)
+                is_cat.append(False)
             if miss.any() and not miss.all():
                 blocks.append(miss[:, None].astype(float))
                 groups.append(gi)
+                is_cat.append(False)
         else:
             (c0, c1), n_levels, _ = category_codes([conf[c], syn[c]], col.levels)
             codes = np.concatenate([c0, c1])
             present = np.flatnonzero(np.bincount(codes, minlength=n_levels))
             if present.size < 2:
                 continue
+            if encoding == "codes":
+                blocks.append(codes[:, None].astype(dtype))
+                groups.append(gi)
+                is_cat.append(True)
+                continue
+            is_cat.extend([False] * (present.size - 1))
             onehot = (codes[:, None] == present[None, 1:]).astype(dtype)
             blocks.append(onehot)
             groups.extend([gi] * onehot.shape[1])
@@ -82,4 +96,4 @@ def stacked_design(
             X = np.hstack([X, np.column_stack(extra).astype(dtype, copy=False)])
             g = np.concatenate([g, [index[p] for p in eg]]).astype(np.int64)
     y = np.concatenate([np.zeros(n0), np.ones(n1)])
-    return Design(X, g, variables, y)
+    return Design(X, g, variables, y, np.asarray(is_cat, dtype=bool) if encoding == "codes" else None)

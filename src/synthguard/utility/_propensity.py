@@ -83,15 +83,55 @@ def predict_logistic(fit: LogisticFit, X: np.ndarray) -> np.ndarray:
     return expit(_with_intercept(np.asarray(X, dtype=float)) @ fit.coef)
 
 
-def make_tree(model: str, params: dict[str, Any], seed: int) -> Any:
-    if model == "cart":
-        from sklearn.tree import DecisionTreeClassifier
+class HistCART:
+    """A single classification tree grown by scikit-learn's histogram tree grower.
 
-        kw = {"max_depth": 10, "min_samples_leaf": 20}
+    One boosting iteration from the constant start ``logit(ȳ)`` with learning rate 1 and no
+    regularisation: every row has the same hessian ``ȳ(1-ȳ)``, so the split gain is the
+    reduction in the sum of squares of ``y``, which for a 0/1 outcome is the reduction in Gini
+    impurity — CART's criterion (Breiman et al. 1984) — on numeric variables binned into at most
+    255 quantile bins and categorical variables split natively. The leaf value is
+    ``(ȳ_leaf - ȳ)/(ȳ(1-ȳ))``, so the leaf proportion ``ȳ_leaf`` is recovered exactly from the
+    raw prediction. Much faster than ``DecisionTreeClassifier`` on 10^5 rows.
+    """
+
+    def __init__(self, seed: int, categorical: np.ndarray | None = None, **params: Any) -> None:
+        from sklearn.ensemble import HistGradientBoostingClassifier
+
+        kw: dict[str, Any] = {
+            "max_depth": 10, "min_samples_leaf": 20, "max_leaf_nodes": None,
+        }
         kw.update(params)
-        return DecisionTreeClassifier(random_state=seed, **kw)
+        if categorical is not None and categorical.any():
+            kw["categorical_features"] = categorical
+        self._hgb = HistGradientBoostingClassifier(
+            max_iter=1, learning_rate=1.0, l2_regularization=0.0, early_stopping=False,
+            random_state=seed, **kw,
+        )
+        self.ybar_ = 0.5
+
+    def fit(self, X: np.ndarray, y: np.ndarray) -> HistCART:
+        self.ybar_ = float(np.mean(y))
+        self._hgb.fit(X, y)
+        return self
+
+    def predict_proba(self, X: np.ndarray) -> np.ndarray:
+        c = self.ybar_
+        raw = np.asarray(self._hgb.decision_function(X), dtype=float)
+        p = c + c * (1.0 - c) * (raw - np.log(c / (1.0 - c)))
+        p = np.clip(p, 0.0, 1.0)
+        return np.column_stack([1.0 - p, p])
+
+
+def make_tree(
+    model: str, params: dict[str, Any], seed: int, categorical: np.ndarray | None = None
+) -> Any:
+    if model == "cart":
+        return HistCART(seed, categorical, **params)
     from sklearn.ensemble import HistGradientBoostingClassifier
 
-    kw = {"max_iter": 100, "early_stopping": False}
-    kw.update(params)
-    return HistGradientBoostingClassifier(random_state=seed, **kw)
+    hkw: dict[str, Any] = {"max_iter": 100, "early_stopping": False}
+    if categorical is not None and categorical.any():
+        hkw["categorical_features"] = categorical
+    hkw.update(params)
+    return HistGradientBoostingClassifier(random_state=seed, **hkw)

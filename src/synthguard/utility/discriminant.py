@@ -42,8 +42,8 @@ class PMSEResult:
         confidential and synthetic rows (SPECKS).
     auc : area under the ROC curve of the propensity scores (0.5 = no better than chance).
     importance : per variable, averaged over implicates — the Wald chi-square of the
-        variable's coefficients (logistic), the impurity importance (cart), or the drop in AUC
-        when the variable is permuted (boosting).
+        variable's coefficients (logistic), or the drop in AUC when the variable's values are
+        permuted among the scored rows (cart, boosting).
     implicates : per-implicate values.
     model, null_method, validation : how it was computed; ``null_method`` is ``"analytic"``
         (Snoke et al. 2018: ``E = (k-1)(1-c)^2 c / N``, ``SD = sqrt(2(k-1)) (1-c)^2 c / N``,
@@ -100,7 +100,8 @@ class PMSEResult:
 
 
 def _fit_predict(
-    model: str, design: Design, y: np.ndarray, train: np.ndarray, test: np.ndarray,
+    model: str, design: Design, y: np.ndarray, train: np.ndarray | slice,
+    test: np.ndarray | slice,
     params: dict[str, Any], seed: int, want_importance: bool,
 ) -> tuple[np.ndarray, np.ndarray | None, int]:
     """Fit on rows ``train``, return propensities for rows ``test``, column importances, k."""
@@ -118,25 +119,51 @@ def _fit_predict(
                 b = beta[idx]
                 imp[g] = float(b @ np.linalg.pinv(cov[np.ix_(idx, idx)]) @ b)
         return p, imp, fit.rank
-    clf = make_tree(model, params, seed)
-    clf.fit(X[train], y[train])
-    p = clf.predict_proba(X[test])[:, 1]
+    cat = design.categorical
+    Xtr, Xte = X[train], X[test]
+    if cat is not None and cat.any() and X[:, cat].max() >= 254:
+        # too many levels for native categorical splits: order the levels instead
+        Xtr, Xte = _order_levels(Xtr, Xte, y[train], cat)
+        cat = None
+    clf = make_tree(model, params, seed, cat)
+    clf.fit(Xtr, y[train])
+    p = clf.predict_proba(Xte)[:, 1]
     imp = None
     if want_importance:
         imp = np.zeros(len(design.variables))
-        if model == "cart":
-            np.add.at(imp, design.groups, clf.feature_importances_)
-        else:
-            base = roc_auc_score(y[test], p) if len(np.unique(y[test])) == 2 else 0.5
-            rng = np.random.default_rng(seed)
-            Xt = X[test].copy()
-            for g in np.unique(design.groups):
-                idx = np.flatnonzero(design.groups == g)
-                saved = Xt[:, idx].copy()
-                Xt[:, idx] = saved[rng.permutation(len(saved))]
-                imp[g] = base - roc_auc_score(y[test], clf.predict_proba(Xt)[:, 1])
-                Xt[:, idx] = saved
+        base = roc_auc_score(y[test], p) if len(np.unique(y[test])) == 2 else 0.5
+        rng = np.random.default_rng(seed)
+        Xt = Xte.copy()
+        for g in np.unique(design.groups):
+            idx = np.flatnonzero(design.groups == g)
+            saved = Xt[:, idx].copy()
+            Xt[:, idx] = saved[rng.permutation(len(saved))]
+            imp[g] = base - roc_auc_score(y[test], clf.predict_proba(Xt)[:, 1])
+            Xt[:, idx] = saved
     return p, imp, -1
+
+
+def _order_levels(
+    Xtr: np.ndarray, Xte: np.ndarray, ytr: np.ndarray, categorical: np.ndarray
+) -> tuple[np.ndarray, np.ndarray]:
+    """Recode each categorical column by the rank of its levels' share of synthetic rows in the
+    training rows: for a binary outcome the best split of a categorical variable into two
+    groups is among the splits of the levels so ordered (Breiman et al. 1984, sec. 4.2.2), so
+    one ordered column lets CART find it without one-hot columns."""
+    Xtr = Xtr.copy()
+    Xte = Xte.copy()
+    for j in np.flatnonzero(categorical):
+        ctr = Xtr[:, j].astype(np.int64)
+        cte = Xte[:, j].astype(np.int64)
+        size = int(max(ctr.max(initial=0), cte.max(initial=0))) + 1
+        n = np.bincount(ctr, minlength=size)
+        s = np.bincount(ctr, weights=ytr, minlength=size)
+        share = np.where(n > 0, s / np.maximum(n, 1), ytr.mean())
+        rank = np.empty(size)
+        rank[np.argsort(share, kind="stable")] = np.arange(size)
+        Xtr[:, j] = rank[ctr]
+        Xte[:, j] = rank[cte]
+    return Xtr, Xte
 
 
 def _propensities(
@@ -147,9 +174,9 @@ def _propensities(
     N = len(y)
     seed = int(rng.integers(2**31 - 1))
     if validation is None:
-        rows = np.arange(N)
-        p, imp, k = _fit_predict(model, design, y, rows, rows, params, seed, want_importance)
-        return rows, p, imp, k
+        every = slice(None)  # a view, not a copy of the design
+        p, imp, k = _fit_predict(model, design, y, every, every, params, seed, want_importance)
+        return np.arange(N), p, imp, k
     # stratified assignment so both groups keep their share c in every part
     fold = np.empty(N, dtype=np.int64)
     for lab in (0, 1):
@@ -228,8 +255,10 @@ def pmse(
         are computed per implicate and averaged.
     model : ``"logistic"`` (main effects of the one-hot encoded variables; numeric variables
         standardised, missing values at the mean with an indicator), ``"cart"``
-        (``DecisionTreeClassifier``, default ``max_depth=10, min_samples_leaf=20``) or
-        ``"boosting"`` (``HistGradientBoostingClassifier``, 100 iterations).
+        (one Gini tree, default ``max_depth=10, min_samples_leaf=20``, grown by scikit-learn's
+        histogram grower: numeric variables in at most 255 quantile bins, categorical
+        variables split natively; see ``_propensity.HistCART``) or ``"boosting"``
+        (``HistGradientBoostingClassifier``, 100 iterations, native categorical support).
     schema : column kinds (default: inferred from ``conf``).
     columns : variables to use (default: all shared columns).
     interactions : add all two-way products of different variables' columns to the logistic
@@ -325,7 +354,10 @@ def _per_implicate(
     rows = []
     importances = []
     for df in imps:
-        design = stacked_design(conf, df, schema, cols, interactions=interactions, dtype=dtype)
+        design = stacked_design(
+            conf, df, schema, cols, interactions=interactions, dtype=dtype,
+            encoding="onehot" if model == "logistic" else "codes",
+        )
         y = design.y
         N = len(y)
         c = float(y.sum() / N)
