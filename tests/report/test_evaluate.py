@@ -25,7 +25,7 @@ def test_top_level_name_is_the_report_function():
 
 
 def test_table_equals_underlying_function_outputs(conf, releases):
-    from synthguard.risk import identification_risk
+    from synthguard.risk import evaluate_risk, identification_risk
     from synthguard.utility import evaluate_utility
 
     ev = _ev(conf, releases, formulas=["spend ~ income"])
@@ -45,6 +45,11 @@ def test_table_equals_underlying_function_outputs(conf, releases):
             ir = identification_risk(conf, releases[name], keys=KEYS, target="income", radius=0.2)
         assert table.loc[name, "mean_identification_risk"] == pytest.approx(ir.mean, rel=1e-12)
         assert table.loc[name, "max_identification_risk"] == pytest.approx(ir.max, rel=1e-12)
+        risk = evaluate_risk(conf, releases[name], KEYS, "income", radius=0.2, random_state=1)
+        assert table.loc[name, "true_match_rate"] == pytest.approx(risk.match.true_match_rate)
+        assert table.loc[name, "expected_match_risk"] == pytest.approx(
+            risk.match.expected_match_risk)
+        assert table.loc[name, "exact_copies"] == pytest.approx(risk.distance.exact_copy_share)
         np.testing.assert_allclose(ev[name].record_risk, ir.per_record, rtol=0, atol=1e-15)
 
 
@@ -55,8 +60,10 @@ def test_data_risk_is_confidential_ir(conf, releases):
     with pytest.warns(synthguard.errors.DisclosureWarning):
         ref = identification_risk(conf, None, keys=KEYS, target="income", radius=0.2)
     np.testing.assert_allclose(ev.data_risk, ref.per_record, atol=1e-15)
-    # the warning about singleton patterns is kept for the report, not re-emitted
-    assert any("DisclosureWarning" in n for n in ev.data_notes)
+    # and it is the confidential risk evaluate_risk reports for every aligned release
+    for r in ev:
+        np.testing.assert_allclose(r.risk.confidential_identification.per_record, ev.data_risk,
+                                   atol=1e-15)
 
 
 def test_thresholds_pass_and_fail(conf, releases):

@@ -271,7 +271,9 @@ def _record_risk(
         return np.asarray(per, dtype=float)
     fn = _module_function("synthguard.risk", "identification_risk")
     target: str | list[str] = targets[0] if len(targets) == 1 else list(targets)
-    res = fn(conf, release, keys=list(keys), target=target, radius=radius)
+    # singletons scored by the formula (0), as evaluate_risk does; their share is reported
+    res = _call(fn, conf, release, keys=list(keys), target=target, radius=radius,
+                singletons="zero")
     return np.asarray(res.per_record, dtype=float)
 
 
@@ -384,8 +386,13 @@ def evaluate(
     data_risk: np.ndarray | None = None
     data_risk_error: str | None = None
     data_notes = _Notes()
+    # the ball of eq. (1) is cast around numeric targets (as evaluate_risk does)
+    ir_targets = tuple(t for t in targets_t if t not in schema_ or schema_[t].is_numeric)
     try:
-        data_risk = data_notes.run(_record_risk, None, conf, None, keys_t, targets_t, float(radius))
+        if not ir_targets:
+            raise ParameterError("identification risk needs a numeric target to cast a ball around")
+        data_risk = data_notes.run(_record_risk, None, conf, None, keys_t, ir_targets,
+                                   float(radius))
     except Exception as e:  # recorded, not fatal: the report says what is missing
         data_risk_error = safe_error(e)
         log.info("identification risk of the data failed: %s", data_risk_error)
@@ -448,11 +455,18 @@ def evaluate(
                 )
             except Exception as e:
                 errors["risk"] = safe_error(e)
+        for note in getattr(risk, "notes", ()) or ():
+            if isinstance(note, str) and note not in notes.messages:
+                notes.messages.append(note)
         record_risk = None
         if _aligned(kind, impl, conf):
             try:
+                if not ir_targets:
+                    raise ParameterError(
+                        "identification risk needs a numeric target to cast a ball around"
+                    )
                 record_risk = notes.run(
-                    _record_risk, risk, conf, impl, keys_t, targets_t, float(radius)
+                    _record_risk, risk, conf, impl, keys_t, ir_targets, float(radius)
                 )
             except Exception as e:
                 errors["identification risk"] = safe_error(e)

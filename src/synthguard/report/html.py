@@ -26,6 +26,7 @@ from synthguard.report.evaluate import Evaluation
 from synthguard.report.metrics import METRICS
 from synthguard.report.safety import Redactor, format_number, safe_error, value_range
 from synthguard.report.sections import (
+    attribute_table,
     correlation_differences,
     detail_table,
     importance_of,
@@ -294,6 +295,7 @@ def build_report(
         notes=notes,
         utility_details=detail_table(ev, "utility", redactor),
         risk_details=detail_table(ev, "risk", redactor),
+        attribute=attribute_table(ev, redactor),
         figs_util=figs_util,
         figs_var=figs_var,
         figs_risk=figs_risk,

@@ -99,14 +99,20 @@ METRICS: dict[str, Metric] = {
         ),
         Metric(
             "expected_match_risk", "exp. match", "risk", "min", 0.0, None,
-            ("matching.expected_match_risk", "match_rates.expected_match_risk",
+            ("match.expected_match_risk", "matching.expected_match_risk",
              "expected_match_risk"),
             "expected number of records an intruder matches correctly (Reiter & Mitra 2009)",
         ),
         Metric(
             "true_match_rate", "true match", "risk", "min", 0.0, 1.0,
-            ("matching.true_match_rate", "match_rates.true_match_rate", "true_match_rate"),
+            ("match.true_match_rate", "matching.true_match_rate", "true_match_rate"),
             "share of records matched uniquely and correctly (Reiter & Mitra 2009)",
+        ),
+        Metric(
+            "attribute_excess", "attribute excess", "risk", "min", -1.0, 1.0,
+            ("attribute.max_excess", "attribute_excess"),
+            "largest gain in the intruder's accuracy predicting a target from the keys with the "
+            "release, over the holdout (or the marginal) baseline",
         ),
         Metric(
             "membership_auc", "membership AUC", "risk", "min", 0.0, 1.0,

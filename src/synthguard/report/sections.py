@@ -15,6 +15,7 @@ from synthguard.report.evaluate import Evaluation
 from synthguard.report.safety import Redactor, format_number
 
 __all__ = [
+    "attribute_table",
     "correlation_differences",
     "detail_table",
     "importance_of",
@@ -201,3 +202,25 @@ def detail_table(ev: Evaluation, section: str, redactor: Redactor,
     rows = [{"name": redactor.label(k),
              "cells": [format_number(per[n].get(k), 3) for n in per]} for k in keys[:max_rows]]
     return {"columns": list(per), "rows": rows, "truncated": max(len(keys) - max_rows, 0)}
+
+
+def attribute_table(ev: Evaluation, redactor: Redactor) -> dict[str, Any] | None:
+    """The attribute-disclosure attack of each release (target, measure, release, marginal,
+    holdout, excess), rounded to 3 significant figures, labels redacted."""
+    rows = []
+    header: list[str] = []
+    for name, r in ev.releases.items():
+        att = getattr(r.risk, "attribute", None) if r.risk is not None else None
+        table = getattr(att, "table", None)
+        if not isinstance(table, pd.DataFrame) or table.empty:
+            continue
+        cols = [c for c in table.columns if c != "target"]
+        header = header or ["target", *map(str, cols)]
+        for _, row in table.iterrows():
+            cells = [redactor.label(row.get("target", ""))]
+            cells += [format_number(v, 3) if isinstance(v, int | float | np.number)
+                      and not isinstance(v, bool) else redactor.label(v) for v in row[cols]]
+            rows.append({"release": name, "cells": cells})
+    if not rows:
+        return None
+    return {"header": header, "rows": rows}
