@@ -95,3 +95,11 @@ def test_threads_do_not_change_the_result():
     a = Synthesizer(random_state=5).fit(df).sample()
     b = Synthesizer(random_state=5, n_jobs=2).fit(df).sample()
     pd.testing.assert_frame_equal(a.implicates[0], b.implicates[0])
+
+
+def test_threads_over_strata_do_not_change_the_result():
+    ce = load_dataset("ce")
+    kw = {"strata": "UrbanRural", "keep": ["Race"], "random_state": 3}
+    a = Synthesizer(**kw).fit(ce).sample()
+    b = Synthesizer(n_jobs=2, **kw).fit(ce).sample()
+    pd.testing.assert_frame_equal(a.implicates[0], b.implicates[0])

@@ -233,3 +233,24 @@ def test_methods_declaring_float32_get_float32_fortran_designs(mixed):
     assert fit_X.dtype == np.float32 and fit_X.flags.f_contiguous
     assert draw_X.dtype == np.float32 and draw_X.shape == (len(data), 3)
     np.testing.assert_array_equal(fit_X[:, 2], data["share"].to_numpy(dtype=np.float32))
+
+
+def test_fit_block_and_draw_block_work_on_one_block(mixed):
+    # the block functions a distributed engine would map over strata
+    from synthguard.synthesis.encoding import to_working
+    from synthguard.synthesis.sequential import _ColumnSpec, draw_block, fit_block
+    from tests.synthesis._methods import CopyFirstPredictor, MarginalMethod
+
+    syn = Synthesizer(keep=["share"], methods={"kids": "test_marginal"},
+                      visit_sequence=["kids"]).fit(mixed)
+    schema = syn.schema_.columns
+    arrays = {c: to_working(mixed[c], schema[c]) for c in ["share", "kids", "urban"]}
+    specs = [_ColumnSpec("urban", [], MarginalMethod(), None),
+             _ColumnSpec("kids", ["share"], CopyFirstPredictor(shift=0.2), None)]
+    rows = np.arange(100, 300)
+    block = fit_block(arrays, rows, specs, schema, None)
+    assert [m.target for m in block.models] == ["urban", "kids"]
+    out = draw_block(block, len(rows), {"share": arrays["share"][rows]}, schema,
+                     np.random.default_rng(0))
+    np.testing.assert_array_equal(out["kids"], np.round(arrays["share"][rows] + 0.2))
+    assert set(np.unique(out["urban"])) <= {0, 1}

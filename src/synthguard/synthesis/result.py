@@ -101,6 +101,12 @@ class SyntheticData:
             f"synthesized={self.synthesized!r}, kept={self.kept!r})"
         )
 
+    def _repr_html_(self) -> str:
+        import html
+
+        head = self.implicates[0].head(10).to_html() if self.implicates else ""
+        return f"<pre>{html.escape(self.summary())}</pre><p>implicate 1, first rows:</p>{head}"
+
     def write(
         self, directory: str | os.PathLike[str], *, prefix: str = "synthetic", ext: str = ".csv"
     ) -> list[Path]:

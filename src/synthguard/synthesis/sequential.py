@@ -389,9 +389,9 @@ class Synthesizer:
         Method for columns not listed in ``methods`` (except a first column with no
         predictors, which gets ``"sample"``).
     n_jobs : int, default 1
-        Threads fitting the columns' models at once (each model is fit on confidential data
-        only, so they are independent). More threads are faster on several cores and hold one
-        design matrix each in memory. Results do not depend on ``n_jobs``.
+        Threads fitting the models (one per column and stratum) at once: each is fit on
+        confidential data only, so they are independent. More threads are faster on several
+        cores and hold one design matrix each in memory. Results do not depend on ``n_jobs``.
     random_state : None, int or Generator
         Seed of :meth:`sample` when it is not given one there.
 
@@ -569,11 +569,28 @@ class Synthesizer:
 
         n_jobs = _check_count(self.n_jobs, "n_jobs")
         assert n_jobs is not None
-        blocks = []
-        for rows in row_blocks:
-            stratum = {c: arrays[c][rows[0]] for c in strata}
-            blocks.append(fit_block(arrays, rows if strata else None, specs, schema.columns,
-                                    weights, stratum, n_jobs=n_jobs))
+        blocks = [
+            BlockModel(rows=rows, stratum={c: arrays[c][rows[0]] for c in strata})
+            for rows in row_blocks
+        ]
+        # every (stratum, column) model is fit on confidential data alone: independent tasks
+        tasks = [(b, sp) for b in blocks for sp in specs]
+
+        def fit_task(task: tuple[BlockModel, _ColumnSpec]) -> _ColumnModel:
+            b, sp = task
+            rows_b = b.rows if strata else None
+            w_b = weights if weights is None or rows_b is None else weights[rows_b]
+            return _fit_column(arrays, rows_b, len(b.rows), sp, schema.columns, w_b)
+
+        if n_jobs > 1 and len(tasks) > 1:
+            from concurrent.futures import ThreadPoolExecutor
+
+            with ThreadPoolExecutor(max_workers=n_jobs) as pool:
+                fitted = list(pool.map(fit_task, tasks))
+        else:
+            fitted = [fit_task(t) for t in tasks]
+        for (b, _), cm in zip(tasks, fitted):
+            b.models.append(cm)
 
         self.schema_ = schema
         self.visit_sequence_ = visit
