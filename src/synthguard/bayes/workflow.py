@@ -198,15 +198,18 @@ class RiskWeightedSynthesizer:
         """MCMC diagnostics of each fitted model whose chain has run (after :meth:`sample`)."""
         return [d for d in (getattr(mod, "diagnostics_", None) for mod in self.models_) if d is not None]
 
-    def sample(self, m: int | None = None, random_state: RandomState = None) -> SyntheticData:
+    def sample(
+        self, m: int | None = None, random_state: RandomState = None, *, diagnostics: bool = True
+    ) -> SyntheticData:
         """Draw ``m`` implicates (default ``self.m``), target back on its original scale.
 
         The result's ``weights`` holds the likelihood weights used and its ``provenance``
-        the risk-weight settings and summary.
+        the risk-weight settings and summary. ``diagnostics=False`` skips the synthesizer's
+        release diagnostics (replication shares), which dominate the time on large files.
         """
         if not hasattr(self, "synthesizer_"):
             raise NotFittedError("RiskWeightedSynthesizer is not fitted; call fit(conf) first")
-        res = self.synthesizer_.sample(m=m, random_state=random_state)
+        res = self.synthesizer_.sample(m=m, random_state=random_state, diagnostics=diagnostics)
         imps = []
         for df in res.implicates:
             out = df.copy()
