@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import numpy as np
-import scipy.linalg
+from scipy.linalg import get_lapack_funcs
 
 from synthguard._random import check_random_state
 from synthguard.errors import MethodError
@@ -46,8 +46,13 @@ def _least_squares(X: np.ndarray, y: np.ndarray) -> tuple[np.ndarray, np.ndarray
     work = np.empty((n, p + 1), order="F")
     np.subtract(X, xbar, out=work[:, :p])
     work[:, p] = yc
-    (r_aug,) = scipy.linalg.qr(work, mode="r", overwrite_a=True, check_finite=False)
-    del work
+    # LAPACK's dgeqrf directly: scipy.linalg.qr copies the input even with overwrite_a.
+    (geqrf,) = get_lapack_funcs(("geqrf",), (work,))
+    qr, _, _, info = geqrf(work, lwork=64 * (p + 1), overwrite_a=1)
+    if info != 0:  # pragma: no cover - only for invalid arguments
+        raise MethodError(f"LAPACK geqrf failed (info={info})")
+    r_aug = np.triu(qr[: p + 1])
+    del work, qr
     m = min(r_aug.shape[0], p)
     r_x, qty = r_aug[:m, :p], r_aug[:m, p]
     u, s, vt = np.linalg.svd(r_x, full_matrices=False)
@@ -55,7 +60,9 @@ def _least_squares(X: np.ndarray, y: np.ndarray) -> tuple[np.ndarray, np.ndarray
     keep = s > tol
     lc = vt[keep].T / s[keep]  # p x r
     b = lc @ (u[:, keep].T @ qty)
-    resid = yc - (X @ b - xbar @ b)
+    resid = X @ b
+    resid -= float(xbar @ b)
+    np.subtract(yc, resid, out=resid)
     rss = float(resid @ resid)
     r = int(keep.sum())
     cov_root = np.zeros((p + 1, 1 + r))

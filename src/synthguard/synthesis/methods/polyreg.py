@@ -125,7 +125,7 @@ class PolyRegMethod(SynthesisMethod):
         self.mean_ = X.mean(axis=0)
         scale = X.std(axis=0)
         self.scale_ = np.where(scale > 0, scale, 1.0)
-        Xs = (X - self.mean_) / self.scale_
+        Xs = self._standardize(X)
         model = LogisticRegression(
             C=np.inf if self.ridge == 0 else 1.0 / self.ridge,
             tol=_TOL,
@@ -161,7 +161,13 @@ class PolyRegMethod(SynthesisMethod):
             return np.empty((0, len(self.classes_)))
         if self.model_ is None:
             return np.broadcast_to(self.shares_, (X.shape[0], len(self.shares_)))
-        return np.asarray(self.model_.predict_proba((X - self.mean_) / self.scale_))
+        return np.asarray(self.model_.predict_proba(self._standardize(X)))
+
+    def _standardize(self, X: np.ndarray) -> np.ndarray:
+        """``(X - mean) / scale`` in one new array."""
+        out = X - self.mean_
+        out /= self.scale_
+        return out
 
     def draw(self, X: np.ndarray, rng: np.random.Generator) -> np.ndarray:
         """One code per row of ``X``, drawn from the fitted probabilities."""
