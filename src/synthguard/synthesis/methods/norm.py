@@ -18,7 +18,7 @@ def _least_squares(X: np.ndarray, y: np.ndarray) -> tuple[np.ndarray, np.ndarray
     """Ordinary least squares of ``y`` on ``[1, X]`` by a QR then SVD of the centred design.
 
     Centring removes the intercept column and improves conditioning. One Householder QR of
-    ``[Xc | yc]`` (``mode="r"``, so ``Q`` is never stored) gives ``R`` and ``Q'yc``; an SVD
+    ``[Xc | yc]``, in place (``Q`` is never formed), gives ``R`` and ``Q'yc``; an SVD
     of the small ``p x p`` block ``R = U S V'`` reveals the rank ``r`` and gives the
     minimum-norm solution ``b = V_r S_r^{-1} U_r' Q'yc`` (Golub & Van Loan 2013, sec. 5.5).
 
@@ -50,7 +50,7 @@ def _least_squares(X: np.ndarray, y: np.ndarray) -> tuple[np.ndarray, np.ndarray
     (geqrf,) = get_lapack_funcs(("geqrf",), (work,))
     qr, _, _, info = geqrf(work, lwork=64 * (p + 1), overwrite_a=1)
     if info != 0:  # pragma: no cover - only for invalid arguments
-        raise MethodError(f"LAPACK geqrf failed (info={info})")
+        raise MethodError(f"method 'norm': LAPACK geqrf failed (info={info})")
     r_aug = np.triu(qr[: p + 1])
     del work, qr
     m = min(r_aug.shape[0], p)
