@@ -406,12 +406,16 @@ def infer_schema(
 
 def _numeric_like_text(s: pd.Series) -> int:
     """Number of non-missing entries of a text column that do not parse as numbers, when most do."""
-    nonmiss = s.dropna()
-    if nonmiss.empty:
+    # Parse each distinct value once (value_counts), not every row: a text column of a million
+    # rows usually holds few distinct strings.
+    counts = s.value_counts(dropna=True)
+    if counts.empty:
         return 0
-    num = pd.to_numeric(nonmiss.astype(str).str.strip(), errors="coerce")
-    n_bad = int(num.isna().sum())
-    if 0 < n_bad <= 0.2 * len(nonmiss) and len(nonmiss) - n_bad >= 5:
+    parsed = pd.to_numeric(counts.index.astype(str).str.strip(), errors="coerce")
+    bad = np.asarray(pd.isna(parsed))
+    n_bad = int(counts.to_numpy()[bad].sum())
+    n = int(counts.sum())
+    if 0 < n_bad <= 0.2 * n and n - n_bad >= 5:
         return n_bad
     return 0
 
