@@ -45,7 +45,10 @@ def demo_plan(out_dir: str | os.PathLike[str], *, m: int = 5, seed: int = 202401
                                                              "percentile": 94}}]},
     }
     plan: dict[str, Any] = {
-        "data": {"dataset": "ce", "schema": {"UrbanRural": "categorical", "Race": "categorical"}},
+        # KidsCount as a category: it is a key, and a slope on it would extrapolate on the
+        # log scale of the risk-weighted model (as examples/risk_weighted_ce.py explains)
+        "data": {"dataset": "ce", "schema": {"UrbanRural": "categorical", "Race": "categorical",
+                                             "KidsCount": "categorical"}},
         "seed": seed,
         "output": str(out_dir),
         "holdout": 0.1,
@@ -60,7 +63,7 @@ def demo_plan(out_dir: str | os.PathLike[str], *, m: int = 5, seed: int = 202401
     if _available("synthguard.bayes"):
         releases["risk_weighted"] = {
             "method": "risk_weighted", "model": "bayes_norm", "kind": "pairwise", "m": m,
-            "transform": "signed_log",
+            "transform": "signed_log", "predictors": _KEYS,
         }
     if _available("synthguard.dp"):
         plan["privacy"] = {"epsilon": 1.0, "delta": 1e-6}

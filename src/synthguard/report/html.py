@@ -146,8 +146,13 @@ def _ledger_rows(ledger: Any) -> dict[str, Any] | None:
     totals = []
     for attr in ("epsilon", "delta", "spent", "remaining"):
         v = getattr(ledger, attr, None)
-        if v is not None and not callable(v):
-            totals.append((attr, str(v) if not isinstance(v, float) else f"{v:.4g}"))
+        if v is None or callable(v):
+            continue
+        if hasattr(v, "epsilon"):
+            text = f"ε {float(v.epsilon):.4g}, δ {float(getattr(v, 'delta', 0.0)):.3g}"
+        else:
+            text = f"{v:.4g}" if isinstance(v, float) else str(v)
+        totals.append((attr, text))
     return {"error": None, "columns": cols, "rows": rows, "totals": totals}
 
 
