@@ -167,16 +167,18 @@ def design_matrix(
     schema: Mapping[str, ColumnSchema],
     rows: np.ndarray | None = None,
     dtype: Any = np.float64,
-    order: Literal["C", "F"] = "C",
+    order: Literal["C", "F"] = "F",
 ) -> np.ndarray:
     """The design matrix (n x p, no intercept) of the predictors ``columns``.
 
     ``arrays`` maps column names to working-form arrays; ``rows`` (optional) selects rows.
     The matrix is filled column by column into one preallocated array, so encoding costs one
-    n x p allocation and no per-level temporaries of that size. ``dtype`` and ``order`` are
-    float64 and C by default (the method contract); a method declaring the class attribute
-    ``design_dtype = numpy.float32`` (tree methods, whose learners work in float32) gets a
-    float32 Fortran-ordered matrix and so avoids a copy of half the size again.
+    n x p allocation and no per-level temporaries of that size. The matrix is float64 (the
+    method contract) in Fortran (column-major) order: filling it column by column is then
+    contiguous, and so is a tree learner's per-feature access (about 5x faster to build and
+    15x faster to convert to scikit-learn's float32 than C order at 1M x 23). A method
+    declaring the class attribute ``design_dtype = numpy.float32`` (tree methods, whose
+    learners work in float32) gets a float32 matrix and so avoids a float64 copy.
     """
     first = arrays[columns[0]] if columns else None
     if rows is not None:

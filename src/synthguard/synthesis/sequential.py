@@ -136,9 +136,7 @@ def _design(
 ) -> np.ndarray:
     if not columns:
         return np.empty((n, 0), dtype=dtype)
-    if np.dtype(dtype) == np.float32:
-        return design_matrix(arrays, columns, schema, rows, dtype=dtype, order="F")
-    return design_matrix(arrays, columns, schema, rows)
+    return design_matrix(arrays, columns, schema, rows, dtype=dtype)
 
 
 def _fit_part(
