@@ -84,7 +84,7 @@ class RiskWeightedSynthesizer:
     --------
     >>> from synthguard import load_dataset
     >>> ce = load_dataset("ce")
-    >>> rws = RiskWeightedSynthesizer(model="bayes_norm", kind="pairwise", keys=["UrbanRural", "Race"],
+    >>> rws = RiskWeightedSynthesizer(model="bayes_norm", kind="pairwise", keys=["UrbanRural"],
     ...                               target="Income", transform="log", m=2, random_state=1)
     >>> release = rws.fit(ce).sample()
     >>> release.m, release.weights.shape
