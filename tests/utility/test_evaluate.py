@@ -40,6 +40,9 @@ def test_penguins_bundle():
     again = evaluate_utility(peng, release, n_draws=20, random_state=3)
     assert again.kway.tv == pytest.approx(r.kway.tv)
     assert "pMSE" in r.summary()
+    means = r.statistics.table.set_index("variable")
+    assert means.loc["body_mass_g", "conf_estimate"] == pytest.approx(peng["body_mass_g"].mean())
+    assert set(means["rule"]) == {"full"}
 
 
 def test_identical_release_is_perfect():

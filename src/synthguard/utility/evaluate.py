@@ -22,6 +22,7 @@ from synthguard.utility.discriminant import PMSEResult, pmse
 from synthguard.utility.ecdf import ECDFUtility, ecdf_utility
 from synthguard.utility.marginals import KWayMarginalScore, kway_marginal_score
 from synthguard.utility.regression import RegressionComparison, compare_regression
+from synthguard.utility.statistics import StatisticsComparison, compare_statistics
 from synthguard.utility.univariate import UnivariateComparison, univariate
 
 __all__ = ["UtilityEvaluation", "evaluate_utility"]
@@ -39,6 +40,8 @@ class UtilityEvaluation:
     pmse : :class:`PMSEResult`.
     kway : :class:`KWayMarginalScore` (None with fewer than ``k`` columns).
     regressions : per formula, :class:`RegressionComparison`.
+    statistics : :class:`StatisticsComparison` of the requested statistics (None when no
+        statistic was requested or there is no numeric column).
     seed : the seed used for the random parts.
     """
 
@@ -48,6 +51,7 @@ class UtilityEvaluation:
     pmse: PMSEResult
     kway: KWayMarginalScore | None
     regressions: dict[str, RegressionComparison] = field(default_factory=dict)
+    statistics: StatisticsComparison | None = None
     seed: int | None = None
 
     def to_frame(self) -> pd.DataFrame:
@@ -76,6 +80,8 @@ class UtilityEvaluation:
             add("kway_marginals", "all", self.kway, self.kway.metrics)
         for f, r in self.regressions.items():
             add("regression", f, r, r.metrics)
+        if self.statistics is not None:
+            add("statistics", "all", self.statistics, self.statistics.metrics)
         return pd.DataFrame(rows)
 
     def summary(self) -> str:
@@ -89,6 +95,8 @@ class UtilityEvaluation:
         if self.kway is not None:
             parts.append(self.kway.summary())
         parts.extend(r.summary() for r in self.regressions.values())
+        if self.statistics is not None:
+            parts.append(self.statistics.summary())
         return "\n".join(parts)
 
 
@@ -104,14 +112,17 @@ def evaluate_utility(
     k: int = 3,
     n_draws: int = 100,
     method: Literal["partial", "full"] | None = None,
+    statistics: Sequence[str] | Mapping[str, Any] | None = ("mean",),
     random_state: RandomState = None,
 ) -> UtilityEvaluation:
     """Evaluate the general and analysis-specific utility of a release.
 
     Runs :func:`univariate`, :func:`ecdf_utility` on every numeric column,
     :func:`correlation_fit`, :func:`pmse` (``pmse_model``, ``pmse_options``),
-    :func:`kway_marginal_score` (``k``, ``n_draws``) and :func:`compare_regression` for each
-    formula (gaussian family; pass a mapping ``formula -> family`` for others).
+    :func:`kway_marginal_score` (``k``, ``n_draws``), :func:`compare_regression` for each
+    formula (gaussian family; pass a mapping ``formula -> family`` for others) and
+    :func:`compare_statistics` of ``statistics`` on every numeric column (default: the mean,
+    with t intervals; quantiles add a bootstrap).
 
     Parameters
     ----------
@@ -119,7 +130,7 @@ def evaluate_utility(
         DataFrames or one DataFrame).
     formulas : regression formulas of the analysts, or ``{formula: family}``.
     schema, columns : column kinds (default inferred from ``conf``) and columns to use.
-    method : combining rule for regressions; default: the release's ``kind`` when it says,
+    method : combining rule for regressions and statistics; default: the release's ``kind`` when it says,
         else ``"partial"``.
     random_state : seed or Generator (pMSE permutations and trees, marginal draws).
 
@@ -157,4 +168,8 @@ def evaluate_utility(
     rule = method or (kind if kind in ("partial", "full") else "partial")
     for f, fam in fams.items():
         regs[f] = compare_regression(f, conf, imps, family=fam, method=rule)  # type: ignore[arg-type]
-    return UtilityEvaluation(uni, ecdf, corr, pm, kw, regs, seed)
+    stats_cmp = None
+    if statistics and schema.subset(cols).numeric():
+        stats_cmp = compare_statistics(conf, imps, statistics, schema=schema, method=rule,  # type: ignore[arg-type]
+                                       random_state=rng)
+    return UtilityEvaluation(uni, ecdf, corr, pm, kw, regs, stats_cmp, seed)
