@@ -435,3 +435,37 @@ def test_irc_ce_data_against_dense_reference(shared_data):
         # the release lowers the mean risk against the confidential data
         assert syn.mean < res.mean
     assert res.n_singletons == int((conf.groupby(keys)["Income"].transform("size") == 1).sum())
+
+
+@pytest.mark.parametrize("loop_patterns", [0, 2048])
+def test_both_counting_methods_match_brute_force(monkeypatch, loop_patterns):
+    """Per-pattern searches (few patterns) and integer-coded keys (many patterns) agree."""
+    monkeypatch.setattr(_balls, "_LOOP_PATTERNS", loop_patterns)
+    rng = np.random.default_rng(11)
+    for _ in range(30):
+        n = int(rng.integers(1, 30))
+        keys = [(int(rng.integers(0, 4)),) for _ in range(n)]
+        y = [(float(rng.choice(_VALUES)),) for _ in range(n)]
+        ys = [(float(rng.choice(_VALUES)),) for _ in range(n)]
+        relative, inclusive = bool(rng.integers(0, 2)), bool(rng.integers(0, 2))
+        r = (float(rng.choice([0.0, 0.2, 0.5])),)
+        df, kcols, tcols = _frame(keys, y)
+        sdf, _, _ = _frame(keys, ys)
+        kw = dict(
+            keys=kcols,
+            target=tcols,
+            radius=r[0],
+            relative=relative,
+            inclusive=inclusive,
+            singletons="exclude",
+        )
+        conf = identification_risk(df, **kw).per_record
+        syn = identification_risk(df, sdf, **kw).per_record
+        pw = pairwise_identification_risk(df, **kw).per_record
+        sizes = np.bincount([k[0] for k in keys])[[k[0] for k in keys]]
+        single = sizes == 1
+        ref_c = np.where(single, np.nan, bf_conf(keys, y, r, relative, inclusive))
+        ref_s = np.where(single, np.nan, bf_syn(keys, y, keys, ys, r, relative, inclusive))
+        np.testing.assert_allclose(conf, ref_c, atol=1e-12)
+        np.testing.assert_allclose(syn, ref_s, atol=1e-12)
+        np.testing.assert_allclose(pw, bf_pairwise(keys, y, r, relative, inclusive), atol=1e-12)

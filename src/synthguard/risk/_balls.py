@@ -12,7 +12,13 @@ record is always close to its own confidential value. With a relative radius and
 (or a zero radius) the ball is the single point ``{y_i}``. Since ``lo <= y_i <= hi``, adding the
 centre keeps each interval contiguous: it only closes an end that coincides with the centre.
 
-One target (O(n log n)): every compared value and every interval end is mapped to an integer
+Strict ends become closed ones exactly: ``v > lo`` iff ``v >= nextafter(lo, +inf)``, so every
+ball is a closed interval [a_i, b_i] per target.
+
+One target (O(n log n)), up to 2048 patterns: the data values of each pattern are sorted and
+each ball's count is ``searchsorted(b_i, 'right') - searchsorted(a_i, 'left')`` with the queries
+presorted by (pattern, end), one pair of calls per pattern. More patterns (e.g. keys with many
+levels, mostly tiny patterns): every compared value and every interval end is mapped to an integer
 code that preserves the order of floats exactly (ends get odd codes ``2k + 1`` by their rank k
 among the distinct ends; a value gets ``2k + 1`` when it equals the k-th end and ``2k`` when it
 falls strictly between ends k - 1 and k). Then ``pattern * K + code`` is one sortable int64
@@ -39,6 +45,7 @@ import numpy as np
 __all__ = ["Balls", "make_balls"]
 
 _CHUNK = 1 << 22  # candidate pairs examined at once (about 100 MB of temporaries)
+_LOOP_PATTERNS = 2048  # up to this many patterns: one sorted search per pattern
 
 
 @dataclass(eq=False)
@@ -57,6 +64,9 @@ class Balls:
     # sorted first / last key inside each ball, with the sorting order, per target
     _qa: list[tuple[np.ndarray, np.ndarray]] = field(default_factory=list)
     _qb: list[tuple[np.ndarray, np.ndarray]] = field(default_factory=list)
+    _seg: dict[int, tuple[np.ndarray, np.ndarray, np.ndarray]] = field(default_factory=dict)
+    _sorted_ends: dict[int, tuple[np.ndarray, np.ndarray]] = field(default_factory=dict)
+    _groups: np.ndarray | None = None
 
     @property
     def n(self) -> int:
@@ -67,6 +77,16 @@ class Balls:
         return int(self.centre.shape[1])
 
     def __post_init__(self) -> None:
+        # the same balls as closed intervals [a, b]: v > lo  <=>  v >= nextafter(lo, +inf)
+        self.a = np.where(self.lclosed, self.lo, np.nextafter(self.lo, np.inf))
+        self.b = np.where(self.rclosed, self.hi, np.nextafter(self.hi, -np.inf))
+        self.use_segments = self.n_patterns <= _LOOP_PATTERNS
+        self._small: np.ndarray = self.pattern.astype(_small_int(self.n_patterns))
+
+    # ------------------------------------------------------------------ integer-code method
+    def _prepare_codes(self) -> None:
+        if self._ends:
+            return
         n = self.n
         for t in range(self.d):
             ends, inv = _rank(np.concatenate([self.lo[:, t], self.hi[:, t]]))
@@ -84,6 +104,7 @@ class Balls:
 
     def value_codes(self, values: np.ndarray, t: int) -> np.ndarray:
         """Order-preserving integer codes of ``values`` against the ends of target ``t``."""
+        self._prepare_codes()
         ends = self._ends[t]
         o = np.argsort(values)
         sv = values[o]
@@ -105,6 +126,86 @@ class Balls:
         stop[ob] = np.searchsorted(skeys, qb, side="right")
         return start, np.maximum(stop, start)
 
+    def _runs_by_codes(
+        self,
+        rows: np.ndarray,
+        data_pattern: np.ndarray,
+        data_values: np.ndarray,
+        t: int,
+        need_order: bool,
+    ) -> tuple[np.ndarray | None, np.ndarray, np.ndarray]:
+        self._prepare_codes()
+        keys = data_pattern[rows] * self._kmax[t] + self.value_codes(data_values[rows, t], t)
+        if need_order:
+            o = np.argsort(keys)
+            start, stop = self._search(keys[o], t)
+            return rows[o], start, stop
+        start, stop = self._search(np.sort(keys), t)
+        return None, start, stop
+
+    # ------------------------------------------------------------------ per-pattern method
+    def _segments(self, t: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Record bounds per pattern, and records sorted by (pattern, a_t) and (pattern, b_t)."""
+        if t not in self._seg:
+            bounds = np.concatenate(
+                [[0], np.cumsum(np.bincount(self.pattern, minlength=self.n_patterns))]
+            )
+            self._seg[t] = (
+                bounds,
+                _group_sort(self._small, self.a[:, t]),
+                _group_sort(self._small, self.b[:, t]),
+            )
+            self._sorted_ends[t] = (self.a[self._seg[t][1], t], self.b[self._seg[t][2], t])
+        return self._seg[t]
+
+    def _runs_by_segments(
+        self,
+        rows: np.ndarray,
+        data_pattern: np.ndarray,
+        data_values: np.ndarray,
+        t: int,
+        need_order: bool,
+    ) -> tuple[np.ndarray | None, np.ndarray, np.ndarray]:
+        bounds, ra, rb = self._segments(t)
+        a_sorted, b_sorted = self._sorted_ends[t]
+        if data_pattern is self.pattern and rows.size == self.n:
+            grouped = self._record_groups()  # a partially synthetic release: same patterns
+            dbounds = bounds
+        else:
+            dp = data_pattern[rows].astype(self._small.dtype)
+            grouped = rows[np.argsort(dp, kind="stable")]
+            dbounds = np.concatenate([[0], np.cumsum(np.bincount(dp, minlength=self.n_patterns))])
+        vals = data_values[grouped, t]
+        order = np.empty_like(grouped) if need_order else None
+        start_s = np.empty(self.n, dtype=np.int64)  # in (pattern, a) order
+        stop_s = np.empty(self.n, dtype=np.int64)  # in (pattern, b) order
+        for p in range(self.n_patterns):
+            r0, r1 = bounds[p], bounds[p + 1]
+            if r0 == r1:
+                continue
+            d0, d1 = dbounds[p], dbounds[p + 1]
+            seg = vals[d0:d1]
+            if order is not None:
+                so = np.argsort(seg)
+                zs = seg[so]
+                order[d0:d1] = grouped[d0 + so]
+            else:
+                zs = np.sort(seg)
+            start_s[r0:r1] = np.searchsorted(zs, a_sorted[r0:r1], side="left")
+            start_s[r0:r1] += d0
+            stop_s[r0:r1] = np.searchsorted(zs, b_sorted[r0:r1], side="right")
+            stop_s[r0:r1] += d0
+        start = np.empty(self.n, dtype=np.int64)
+        stop = np.empty(self.n, dtype=np.int64)
+        start[ra] = start_s
+        stop[rb] = stop_s
+        return order, start, np.maximum(stop, start)
+
+    def _record_groups(self) -> np.ndarray:
+        if self._groups is None:
+            self._groups = np.argsort(self._small, kind="stable")
+        return self._groups
+
     def contains(self, values: np.ndarray, rows: np.ndarray | None = None) -> np.ndarray:
         """Whether ``values[k]`` (shape (m, d)) lies in the ball of record ``rows[k]``."""
         sel = slice(None) if rows is None else rows
@@ -124,26 +225,27 @@ class Balls:
 
         Data rows with pattern -1 (not a confidential pattern) or a non-finite value on any
         target are left out."""
+        rows = self._valid(data_pattern, data_values)
+        method = self._runs_by_segments if self.use_segments else self._runs_by_codes
+        order, start, stop = method(rows, data_pattern, data_values, t, True)
+        assert order is not None
+        return order, start, stop
+
+    def _valid(self, data_pattern: np.ndarray, data_values: np.ndarray) -> np.ndarray:
         valid = data_pattern >= 0
         valid &= np.isfinite(data_values).all(axis=1)
-        rows = np.flatnonzero(valid)
-        keys = data_pattern[rows] * self._kmax[t] + self.value_codes(data_values[rows, t], t)
-        o = np.argsort(keys)
-        start, stop = self._search(keys[o], t)
-        return rows[o], start, stop
+        return np.flatnonzero(valid)
 
     def count_inside(self, data_pattern: np.ndarray, data_values: np.ndarray) -> np.ndarray:
         """Number of data rows of record i's pattern inside ball i, for every record i."""
         if self.d == 1:
-            valid = (data_pattern >= 0) & np.isfinite(data_values[:, 0])
-            codes = self.value_codes(data_values[valid, 0], 0)
-            keys = np.sort(data_pattern[valid] * self._kmax[0] + codes)
-            start, stop = self._search(keys, 0)
+            rows = self._valid(data_pattern, data_values)
+            method = self._runs_by_segments if self.use_segments else self._runs_by_codes
+            _, start, stop = method(rows, data_pattern, data_values, 0, False)
             return stop - start
         counts = np.zeros(self.n, dtype=np.int64)
-        for rec, pos, order in self._pairs(data_pattern, data_values):
+        for rec, _, _ in self._pairs(data_pattern, data_values):
             counts += np.bincount(rec, minlength=self.n)
-            del pos, order
         return counts
 
     def _pairs(
@@ -174,6 +276,22 @@ class Balls:
                 ok = self.contains(data_values[order[pos]], rec)
                 yield rec[ok], pos[ok], order
             first = last
+
+
+def _small_int(n_patterns: int) -> type:
+    """The narrowest signed integer dtype holding pattern codes (stable sorts of 8- and 16-bit
+    integers are radix sorts)."""
+    if n_patterns < 2**7:
+        return np.int8
+    if n_patterns < 2**15:
+        return np.int16
+    return np.int64
+
+
+def _group_sort(pattern: np.ndarray, values: np.ndarray) -> np.ndarray:
+    """Order sorting by (pattern, value)."""
+    o = np.argsort(values)
+    return o[np.argsort(pattern[o], kind="stable")]
 
 
 def _rank(values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
