@@ -133,3 +133,32 @@ def test_same_seed_same_table(conf, releases):
     a = _ev(conf, releases, random_state=11).to_frame()
     b = _ev(conf, releases, random_state=11).to_frame()
     pd.testing.assert_frame_equal(a, b)
+
+
+def test_large_releases_sample_only_the_distance_measures(conf, releases):
+    from synthguard.risk import evaluate_risk
+
+    holdout = conf.sample(n=150, random_state=3).reset_index(drop=True)
+    ev = _ev(conf, releases, holdout=holdout, max_distance_records=300)
+    for name in ("shuffled", "topcoded"):
+        full = evaluate_risk(conf, releases[name], KEYS, "income", holdout=holdout, radius=0.2,
+                             random_state=1)
+        got = ev[name].risk
+        # exact measures are identical
+        np.testing.assert_array_equal(got.identification.per_record,
+                                      full.identification.per_record)
+        assert got.match.true_match_rate == full.match.true_match_rate
+        pd.testing.assert_frame_equal(got.attribute.table, full.attribute.table)
+        # the DCR comes from 300 sampled released records: the exact-copy share is within
+        # 4 standard errors of the full value
+        assert len(got.distance.dcr) == 300
+        p = full.distance.exact_copy_share
+        se = max(np.sqrt(p * (1 - p) / 300), 1e-9)
+        assert abs(got.distance.exact_copy_share - p) <= 4 * se + 1e-12
+        assert any("random sample of 300" in n for n in ev[name].notes)
+        assert got.membership is not None
+
+
+def test_max_distance_records_is_checked(conf, releases):
+    with pytest.raises(ParameterError, match="max_distance_records"):
+        _ev(conf, releases, max_distance_records=5)
