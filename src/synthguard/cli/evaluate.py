@@ -50,13 +50,16 @@ def _split(values: tuple[str, ...]) -> list[str]:
               help="Write the comparison table (CSV) here.")
 @click.option("--min-cell", type=int, default=10, show_default=True,
               help="Category levels with fewer confidential records are never named.")
+@click.option("--max-distance-records", type=int, default=20_000, show_default=True,
+              help="Above this many records, DCR and the membership attack use random samples "
+                   "of this size (0: every record).")
 @click.option("--seed", type=int, default=None, help="Seed of the randomised measures.")
 @click.option("--quiet", "-q", is_flag=True, help="Print nothing but errors.")
 def evaluate_cmd(conf: str, releases: tuple[str, ...], keys: tuple[str, ...],
                  targets: tuple[str, ...], holdout: str | None, radius: float,
                  formulas: tuple[str, ...], thresholds: tuple[str, ...], schema: tuple[str, ...],
                  kinds: tuple[str, ...], report: str | None, table: str | None, min_cell: int,
-                 seed: int | None, quiet: bool) -> None:
+                 max_distance_records: int, seed: int | None, quiet: bool) -> None:
     """Evaluate the utility and disclosure risk of RELEASES against the confidential file CONF
     and print the comparison table. A release is a data file, a folder of implicates, or a
     folder of release folders (a run's releases/ folder).
@@ -92,7 +95,7 @@ def evaluate_cmd(conf: str, releases: tuple[str, ...], keys: tuple[str, ...],
             conf_df, rel, keys=_split(keys), targets=_split(targets), holdout=hold_df,
             formulas=list(formulas) or None, thresholds=limits or None, radius=radius,
             schema=_pairs(schema, "--schema") or None, random_state=seed, progress=cb,
-            kinds=kind_map,
+            kinds=kind_map, max_distance_records=max_distance_records or None,
         )
     if not quiet:
         click.echo(ev.summary())

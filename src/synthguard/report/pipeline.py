@@ -240,6 +240,7 @@ def run_plan(plan: Plan | str | os.PathLike[str], *, progress: Progress | None =
         train, releases, keys=list(plan.keys), targets=list(plan.targets), holdout=holdout,
         formulas=list(plan.formulas) or None, thresholds=dict(plan.thresholds) or None,
         radius=plan.radius, schema=schema, random_state=eval_rng, kinds=kinds,
+        max_distance_records=plan.max_distance_records,
     )
     timings["evaluate"] = time.perf_counter() - t
     tick("evaluate")

@@ -62,7 +62,7 @@ Path_ = tuple[Any, ...]
 
 TOP_KEYS = ("data", "seed", "output", "holdout", "privacy", "releases", "evaluation", "report")
 DATA_KEYS = ("path", "dataset", "schema", "columns", "read_options")
-EVAL_KEYS = ("keys", "targets", "radius", "formulas", "thresholds")
+EVAL_KEYS = ("keys", "targets", "radius", "formulas", "thresholds", "max_distance_records")
 REPORT_KEYS = ("title", "min_cell", "file")
 PRIVACY_KEYS = ("epsilon", "delta")
 
@@ -110,6 +110,7 @@ class Plan:
     radius: float = 0.2
     formulas: tuple[str, ...] = ()
     thresholds: Mapping[str, Any] = field(default_factory=dict)
+    max_distance_records: int | None = 20_000
     epsilon: float | None = None
     delta: float = 0.0
     title: str = "synthguard risk–utility report"
@@ -472,6 +473,13 @@ def parse_plan(
                                     and all(_is_number(x) for x in v.values()))):
             p.add(("evaluation", "thresholds", k), "expected a number or {max: x} / {min: x}")
 
+    max_distance = ev.get("max_distance_records", 20_000)
+    if max_distance is not None and (not isinstance(max_distance, int)
+                                     or isinstance(max_distance, bool) or max_distance < 100):
+        p.add(("evaluation", "max_distance_records"),
+              "expected an integer >= 100, or null to use every record")
+        max_distance = 20_000
+
     rep = _check_keys(top.get("report"), REPORT_KEYS, ("report",), p)
     title = rep.get("title", "synthguard risk–utility report")
     min_cell = rep.get("min_cell", 10)
@@ -488,6 +496,7 @@ def parse_plan(
         dataset=dataset, schema=dict(schema), columns=columns, read_options=dict(read_options),
         seed=seed, output=out_path, holdout=float(holdout), radius=float(radius),
         formulas=tuple(formulas), thresholds=dict(thresholds),
+        max_distance_records=max_distance,
         epsilon=None if epsilon is None else float(epsilon), delta=float(delta),
         title=str(title), min_cell=int(min_cell), report_file=report_file, text=text,
         source=source,
