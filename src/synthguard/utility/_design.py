@@ -10,6 +10,7 @@ import numpy as np
 import pandas as pd
 
 from synthguard.data import Schema
+from synthguard.errors import ParameterError
 from synthguard.utility._inputs import category_codes, numeric_values
 
 __all__: list[str] = []
@@ -82,6 +83,12 @@ def stacked_design(
     g = np.asarray(groups, dtype=np.int64)
     variables = list(columns)
     if interactions and X.shape[1] > 1:
+        n_pairs = X.shape[1] * (X.shape[1] - 1) // 2
+        if n_pairs * X.shape[0] > 250_000_000:
+            raise ParameterError(
+                f"parameter 'interactions': {n_pairs} interaction columns on {X.shape[0]} rows "
+                "would need too much memory; pass fewer columns= or interactions=False"
+            )
         extra, eg = [], []
         for a in range(X.shape[1]):
             for b in range(a):
