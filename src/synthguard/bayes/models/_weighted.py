@@ -132,14 +132,28 @@ class Standardizer:
         return self.y_center + self.y_scale * z
 
 
+def _side_stream(rng: np.random.Generator) -> np.random.Generator:
+    """A generator derived from ``rng`` without advancing it (so the caller's draws do not
+    depend on whether a chain ran first): the bit generator jumped far ahead, or a spawned
+    child when the bit generator cannot jump."""
+    bg = rng.bit_generator
+    if hasattr(bg, "jumped"):
+        return np.random.Generator(bg.jumped())
+    return rng.spawn(1)[0]
+
+
 class StoredDrawsMethod(SynthesisMethod):
-    """Base of the MCMC models: keep posterior draws, give each implicate its own.
+    """Base of the MCMC models: keep posterior draws, give each implicate one of them.
 
     ``fit`` validates and stores the data; the chain runs in ``fit`` when the method has
     its own ``random_state``, otherwise at the first :meth:`draw` from that call's
     generator -- so a seeded synthesizer reproduces the chain without a hidden seed.
-    Each ``draw`` uses a kept posterior draw not used by an earlier implicate of the
-    same fit (chosen at random by ``rng``), so implicates come from distinct draws.
+    Each ``draw`` takes the kept draw at an index chosen by its own generator, so the same
+    generator gives the same synthetic values (also on a second ``sample`` of the same fit)
+    and implicates, which get independent generators, take independent draws from the
+    posterior sample. (Two of L implicates share a parameter draw with probability about
+    L^2 / (2 S) for S kept draws; that correlates them by about 1/S, which is negligible for
+    the between-implicate variance of the combining rules.)
     """
 
     supports_weights = True
@@ -155,21 +169,14 @@ class StoredDrawsMethod(SynthesisMethod):
         for attr in ("draws_", "diagnostics_"):
             if hasattr(self, attr):
                 delattr(self, attr)
-        self._used: set[int] = set()
         if self.random_state is not None:
             self._run_chain(check_random_state(self.random_state))
 
     def _ensure_chain(self, rng: np.random.Generator) -> None:
         self._check_fitted("data_")
         if not hasattr(self, "draws_"):
-            self._run_chain(rng)
+            self._run_chain(_side_stream(rng))
 
     def _pick(self, rng: np.random.Generator) -> int:
         n_kept = len(next(iter(self.draws_.values())))
-        free = np.setdiff1d(np.arange(n_kept), np.fromiter(self._used, dtype=int))
-        if free.size == 0:
-            self._used = set()
-            free = np.arange(n_kept)
-        idx = int(free[rng.integers(free.size)])
-        self._used.add(idx)
-        return idx
+        return int(rng.integers(n_kept))
