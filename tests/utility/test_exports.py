@@ -49,3 +49,13 @@ def test_results_state_direction_and_range(cls):
         assert info.min_value < info.max_value
         if info.goal == "target":
             assert info.min_value <= info.target <= info.max_value
+
+
+def test_results_render_in_notebooks():
+    import numpy as np
+
+    r = U.ecdf_utility(np.arange(5.0), np.arange(5.0) + 1)
+    html = r._repr_html_()
+    assert "ECDF utility" in html and "<table" in html
+    est = U.combine([1.0, 2.0], [1.0, 1.0])
+    assert "<table" in est._repr_html_()

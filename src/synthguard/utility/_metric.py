@@ -39,3 +39,15 @@ class MetricInfo:
         if self.goal == "target":
             return float(self.target if self.target is not None else math.nan)
         return self.min_value if self.goal == "minimize" else self.max_value
+
+
+class ResultDisplay:
+    """Mixin: notebooks show a result's summary and its ``to_frame()`` table."""
+
+    def _repr_html_(self) -> str:
+        import html
+
+        summary = getattr(self, "summary", None)
+        head = f"<p>{html.escape(summary())}</p>" if callable(summary) else ""
+        frame = self.to_frame()  # type: ignore[attr-defined]
+        return head + frame.to_html(max_rows=60)

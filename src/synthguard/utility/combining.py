@@ -25,6 +25,7 @@ from scipy import stats
 
 from synthguard.errors import DataError, ParameterError, UtilityWarning
 from synthguard.utility._inputs import check_level
+from synthguard.utility._metric import ResultDisplay
 
 __all__ = ["CombinedEstimate", "combine"]
 
@@ -32,7 +33,7 @@ CombineMethod = Literal["partial", "full", "simple"]
 
 
 @dataclass(frozen=True)
-class CombinedEstimate:
+class CombinedEstimate(ResultDisplay):
     """An estimate combined over implicates.
 
     Attributes are floats for one estimand, or arrays when ``combine`` was given arrays of

@@ -13,13 +13,13 @@ import pandas as pd
 from synthguard.data import Schema, as_implicates
 from synthguard.errors import DataError
 from synthguard.utility._inputs import category_codes, check_conf, numeric_values, resolve
-from synthguard.utility._metric import MetricInfo
+from synthguard.utility._metric import MetricInfo, ResultDisplay
 
 __all__ = ["CorrelationFit", "correlation_fit", "cramers_v_matrix"]
 
 
 @dataclass(frozen=True)
-class CorrelationFit:
+class CorrelationFit(ResultDisplay):
     """Differences of correlation matrices, synthetic minus confidential.
 
     Attributes

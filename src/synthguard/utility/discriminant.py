@@ -17,7 +17,7 @@ from synthguard.data import Schema
 from synthguard.errors import ParameterError
 from synthguard.utility._design import Design, stacked_design
 from synthguard.utility._inputs import resolve
-from synthguard.utility._metric import MetricInfo
+from synthguard.utility._metric import MetricInfo, ResultDisplay
 from synthguard.utility._propensity import fit_logistic, make_tree, predict_logistic
 from synthguard.utility.ecdf import ecdf_distances
 
@@ -28,7 +28,7 @@ Validation = Literal["holdout", "cv"]
 
 
 @dataclass(frozen=True)
-class PMSEResult:
+class PMSEResult(ResultDisplay):
     """Propensity-score utility of a release, averaged over implicates.
 
     Attributes

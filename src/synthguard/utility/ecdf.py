@@ -11,7 +11,7 @@ import numpy as np
 import pandas as pd
 
 from synthguard.errors import DataError
-from synthguard.utility._metric import MetricInfo
+from synthguard.utility._metric import MetricInfo, ResultDisplay
 
 __all__ = ["ECDFUtility", "ecdf_distances", "ecdf_utility"]
 
@@ -34,7 +34,7 @@ def ecdf_distances(a: np.ndarray, b: np.ndarray) -> tuple[float, float]:
 
 
 @dataclass(frozen=True)
-class ECDFUtility:
+class ECDFUtility(ResultDisplay):
     """ECDF utility of one variable, per implicate and averaged.
 
     Attributes

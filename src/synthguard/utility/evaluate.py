@@ -16,7 +16,7 @@ from synthguard.data import Schema, infer_schema
 from synthguard.data.implicates import release_kind
 from synthguard.errors import DataError
 from synthguard.utility._inputs import numeric_values, resolve
-from synthguard.utility._metric import MetricInfo
+from synthguard.utility._metric import MetricInfo, ResultDisplay
 from synthguard.utility.correlation import CorrelationFit, correlation_fit
 from synthguard.utility.discriminant import PMSEResult, pmse
 from synthguard.utility.ecdf import ECDFUtility, ecdf_utility
@@ -29,7 +29,7 @@ __all__ = ["UtilityEvaluation", "evaluate_utility"]
 
 
 @dataclass(frozen=True)
-class UtilityEvaluation:
+class UtilityEvaluation(ResultDisplay):
     """All utility measures of one release.
 
     Attributes

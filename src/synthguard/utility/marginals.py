@@ -14,13 +14,13 @@ from synthguard._random import RandomState, resolve_seed
 from synthguard.data import Schema
 from synthguard.errors import ParameterError
 from synthguard.utility._inputs import category_codes, numeric_values, resolve
-from synthguard.utility._metric import MetricInfo
+from synthguard.utility._metric import MetricInfo, ResultDisplay
 
 __all__ = ["KWayMarginalScore", "kway_marginal_score"]
 
 
 @dataclass(frozen=True)
-class KWayMarginalScore:
+class KWayMarginalScore(ResultDisplay):
     """Average total-variation distance of random k-way marginals.
 
     Attributes

@@ -10,7 +10,7 @@ import numpy as np
 import pandas as pd
 
 from synthguard.errors import ParameterError
-from synthguard.utility._metric import MetricInfo
+from synthguard.utility._metric import MetricInfo, ResultDisplay
 
 __all__ = ["SSOResult", "ci_overlap", "sso"]
 
@@ -88,7 +88,7 @@ def ci_overlap(
 
 
 @dataclass(frozen=True)
-class SSOResult:
+class SSOResult(ResultDisplay):
     """Sign, significance and overlap match (Barrientos et al. 2021).
 
     Attributes

@@ -14,7 +14,7 @@ from synthguard.data import as_implicates
 from synthguard.errors import DataError, ParameterError
 from synthguard.utility._compare import comparison_columns
 from synthguard.utility._inputs import check_conf, check_level
-from synthguard.utility._metric import MetricInfo
+from synthguard.utility._metric import MetricInfo, ResultDisplay
 
 __all__ = ["RegressionComparison", "compare_regression"]
 
@@ -22,7 +22,7 @@ Family = Literal["gaussian", "binomial", "poisson"]
 
 
 @dataclass(frozen=True)
-class RegressionComparison:
+class RegressionComparison(ResultDisplay):
     """Coefficients of one regression on the confidential data and on the release.
 
     Attributes

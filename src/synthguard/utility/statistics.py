@@ -19,7 +19,7 @@ from synthguard.data import Schema
 from synthguard.errors import DataError, ParameterError
 from synthguard.utility._compare import comparison_columns
 from synthguard.utility._inputs import check_level, numeric_values, resolve
-from synthguard.utility._metric import MetricInfo
+from synthguard.utility._metric import MetricInfo, ResultDisplay
 
 __all__ = ["StatisticsComparison", "compare_statistics"]
 
@@ -28,7 +28,7 @@ _QUANTILE = re.compile(r"^q(\d+(?:\.\d+)?)$")
 
 
 @dataclass(frozen=True)
-class StatisticsComparison:
+class StatisticsComparison(ResultDisplay):
     """Point estimates and intervals of statistics on the confidential data and the release.
 
     Attributes

@@ -12,7 +12,7 @@ import pandas as pd
 
 from synthguard.data import Schema
 from synthguard.utility._inputs import category_codes, numeric_values, resolve
-from synthguard.utility._metric import MetricInfo
+from synthguard.utility._metric import MetricInfo, ResultDisplay
 
 __all__ = ["PERCENTILES", "UnivariateComparison", "univariate"]
 
@@ -20,7 +20,7 @@ PERCENTILES = (1, 5, 10, 25, 50, 75, 90, 95, 99)
 
 
 @dataclass(frozen=True)
-class UnivariateComparison:
+class UnivariateComparison(ResultDisplay):
     """Per-variable summaries of the confidential data and the release.
 
     Attributes
