@@ -136,3 +136,13 @@ def test_errors():
         pmse(d, d, validation="bootstrap")  # type: ignore[arg-type]
     with pytest.raises(ParameterError, match="interactions"):
         pmse(d, d, model="cart", interactions=True)
+
+
+def test_logistic_holdout_uses_permutation_null_and_scores_out_of_sample():
+    rng = np.random.default_rng(13)
+    d = make(2000, rng)
+    r = pmse(d.iloc[:1000], d.iloc[1000:], validation="holdout", test_size=0.3,
+             n_permutations=5, random_state=2)
+    assert r.null_method == "permutation" and r.validation == "holdout"
+    assert abs(r.auc - 0.5) < 0.06
+    assert 0.2 < r.ratio < 4.0
