@@ -83,3 +83,23 @@ def test_errors(ce):
     with pytest.raises(DataError):
         compare_regression("Expenditure ~ Income", ce, "not data")
     assert isinstance(ce, pd.DataFrame)
+
+
+def test_failed_sso_match_counts_as_false_not_missing():
+    # Regression test: a failed SSO match used to become NaN (SSOResult is falsy when it fails),
+    # so sso_share skipped it and reported 100%.
+    from synthguard.utility import compare_regression, sso
+
+    rng = np.random.default_rng(3)
+    x = rng.normal(size=400)
+    conf = pd.DataFrame({"x": x, "y": 2.0 * x + rng.normal(size=400)})
+    flipped = conf.assign(y=-2.0 * x + rng.normal(size=400))  # slope changes sign
+    res = compare_regression("y ~ x", conf, [flipped], method="partial")
+    row = res.table.set_index("term").loc["x"]
+    assert not pd.isna(row["sso_match"]) and not bool(row["sso_match"])
+    assert res.sso_share < 1.0
+    direct = sso(
+        row["conf_estimate"], (row["conf_lower"], row["conf_upper"]),
+        row["syn_estimate"], (row["syn_lower"], row["syn_upper"]),
+    )
+    assert not direct.match

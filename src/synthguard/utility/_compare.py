@@ -60,10 +60,10 @@ def comparison_columns(
             "m": m,
             "overlap_snoke": ov_s,
             "overlap_dr": ov_d,
-            "sign_match": [r.sign_match if r else np.nan for r in sso_rows],
-            "significance_match": [r.significance_match if r else np.nan for r in sso_rows],
-            "overlap_match": [r.overlap_match if r else np.nan for r in sso_rows],
-            "sso_match": [r.match if r else np.nan for r in sso_rows],
+            "sign_match": [r.sign_match if r is not None else np.nan for r in sso_rows],
+            "significance_match": [r.significance_match if r is not None else np.nan for r in sso_rows],
+            "overlap_match": [r.overlap_match if r is not None else np.nan for r in sso_rows],
+            "sso_match": [r.match if r is not None else np.nan for r in sso_rows],
             "std_difference": std_diff,
         }
     )
