@@ -28,7 +28,10 @@ posterior directly, as Stan does, by HMC in unconstrained coordinates
 responsibilities w_i r_ik play the role of the weighted sufficient statistics). A few
 weighted Gibbs sweeps only find a starting point. During burn-in the step size is tuned by
 dual averaging (Hoffman & Gelman 2014, target acceptance 0.8) and a diagonal mass matrix
-is estimated from the draws; the number of leapfrog steps is drawn from 1..2 n_leapfrog.
+is estimated from the draws in two windows (15-35% and 35-85% of burn-in, as Stan's
+warm-up); the number of leapfrog steps is drawn from 1..2 n_leapfrog. The kept draws are
+exact pseudo-posterior draws whatever the tuning; ``diagnostics_`` reports how well they
+mix (acceptance, step size, ESS).
 
 Defaults: K = 3, dirichlet_alpha = 1, prior_scale = 3, slope_scale = 1, a0 = 2, b0 = 1
 (weakly informative on the standardised scale, where y has weighted mean 0 and variance 1,
