@@ -75,3 +75,9 @@ def test_leaf_summary_reads_per_leaf_frames_and_tolerates_absence():
     assert leaf_summary(PerLeaf()) == {"n_leaves": 3.0, "n_homogeneous_leaves": 2.0,
                                        "n_records_homogeneous": 11.0, "n_records": 19.0}
     assert leaf_summary(object()) is None
+
+
+def test_codes_hash_alike_whatever_their_width():
+    a = hash_rows({"c": np.array([-1, 0, 3], dtype=np.int8)}, ["c"])
+    b = hash_rows({"c": np.array([-1, 0, 3], dtype=np.int64)}, ["c"])
+    np.testing.assert_array_equal(a, b)

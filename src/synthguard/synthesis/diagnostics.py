@@ -55,6 +55,8 @@ def _hash_column(a: np.ndarray) -> np.ndarray:
     a = np.asarray(a)
     if a.dtype.kind == "f":
         a = a + 0.0  # -0.0 and 0.0 hash alike
+    elif a.dtype.kind in "iub":
+        a = a.astype(np.int64, copy=False)  # codes hash alike whatever their integer width
     return np.asarray(pd.util.hash_array(a), dtype=np.uint64)
 
 

@@ -3,8 +3,8 @@
 The sequential synthesizer holds every column of a block of records as one numpy
 array in its *working form*:
 
-* categorical, ordinal and binary columns: int64 codes into the schema's levels,
-  ``-1`` for a missing value;
+* categorical, ordinal and binary columns: integer codes into the schema's levels,
+  ``-1`` for a missing value (int8 up to 127 levels, to save memory on large files);
 * numeric and count columns: float64 values, ``NaN`` for a missing value.
 
 From the working form it builds
@@ -49,12 +49,14 @@ __all__ = [
 
 
 def to_working(s: pd.Series, col: ColumnSchema) -> np.ndarray:
-    """The working form of column ``s``: int64 codes (-1 missing) or float64 (NaN missing)."""
+    """The working form of column ``s``: integer codes (-1 missing; the smallest signed type
+    that holds them) or float64 (NaN missing)."""
     if col.is_categorical:
         levels = list(col.levels or ())
+        code_type = np.min_scalar_type(-(len(levels) + 1))  # int8 for up to 127 levels
         if isinstance(s.dtype, pd.CategoricalDtype) and list(s.cat.categories) == levels:
-            return s.cat.codes.to_numpy(dtype=np.int64)
-        return np.asarray(pd.Categorical(s, categories=levels).codes, dtype=np.int64)
+            return s.cat.codes.to_numpy(dtype=code_type)
+        return np.asarray(pd.Categorical(s, categories=levels).codes, dtype=code_type)
     if pd.api.types.is_numeric_dtype(s.dtype) and not isinstance(s.dtype, pd.CategoricalDtype):
         return s.to_numpy(dtype=np.float64, na_value=np.nan)
     return pd.to_numeric(s.astype("object"), errors="coerce").to_numpy(
