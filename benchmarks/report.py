@@ -57,7 +57,9 @@ def main() -> None:
 
     rng = np.random.default_rng(1)
     t = time.perf_counter()
-    conf = make_data(args.rows, rng)
+    data = make_data(args.rows + args.rows // 10, rng)
+    conf = data.iloc[: args.rows].reset_index(drop=True)
+    holdout = data.iloc[args.rows:].reset_index(drop=True)  # 10% more, never released
     nums = [c for c in conf.columns if c.startswith("num")]
     top = conf.copy()
     top["num0"] = top["num0"].clip(upper=float(np.quantile(top["num0"], 0.94)))
@@ -87,6 +89,7 @@ def main() -> None:
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         ev = evaluate(conf, releases, keys=["cat0", "cat1", "cat2"], targets="num0",
+                      holdout=holdout,
                       formulas=["num1 ~ num0 + count0 + cat0"], random_state=1,
                       kinds=kinds, progress=progress)
     t_eval = time.perf_counter() - t0

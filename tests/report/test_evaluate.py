@@ -162,3 +162,17 @@ def test_large_releases_sample_only_the_distance_measures(conf, releases):
 def test_max_distance_records_is_checked(conf, releases):
     with pytest.raises(ParameterError, match="max_distance_records"):
         _ev(conf, releases, max_distance_records=5)
+
+
+def test_full_release_of_same_length_gets_no_record_level_risk(conf):
+    # a fully synthetic release with as many rows as the data: rows are not records
+    rng = np.random.default_rng(4)
+    full = conf.sample(frac=1.0, random_state=2).reset_index(drop=True)
+    full["income"] = full["income"].to_numpy()[rng.permutation(len(full))]
+    ev = evaluate(conf, {"full": full}, keys=KEYS, targets="income", random_state=1)
+    r = ev["full"]
+    assert r.kind == "full" and r.record_risk is None
+    assert r.metrics["mean_identification_risk"] is None
+    assert r.metrics["true_match_rate"] is None
+    assert r.risk.identification is None and r.risk.match is None
+    assert r.risk.distance is not None  # the measures for full synthesis remain

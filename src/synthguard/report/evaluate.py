@@ -10,6 +10,7 @@ checks the release against the board's thresholds.
 
 from __future__ import annotations
 
+import dataclasses
 import importlib
 import inspect
 import logging
@@ -471,7 +472,7 @@ def evaluate(
                     risk = notes.run(
                         risk_bundle, conf, impl, keys_t, targets_t, holdout=holdout,
                         radius=float(radius), schema=schema_, rng=child_rngs[i],
-                        max_records=max_distance_records,
+                        max_records=max_distance_records, aligned=_aligned(kind, impl, conf),
                     )
                 else:  # a replaced evaluate_risk (tests, plug-ins): called as documented
                     risk = notes.run(
@@ -481,6 +482,15 @@ def evaluate(
                     )
             except Exception as e:
                 errors["risk"] = safe_error(e)
+        if risk is not None and not _aligned(kind, impl, conf) and dataclasses.is_dataclass(risk):
+            # rows of a fully synthetic release do not stand for confidential records, even
+            # when their number is the same: record-level identification and matching do not
+            # apply (Hu, Savitsky & Williams, eq. 1 needs each record's own released value)
+            fields = {f.name for f in dataclasses.fields(risk)}
+            drop = {k: None for k in ("identification", "confidential_identification", "match")
+                    if k in fields}
+            if drop:
+                risk = dataclasses.replace(risk, **drop)  # type: ignore[type-var]
         for note in getattr(risk, "notes", ()) or ():
             if isinstance(note, str) and note not in notes.messages:
                 notes.messages.append(note)

@@ -53,8 +53,12 @@ def risk_bundle(
     schema: Schema,
     rng: np.random.Generator,
     max_records: int | None,
+    aligned: bool | None = None,
 ) -> Any:
-    """``evaluate_risk`` of the release, with DCR and membership on samples when it is large."""
+    """``evaluate_risk`` of the release, with DCR and membership on samples when it is large.
+
+    ``aligned`` says whether the release's rows stand for the confidential records (default:
+    when every implicate has as many rows as ``conf``)."""
     from synthguard import risk as R
 
     n_syn = sum(len(df) for df in implicates)
@@ -63,7 +67,8 @@ def risk_bundle(
                                radius=radius, schema=schema, random_state=rng)
     keys_l, targets_l = list(keys), list(targets)
     numeric_targets = [t for t in targets_l if t in schema and schema[t].is_numeric]
-    aligned = all(len(df) == len(conf) for df in implicates)
+    if aligned is None:
+        aligned = all(len(df) == len(conf) for df in implicates)
     notes: list[str] = []
     ident = conf_ident = match = None
     with warnings.catch_warnings(record=True) as caught:
