@@ -51,7 +51,8 @@ def html(evaluation):
 
     ledger = PrivacyLedger(epsilon=2.0)
     ledger.charge("counts", 0.5)
-    return build_report(evaluation, title="Board pack", plan_text="seed: 7\n", min_cell=10,
+    plan = f"seed: 7\ndata:\n  schema:\n    region: {{levels: [North, {SECRET_LABEL}]}}\n"
+    return build_report(evaluation, title="Board pack", plan_text=plan, min_cell=10,
                         ledger=ledger)
 
 
@@ -97,6 +98,7 @@ def test_sections_and_figures_present(evaluation, html):
     assert n_img == 5 + len(figs)
     assert "<script" not in html.lower() and "http://" not in html and "https://" not in html
     assert "Board pack" in html and "seed: 7" in html
+    assert "line withheld" in html  # the plan line naming the small category
     assert "FAIL" in html  # the top-coded release fails max IR <= 0.5
     assert 'id="top-risky"' in html
     assert 'id="utility-details"' in html

@@ -156,6 +156,19 @@ def _ledger_rows(ledger: Any) -> dict[str, Any] | None:
     return {"error": None, "columns": cols, "rows": rows, "totals": totals}
 
 
+def _safe_plan(text: str | None, redactor: Redactor) -> str | None:
+    """The plan for print, with any line that names a small category withheld."""
+    if text is None:
+        return None
+    out = []
+    for line in text.splitlines():
+        if redactor.label(line) != line:
+            indent = line[: len(line) - len(line.lstrip())]
+            line = f"{indent}# (line withheld: it names a category held by few records)"
+        out.append(line)
+    return "\n".join(out)
+
+
 def build_report(
     evaluation: Evaluation,
     *,
@@ -311,7 +324,7 @@ def build_report(
         ledger=_ledger_rows(ledger),
         provenance=prov,
         versions=_versions(),
-        plan_text=plan_text,
+        plan_text=_safe_plan(plan_text, redactor),
         glossary=[(m.label, "lower" if m.goal == "min" else "higher", m.description)
                   for m in METRICS.values()],
         min_cell=min_cell,
