@@ -411,7 +411,7 @@ def _numeric_like_text(s: pd.Series) -> int:
     counts = s.value_counts(dropna=True)
     if counts.empty:
         return 0
-    parsed = pd.to_numeric(counts.index.astype(str).str.strip(), errors="coerce")
+    parsed = pd.to_numeric(pd.Series(counts.index.astype(str)).str.strip(), errors="coerce")
     bad = np.asarray(pd.isna(parsed))
     n_bad = int(counts.to_numpy()[bad].sum())
     n = int(counts.sum())

@@ -3,21 +3,27 @@
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from synthguard.errors import MethodError
-from synthguard.synthesis.methods.base import SynthesisMethod
+
+if TYPE_CHECKING:
+    from synthguard.synthesis.methods.base import SynthesisMethod
 
 __all__ = ["available_methods", "get_method", "make_method", "register_method"]
 
 _REGISTRY: dict[str, type[SynthesisMethod]] = {}
-T = TypeVar("T", bound=type[SynthesisMethod])
+T = TypeVar("T", bound="type[SynthesisMethod]")
 
 
 def register_method(name: str, *, overwrite: bool = False) -> Callable[[T], T]:
     """Class decorator registering a :class:`SynthesisMethod` under ``name``."""
 
     def deco(cls: T) -> T:
+        # Imported here, not at module level: the method modules import this registry while
+        # the methods package initialises, so a module-level import would be circular.
+        from synthguard.synthesis.methods.base import SynthesisMethod
+
         if not (isinstance(cls, type) and issubclass(cls, SynthesisMethod)):
             raise MethodError(f"method '{name}': only SynthesisMethod subclasses can be registered")
         if name in _REGISTRY and not overwrite and _REGISTRY[name] is not cls:
@@ -52,6 +58,8 @@ def get_method(name: str) -> type[SynthesisMethod]:
 
 def make_method(spec: str | SynthesisMethod | type[SynthesisMethod], **params: Any) -> SynthesisMethod:
     """Instantiate a method from a name, a class, or return a given instance unchanged."""
+    from synthguard.synthesis.methods.base import SynthesisMethod
+
     if isinstance(spec, SynthesisMethod):
         return spec
     if isinstance(spec, type) and issubclass(spec, SynthesisMethod):
