@@ -469,3 +469,21 @@ def test_both_counting_methods_match_brute_force(monkeypatch, loop_patterns):
         np.testing.assert_allclose(conf, ref_c, atol=1e-12)
         np.testing.assert_allclose(syn, ref_s, atol=1e-12)
         np.testing.assert_allclose(pw, bf_pairwise(keys, y, r, relative, inclusive), atol=1e-12)
+
+
+def test_patterns_beyond_int64_mixed_radix():
+    """Four keys whose level counts multiply past 2**62 are combined through a MultiIndex."""
+    from synthguard.risk._patterns import PatternEncoder
+
+    rng = np.random.default_rng(0)
+    n = 70_000
+    df = pd.DataFrame({f"k{j}": rng.permutation(n) for j in range(4)})
+    df.iloc[1] = df.iloc[0]
+    enc = PatternEncoder.fit(df, list(df.columns))
+    assert enc.n_patterns == n - 1 and enc.codes[0] == enc.codes[1]
+    other = df.copy()
+    other.iloc[5] = df.iloc[7]
+    other.iloc[6, 0] = -1  # an unseen key value
+    codes = enc.transform(other)
+    assert codes[5] == enc.codes[7] and codes[6] == -1
+    np.testing.assert_array_equal(codes[:5], enc.codes[:5])
