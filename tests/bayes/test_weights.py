@@ -1,15 +1,20 @@
 """Risk weights against brute-force eqs. (2)-(3) and (6)-(9); survey weights."""
 
+import warnings
+
 import numpy as np
 import pandas as pd
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from synthguard.bayes import combine_weights, normalize_survey_weights, risk_weights
 from synthguard.errors import DataError, DisclosureWarning, ParameterError
 
 
 def _inside(y, i, h, r):
-    return abs(y[h] - y[i]) < r * abs(y[i]) or h == i
+    # B(y_i, r) = {v : |v - y_i| < r |y_i|}, boundary outside, the centre always inside
+    return abs(y[h] - y[i]) < r * abs(y[i]) or y[h] == y[i]
 
 
 def _brute(conf, keys, target, r):
@@ -52,6 +57,29 @@ def test_marginal_and_pairwise_match_brute_force(seed):
     p = risk_weights(conf, ["a", "b"], "y", 0.15, "pairwise")
     np.testing.assert_allclose(p.weights, pair, atol=1e-12)
     assert np.all((p.weights >= 0) & (p.weights <= 1))
+
+
+@settings(max_examples=40, deadline=None)
+@given(
+    st.lists(
+        st.tuples(st.integers(0, 2), st.sampled_from([-20.0, -5.0, 0.0, 4.0, 5.0, 5.5, 9.0, 30.0])),
+        min_size=2,
+        max_size=25,
+    ),
+    st.sampled_from([0.1, 0.2, 0.5]),
+)
+def test_weights_match_brute_force_with_ties_zeros_and_negatives(rows, r):
+    conf = pd.DataFrame(rows, columns=["k", "y"])
+    marg, pair = _brute(conf, ["k"], "y", r)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", DisclosureWarning)  # singletons: checked below
+        m = risk_weights(conf, ["k"], "y", r, "marginal")
+        p = risk_weights(conf, ["k"], "y", r, "pairwise")
+    np.testing.assert_allclose(m.weights, marg, atol=1e-12)
+    single = np.isnan(pair)
+    np.testing.assert_allclose(p.weights[~single], pair[~single], atol=1e-12)
+    np.testing.assert_allclose(p.weights[single], marg[single], atol=1e-12)  # default policy
+    assert np.all((p.weights >= 0) & (p.weights <= 1)) and not np.isnan(p.weights).any()
 
 
 def test_singletons_get_marginal_weight_by_default_and_warn():
