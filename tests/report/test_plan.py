@@ -119,6 +119,11 @@ def test_dp_needs_budget_and_fits_it():
     assert "privacy: a dp release needs privacy.epsilon" in _error(text)
     over = "privacy:\n  epsilon: 1.0\n" + text
     assert "more than the budget" in _error(over)
+    mst = text.replace("synthesizer: stratified", "synthesizer: mst\n    delta: 1.0e-6")
+    msg = _error("privacy:\n  epsilon: 3.0\n" + mst)
+    assert "line 1, privacy.delta: the dp releases ask for delta 1e-06 in total" in msg
+    ok = parse_plan("privacy:\n  epsilon: 3.0\n  delta: 1.0e-5\n" + mst)
+    assert [r.method for r in ok.releases] == ["synthesis", "dp", "sdc"]
 
 
 def test_reserved_parameters_refused():

@@ -442,6 +442,12 @@ def parse_plan(
                 p.add(("privacy", "epsilon"), f"the dp releases ask for epsilon {total:g} in "
                                               f"total, more than the budget; raise the budget or "
                                               f"lower the releases' epsilon")
+            total_delta = sum(float(s.params.get("delta", 0) or 0) for s in specs
+                              if s.method == "dp" and _is_number(s.params.get("delta", 0)))
+            if total_delta > float(delta) + 1e-15:
+                p.add(("privacy", "delta"), f"the dp releases ask for delta {total_delta:g} in "
+                                            f"total, more than the budget; raise privacy.delta "
+                                            f"(MST needs delta > 0)")
 
     ev = _check_keys(top.get("evaluation"), EVAL_KEYS, ("evaluation",), p)
     keys = _names(ev.get("keys", []))
