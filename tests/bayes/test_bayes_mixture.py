@@ -117,3 +117,25 @@ def test_bad_parameters():
         BayesMixture(n_components=0).fit(np.zeros((3, 0)), np.arange(3.0))
     with pytest.raises(MethodError):
         BayesMixture(prior_scale=-1).fit(np.zeros((3, 0)), np.arange(3.0))
+
+
+def test_negligible_weights_give_back_the_prior():
+    # With every weight 1e-9 the pseudo posterior is the prior: pi ~ Dirichlet(alpha),
+    # log sigma2 with mean log b0 - digamma(a0) and variance trigamma(a0), beta_k0 ~ N(0, 3^2).
+    # This checks the priors and the Jacobians of the unconstrained coordinates.
+    from scipy.special import digamma, polygamma
+
+    from synthguard.bayes import effective_sample_size
+
+    y = np.array([0.3, -1.0, 2.0, 0.5, 1.1])
+    m = BayesMixture(n_components=3, dirichlet_alpha=2.0, standardize=False, burn_in=300,
+                     n_draws=2000, random_state=9).fit(np.zeros((5, 0)), y, weights=np.full(5, 1e-9))
+    d = m.draws_
+    checks = [
+        (d["pi"][:, 0], 1 / 3, np.sqrt(2 / (9 * 7))),
+        (np.log(d["sigma2"][:, 1]), -digamma(2.0), np.sqrt(polygamma(1, 2.0))),
+        (d["beta"][:, 2, 0], 0.0, 3.0),
+    ]
+    for x, mean, sd in checks:
+        assert abs(x.mean() - mean) < 4 * sd / np.sqrt(effective_sample_size(x))
+        assert x.std() == pytest.approx(sd, rel=0.15)
