@@ -94,7 +94,7 @@ _keyval = st.one_of(st.sampled_from([0, 1, 2]), st.just(float("nan")))
 @st.composite
 def datasets(draw, max_n=25):
     n = draw(st.integers(1, max_n))
-    d = draw(st.integers(1, 2))
+    d = draw(st.integers(1, 3))
     nk = draw(st.integers(0, 2))
     keys = [tuple(draw(_keyval) for _ in range(nk)) for _ in range(n)]
     y = [tuple(draw(_value) for _ in range(d)) for _ in range(n)]
@@ -207,17 +207,19 @@ def test_multi_target_chunking_gives_the_same_counts(monkeypatch):
             "k": rng.integers(0, 3, n),
             "a": rng.integers(1, 20, n).astype(float),
             "b": rng.normal(size=n),
+            "c": rng.integers(0, 4, n).astype(float),
         }
     )
-    kw = dict(keys=["k"], target=["a", "b"], radius={"a": 0.3, "b": 0.5}, singletons="zero")
+    radius = {"a": 0.3, "b": 0.5, "c": 0.5}
+    kw = dict(keys=["k"], target=["a", "b", "c"], radius=radius, singletons="zero")
     whole = identification_risk(df, **kw).per_record
     pw = pairwise_identification_risk(df, **kw).per_record
     monkeypatch.setattr(_balls, "_CHUNK", 37)
     np.testing.assert_array_equal(identification_risk(df, **kw).per_record, whole)
     np.testing.assert_array_equal(pairwise_identification_risk(df, **kw).per_record, pw)
     keys = [(k,) for k in df["k"]]
-    y = list(zip(df["a"], df["b"]))
-    np.testing.assert_allclose(whole, bf_conf(keys, y, (0.3, 0.5), True, False), atol=1e-12)
+    y = list(zip(df["a"], df["b"], df["c"]))
+    np.testing.assert_allclose(whole, bf_conf(keys, y, (0.3, 0.5, 0.5), True, False), atol=1e-12)
 
 
 # ----------------------------------------------------------------------------- the paper

@@ -25,11 +25,12 @@ falls strictly between ends k - 1 and k). Then ``pattern * K + code`` is one sor
 key, and the members of pattern p inside a ball form one contiguous run of the sorted keys,
 found with two ``np.searchsorted`` calls. No float offsets, no per-pattern Python loop.
 
-Several targets: the runs are found along the most selective target (the one whose runs are
-shortest in total) and the candidates in them are checked on the other targets, vectorized in
-chunks. This costs O(n log n + C) where C is the total number of candidates; C is at most the
-sum over patterns of |M_p|^2, so the worst case is quadratic within patterns (exact orthogonal
-range counting in d dimensions would need O(n log^(d-1) n) range trees).
+Two targets: runs along the first target, then a merge-sort tree over the sorted positions on
+the second target's integer codes (``synthguard.risk._rangetree``): exact, O(n log^2 n).
+Three or more targets: the runs are found along the most selective target (the one whose runs
+are shortest in total) and the candidates in them are checked on the other targets, vectorized
+in chunks. This costs O(n log n + C) where C is the total number of candidates; C is at most
+the sum over patterns of |M_p|^2, so the worst case is quadratic within patterns.
 
 Everything is written over numpy arrays for one block of rows, so a distributed engine can map
 it over partitions of patterns.
@@ -41,6 +42,8 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 
 import numpy as np
+
+from synthguard.risk._rangetree import range_sums
 
 __all__ = ["Balls", "make_balls"]
 
@@ -67,6 +70,7 @@ class Balls:
     _seg: dict[int, tuple[np.ndarray, np.ndarray, np.ndarray]] = field(default_factory=dict)
     _sorted_ends: dict[int, tuple[np.ndarray, np.ndarray]] = field(default_factory=dict)
     _groups: np.ndarray | None = None
+    _raw: list[tuple[np.ndarray, np.ndarray]] = field(default_factory=list)  # code ranges
 
     @property
     def n(self) -> int:
@@ -92,8 +96,11 @@ class Balls:
             ends, inv = _rank(np.concatenate([self.lo[:, t], self.hi[:, t]]))
             kmax = 2 * ends.shape[0] + 2
             base = self.pattern * kmax
-            qa = base + 2 * inv[:n] + 1 + (~self.lclosed[:, t])
-            qb = base + 2 * inv[n:] + 1 - (~self.rclosed[:, t])
+            raw_a = 2 * inv[:n] + 1 + (~self.lclosed[:, t])
+            raw_b = 2 * inv[n:] + 1 - (~self.rclosed[:, t])
+            self._raw.append((raw_a, raw_b))
+            qa = base + raw_a
+            qb = base + raw_b
             self._ends.append(ends)
             self._kmax.append(kmax)
             # queries kept sorted (with their order) so searchsorted walks them monotonically
@@ -243,10 +250,57 @@ class Balls:
             method = self._runs_by_segments if self.use_segments else self._runs_by_codes
             _, start, stop = method(rows, data_pattern, data_values, 0, False)
             return stop - start
+        if self.d == 2:
+            return self.box_sums(data_pattern, data_values)
         counts = np.zeros(self.n, dtype=np.int64)
         for rec, _, _ in self._pairs(data_pattern, data_values):
             counts += np.bincount(rec, minlength=self.n)
         return counts
+
+    # ------------------------------------------------------------------ two targets
+    def box_sums(
+        self, data_pattern: np.ndarray, data_values: np.ndarray, weights: np.ndarray | None = None
+    ) -> np.ndarray:
+        """Two targets: sum of ``weights`` (default 1) over the data rows of record i's pattern
+        inside box i, exactly, in O(n log^2 n): runs along target 0, then a merge-sort tree over
+        the sorted positions on target 1's integer codes (``synthguard.risk._rangetree``)."""
+        order, start, stop = self.runs(data_pattern, data_values, 0)
+        self._prepare_codes()
+        ycode = self.value_codes(data_values[order, 1], 1)
+        ylo, yhi = self._raw[1]
+        w = None if weights is None else weights[order]
+        return range_sums(ycode, w, start, stop, ylo, yhi, self._kmax[1])
+
+    def box_cover(
+        self, data_pattern: np.ndarray, data_values: np.ndarray
+    ) -> tuple[np.ndarray, np.ndarray]:
+        """Two targets, data = the records themselves: ``(order, c)`` where ``c[k]`` is the
+        number of boxes containing data row ``order[k]`` (a 2-d stabbing count written as four
+        signed dominance counts of the boxes' corners, each a range sum)."""
+        order, start, stop = self.runs(data_pattern, data_values, 0)
+        self._prepare_codes()
+        m = order.shape[0]
+        ycode = self.value_codes(data_values[order, 1], 1)
+        ylo, yhi = self._raw[1]
+        # [s <= P < e] [lo <= Y <= hi] = sum over corners (u, v) of sign [u <= P] [v <= Y]
+        u = np.concatenate([start, stop, start, stop])
+        v = np.concatenate([ylo, ylo, yhi + 1, yhi + 1])
+        sign = np.concatenate(
+            [np.ones(self.n), -np.ones(self.n), -np.ones(self.n), np.ones(self.n)]
+        ).astype(np.int64)
+        o = np.argsort(u, kind="stable")
+        u, v, sign = u[o], v[o], sign[o]
+        upto = np.searchsorted(u, np.arange(m), side="right")  # corners with u <= P
+        cover = range_sums(
+            v,
+            sign,
+            np.zeros(m, dtype=np.int64),
+            upto,
+            np.zeros(m, dtype=np.int64),
+            ycode,
+            self._kmax[1],
+        )
+        return order, cover
 
     def _pairs(
         self, data_pattern: np.ndarray, data_values: np.ndarray
