@@ -115,3 +115,13 @@ def test_mcmc_model_release_is_reproducible_across_sample_calls():
     assert not a.implicates[0]["y"].equals(a.implicates[1]["y"])
     assert a.implicates[0]["y"].dtype == conf["y"].dtype
     assert rws.diagnostics()[0].n_draws == 100
+
+
+def test_schema_reaches_the_synthesizer_and_transformed_target_is_numeric():
+    conf = _conf(seed=6).assign(k=lambda d: d["k"].astype(int))
+    rws = RiskWeightedSynthesizer(
+        model="bayes_norm", kind=None, target="income", transform="log", m=1,
+        predictors=["k", "x"], schema={"k": "categorical", "income": "count"}, random_state=0,
+    ).fit(conf)
+    assert rws.synthesizer_.schema_.kind("k") == "categorical"
+    assert rws.synthesizer_.schema_.kind("income") == "numeric"

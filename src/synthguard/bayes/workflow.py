@@ -23,6 +23,7 @@ import pandas as pd
 
 from synthguard._random import RandomState
 from synthguard.bayes.weights import RiskWeights, combine_weights, risk_weights
+from synthguard.data.schema import ColumnSchema, Kind, Schema
 from synthguard.errors import DataError, NotFittedError, ParameterError
 from synthguard.synthesis import Synthesizer, SyntheticData
 
@@ -73,6 +74,9 @@ class RiskWeightedSynthesizer:
     survey_weights : sampling weights (array aligned with the rows or a column name);
         normalised to sum to n and multiplied with the risk weights.
     model_params : keyword arguments of the model.
+    schema : column kinds for the synthesizer (mapping or
+        :class:`~synthguard.data.Schema`), e.g. to declare integer-coded keys categorical.
+        With a ``transform`` the target is modelled as plain numeric on the transformed scale.
     random_state : seed of the synthesis (and of the MCMC chain).
 
     Attributes
@@ -108,6 +112,7 @@ class RiskWeightedSynthesizer:
         singleton_weight: Literal["marginal"] | float = "marginal",
         survey_weights: np.ndarray | Sequence[float] | str | None = None,
         model_params: Mapping[str, Any] | None = None,
+        schema: Mapping[str, Any] | Schema | None = None,
         random_state: RandomState = None,
     ) -> None:
         self.model = model
@@ -124,6 +129,7 @@ class RiskWeightedSynthesizer:
         self.singleton_weight = singleton_weight
         self.survey_weights = survey_weights
         self.model_params = model_params
+        self.schema = schema
         self.random_state = random_state
 
     def fit(self, conf: pd.DataFrame) -> RiskWeightedSynthesizer:
@@ -173,13 +179,26 @@ class RiskWeightedSynthesizer:
             keep=preds or None,
             m=self.m,
             weights=self.weights_,
-            schema={self.target: "numeric"},
+            schema=self._schema(list(data.columns)),
             method_params=params,
             random_state=self.random_state,
         ).fit(data)
         self.columns_ = list(conf.columns)
         self.dtype_ = conf[self.target].dtype
         return self
+
+    def _schema(self, columns: list[str]) -> Mapping[str, Any] | Schema | None:
+        """The synthesizer's schema: the user's, restricted to ``columns``; a transformed
+        target is plain numeric (its bounds and count rounding apply to the original scale)."""
+        if isinstance(self.schema, Schema):
+            sch = self.schema.subset([c for c in columns if c in self.schema])
+            if self.transform is not None:
+                sch = sch.with_column(ColumnSchema(name=self.target, kind=Kind.NUMERIC))
+            return sch
+        out = {k: v for k, v in dict(self.schema or {}).items() if k in columns}
+        if self.transform is not None:
+            out[self.target] = "numeric"
+        return out or None
 
     @property
     def models_(self) -> list[Any]:
