@@ -177,11 +177,12 @@ def identification_risk(
     singletons exist; the result reports their count and share either way.
 
     Algorithm: patterns are factorized (a missing key value is a value of its own); within each
-    pattern the values are sorted and each ball's count is two ``np.searchsorted`` calls on
-    integer keys ``pattern * K + order-preserving code`` (see ``synthguard.risk._balls``), so
-    no pair of records is ever compared: O(n log n) time and O(n) memory per data set. With
-    several targets candidates along the most selective target are checked on the others:
-    O(n log n + C), C the number of candidates (at most sum_p |M_p|^2).
+    pattern the values are sorted and each ball's count is two ``np.searchsorted`` calls (per
+    pattern, or on integer keys ``pattern * K + order-preserving code`` when patterns are many;
+    see ``synthguard.risk._balls``), so no pair of records is ever compared: O(n log n) time and
+    O(n) memory per data set. Two targets: a merge-sort tree counts the boxes exactly in
+    O(n log^2 n). Three or more: candidates along the most selective target are checked on the
+    others, O(n log n + C), C the number of candidates (at most sum_p |M_p|^2).
 
     Parameters
     ----------

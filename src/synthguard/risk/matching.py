@@ -170,8 +170,9 @@ def match_rates(
 
     Algorithm: exact columns form patterns (missing is a value of its own); the numeric columns
     form a box around x_i; candidates are counted per pattern with sorted searches
-    (``synthguard.risk._balls``): O(n log n) for at most one numeric column, O(n log n + C)
-    otherwise (C candidate pairs along the most selective column). No n x n matrix.
+    (``synthguard.risk._balls``): O(n log n) for at most one numeric column, O(n log^2 n) for
+    two (merge-sort tree), O(n log n + C) for more (C candidate pairs along the most selective
+    column). No n x n matrix.
 
     Parameters
     ----------
