@@ -28,11 +28,13 @@ def test_weights_reach_the_release_and_predictors_are_kept():
     np.testing.assert_allclose(rel.weights, expected)
     assert rel.m == 3 and rel.kind == "partial"
     for df in rel.implicates:
-        assert list(df.columns) == ["k", "x", "income"]
+        assert list(df.columns) == ["k", "x", "income", "sw"]  # all kept, in the data's order
         pd.testing.assert_series_equal(df["x"], conf["x"])
         assert (df["income"] > 0).all()
         assert not np.allclose(df["income"], conf["income"])
     assert rel.provenance["risk_weights"]["kind"] == "pairwise"
+    # predictors k (two dummies) and x, not the kept column sw
+    assert [mod.n_features_in_ for mod in rws.models_] == [3]
 
 
 def test_same_seed_same_release_and_unweighted_has_no_weights():

@@ -66,7 +66,8 @@ class RiskWeightedSynthesizer:
     target : the sensitive numeric column to synthesize.
     radius, relative : the ball B(y_i, r) (default r = 0.2, relative to |y_i|).
     m : number of implicates L (default 20, as the paper).
-    predictors : columns kept and used as predictors (default: every other column).
+    predictors : columns used as predictors (default: every other column). Every column but
+        the target (and a survey-weight column) is kept unchanged in the release.
     transform : model the target on ``"log"`` or ``"signed_log"`` scale
         (sign(y) log(1 + |y|), which handles zero and negative values), or None. Risk weights
         and released values are on the original scale.
@@ -163,12 +164,15 @@ class RiskWeightedSynthesizer:
             self.weights_: np.ndarray | None = None
         else:
             self.weights_ = combine_weights(self.risk_weights_, survey)
-        preds = (
-            [c for c in conf.columns if c != self.target and c not in drop]
-            if self.predictors is None
-            else list(self.predictors)
-        )
-        data = conf[[*preds, self.target]].copy()
+        kept = [c for c in conf.columns if c != self.target and c not in drop]
+        preds = kept if self.predictors is None else list(self.predictors)
+        unknown = [c for c in preds if c not in kept]
+        if unknown:
+            raise DataError(
+                f"predictor column(s) {unknown} are not in the data (or are the target or the "
+                "survey weights)"
+            )
+        data = conf[[*kept, self.target]].copy()
         data[self.target] = _forward(
             data[self.target].to_numpy(dtype=float), self.transform, self.target
         )
@@ -176,7 +180,8 @@ class RiskWeightedSynthesizer:
         self.synthesizer_ = Synthesizer(
             methods={self.target: self.model},
             visit_sequence=[self.target],
-            keep=preds or None,
+            keep=kept or None,
+            predictor_matrix={self.target: preds} if kept else None,
             m=self.m,
             weights=self.weights_,
             schema=self._schema(list(data.columns)),
