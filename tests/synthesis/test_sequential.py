@@ -169,8 +169,9 @@ def test_visit_sequence_leaves_other_columns_out_and_predictors_default(mixed):
     syn = Synthesizer(visit_sequence=["urban", "share"], keep=["edu"],
                       methods={"urban": "test_marginal", "share": "test_marginal"}).fit(mixed)
     assert syn.predictors_ == {"urban": ["edu"], "share": ["edu", "urban"]}
-    df = syn.sample(random_state=1).implicates[0]
-    assert list(df.columns) == ["edu", "urban", "share"]
+    res = syn.sample(random_state=1)
+    assert list(res.implicates[0].columns) == ["edu", "urban", "share"]
+    assert res.provenance["left_out"] == ["region", "kids", "income"]
 
 
 def test_predictor_matrix_as_synthpop_dataframe(mixed):

@@ -89,6 +89,9 @@ class SyntheticData:
         strata = self.provenance.get("strata")
         if strata:
             lines.append(f"strata: {', '.join(strata)}")
+        left_out = self.provenance.get("left_out")
+        if left_out:
+            lines.append(f"left out of the release: {', '.join(left_out)}")
         if self.weights is not None:
             lines.append("fit with likelihood weights")
         if self.diagnostics is not None and hasattr(self.diagnostics, "summary"):

@@ -606,6 +606,7 @@ class Synthesizer:
         self.n_ = n_out
         self.n_rows_ = len(data)
         self.columns_ = [c for c in columns if c in set(visit) | set(keep) | set(strata)]
+        self.left_out_ = [c for c in columns if c not in self.columns_]
         self.dtypes_ = {c: data[c].dtype for c in self.columns_}
         self.index_ = data.index
         self.kind_ = "partial" if keep else "full"
@@ -872,6 +873,7 @@ class Synthesizer:
             "visit_sequence": list(self.visit_sequence_),
             "predictor_matrix": {k: list(v) for k, v in self.predictors_.items()},
             "strata": list(self.strata_),
+            "left_out": list(self.left_out_),
             "n_strata": len(self.blocks_),
             "method_params": self.method_params_,
             "missingness_methods": dict(self.missingness_methods_),
