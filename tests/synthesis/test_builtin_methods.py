@@ -103,3 +103,19 @@ def test_threads_over_strata_do_not_change_the_result():
     a = Synthesizer(**kw).fit(ce).sample()
     b = Synthesizer(n_jobs=2, **kw).fit(ce).sample()
     pd.testing.assert_frame_equal(a.implicates[0], b.implicates[0])
+
+
+def test_course_adelie_regression_through_the_synthesizer():
+    # data README: Adelie rows with sex, bill and flipper present (146):
+    # lm(bill_length_mm ~ sex) -> 37.2575, male 3.1329, residual SE 2.157 on 144 df
+    df = load_dataset("penguins")
+    adelie = df[df["species"].eq("Adelie")].dropna(
+        subset=["sex", "bill_length_mm", "flipper_length_mm"]
+    )
+    assert len(adelie) == 146
+    syn = Synthesizer(visit_sequence=["sex", "bill_length_mm"],
+                      methods={"sex": "sample", "bill_length_mm": "norm"}).fit(adelie)
+    norm = syn.blocks_[0].models[1].value.method
+    np.testing.assert_allclose(norm.coef_, [37.2575, 3.1329], atol=5e-5)
+    assert norm.sigma_ == pytest.approx(2.157, abs=5e-4)
+    assert norm.df_resid_ == 144
