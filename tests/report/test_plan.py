@@ -144,3 +144,13 @@ def test_data_path_relative_to_plan(tmp_path):
     p.write_text(GOOD.replace("  dataset: ce\n", "  path: other.csv\n"))
     with pytest.raises(PlanError, match=r"plan.yaml, line 2, data.path: file .* does not exist"):
         load_plan(p)
+
+
+def test_example_plan_validates():
+    from pathlib import Path
+
+    path = Path(__file__).resolve().parents[2] / "examples" / "plan.yaml"
+    plan = load_plan(path)
+    assert [r.method for r in plan.releases] == ["synthesis", "sdc", "risk_weighted", "dp"]
+    assert plan.output == path.parent / "ce_output"
+    assert plan.epsilon == 1.0 and plan.delta == 1e-6

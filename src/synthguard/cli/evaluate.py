@@ -6,7 +6,7 @@ import sys
 
 import click
 
-from synthguard.cli.run import progress_bar
+from synthguard.cli.run import progress_bar, warnings_to_stderr
 
 __all__ = ["evaluate_cmd"]
 
@@ -90,7 +90,7 @@ def evaluate_cmd(conf: str, releases: tuple[str, ...], keys: tuple[str, ...],
     kind_map = _pairs(kinds, "--kind")
     for name, impl in rel.items():
         kind_map.setdefault(name, "partial" if all(len(df) == len(conf_df) for df in impl) else "full")
-    with progress_bar(quiet, "synthguard evaluate") as cb:
+    with warnings_to_stderr(quiet), progress_bar(quiet, "synthguard evaluate") as cb:
         ev = evaluate(
             conf_df, rel, keys=_split(keys), targets=_split(targets), holdout=hold_df,
             formulas=list(formulas) or None, thresholds=limits or None, radius=radius,

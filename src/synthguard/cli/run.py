@@ -9,7 +9,31 @@ from typing import Any
 
 import click
 
-__all__ = ["progress_bar", "run_cmd"]
+__all__ = ["progress_bar", "run_cmd", "warnings_to_stderr"]
+
+
+@contextmanager
+def warnings_to_stderr(quiet: bool) -> Any:
+    """Show synthguard's warnings as one ``warning: ...`` line each on stderr (none when quiet);
+    other warnings keep Python's format."""
+    import warnings
+
+    from synthguard.errors import SynthguardWarning
+
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always", SynthguardWarning)
+        try:
+            yield
+        finally:
+            seen: set[str] = set()
+            for w in caught:
+                if issubclass(w.category, SynthguardWarning):
+                    msg = f"warning: {w.message}"
+                    if not quiet and msg not in seen:
+                        click.echo(msg, err=True)
+                    seen.add(msg)
+                else:
+                    warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)
 
 
 @contextmanager
@@ -69,7 +93,7 @@ def run_cmd(plan: str, output: str | None, quiet: bool) -> None:
     p = load_plan(plan)
     if output is not None:
         p = replace(p, output=Path(output))
-    with progress_bar(quiet, "synthguard run") as cb:
+    with warnings_to_stderr(quiet), progress_bar(quiet, "synthguard run") as cb:
         result = run_plan(p, progress=cb)
     echo = _echo(quiet)
     echo(result.evaluation.summary())

@@ -163,11 +163,14 @@ class Evaluation:
 
     def summary(self) -> str:
         """A short text summary: the table's non-empty columns and the verdict of each release."""
-        table = self.to_frame().dropna(axis=1, how="all")
+        table = self.to_frame().drop(columns=["passed"]).dropna(axis=1, how="all")
+        shown = table.T.rename(index=lambda k: METRICS[k].label if k in METRICS else k)
+        shown.columns.name = None
+        text = shown.map(lambda v: f"{v:.3g}" if isinstance(v, float) else str(v))
         lines = [
             f"Evaluation of {len(self)} release(s) against {self.n_records:,} confidential records"
             + (f" (holdout {self.n_holdout:,})" if self.n_holdout else ""),
-            table.to_string(float_format=lambda v: f"{v:.3g}"),
+            text.to_string(),
         ]
         lines.extend(r.verdict() for r in self.releases.values())
         return "\n".join(lines)
