@@ -65,6 +65,33 @@ __all__ = ["BayesMixture"]
 _LOG2PI = float(np.log(2 * np.pi))
 
 
+_BLOCK = 8192
+
+
+def _block(
+    X1T: np.ndarray, X1: np.ndarray, y: np.ndarray, w: np.ndarray, beta: np.ndarray,
+    c0: np.ndarray, h: np.ndarray,
+) -> tuple[float, np.ndarray, np.ndarray, np.ndarray]:
+    """One block of records: sum_i w_i log sum_k pi_k N_ik, and the weighted-responsibility
+    sums n_k = sum_i w_i r_ik, sum_i w_i r_ik (y_i - mu_ik) x_i and sum_i w_i r_ik (y_i - mu_ik)^2.
+    Arrays are K x block, so reductions over components are elementwise."""
+    resid = beta @ X1T
+    np.subtract(y, resid, out=resid)
+    r2 = resid * resid
+    lj = r2 * h[:, None]
+    lj += c0[:, None]
+    top = lj.max(axis=0)
+    lj -= top
+    np.exp(lj, out=lj)
+    tot = lj.sum(axis=0)
+    ll = float(w @ (top + np.log(tot)))
+    lj *= w / tot  # weighted responsibilities w_i r_ik
+    nk = lj.sum(axis=1)
+    r2 *= lj
+    resid *= lj
+    return ll, nk, resid @ X1, r2.sum(axis=1)
+
+
 class _Target:
     """Log pseudo posterior and gradient in unconstrained coordinates.
 
@@ -75,6 +102,7 @@ class _Target:
     def __init__(self, X1, y, w, K, alpha, tau2, a0, b0):  # type: ignore[no-untyped-def]
         # tau2: prior variances of the p1 coefficients (intercept first)
         self.X1, self.y, self.w = X1, y, w
+        self.X1T = np.ascontiguousarray(X1.T)
         self.K, self.p1 = K, X1.shape[1]
         self.alpha, self.tau2, self.a0, self.b0 = alpha, tau2, a0, b0
         self.wsum = float(w.sum())
@@ -98,29 +126,26 @@ class _Target:
             return -np.inf, np.zeros_like(th)
         pi = np.exp(log_pi)
         sigma2 = np.exp(s)
-        # few n x K temporaries, updated in place (memory traffic dominates for large n)
-        resid = self.X1 @ beta.T
-        np.subtract(self.y[:, None], resid, out=resid)
-        r2 = resid * resid
-        lj = r2 * (-0.5 / sigma2)
-        lj += log_pi - 0.5 * (_LOG2PI + s)
-        top = lj.max(axis=1)
-        lj -= top[:, None]
-        np.exp(lj, out=lj)
-        tot = lj.sum(axis=1)
-        lse = top + np.log(tot)
-        lj *= (self.w / tot)[:, None]
-        om = lj  # weighted responsibilities w_i r_ik
-        nk = om.sum(axis=0)
-        lp = float(self.w @ lse)
+        # blocks of records so the K x n temporaries stay in cache (memory traffic dominates)
+        ll, nk, xr, r2s = 0.0, np.zeros(self.K), np.zeros((self.K, self.p1)), np.zeros(self.K)
+        c0 = log_pi - 0.5 * (_LOG2PI + s)
+        h = -0.5 / sigma2
+        n = self.y.size
+        for a in range(0, n, _BLOCK):
+            b = min(a + _BLOCK, n)
+            ll_b, nk_b, xr_b, r2_b = _block(self.X1T[:, a:b], self.X1[a:b], self.y[a:b],
+                                            self.w[a:b], beta, c0, h)
+            ll += ll_b
+            nk += nk_b
+            xr += xr_b
+            r2s += r2_b
+        lp = ll
         lp += float(self.alpha * log_pi.sum())
         lp -= 0.5 * float((beta**2 / self.tau2).sum())
         lp += float((-self.a0 * s - self.b0 * np.exp(-s)).sum())
         g_v = (nk - pi * self.wsum + self.alpha - self.K * self.alpha * pi)[:-1]
-        r2 *= om
-        resid *= om
-        g_beta = (resid.T @ self.X1) / sigma2[:, None] - beta / self.tau2
-        g_s = -0.5 * nk + 0.5 * r2.sum(axis=0) / sigma2 - self.a0 + self.b0 * np.exp(-s)
+        g_beta = xr / sigma2[:, None] - beta / self.tau2
+        g_s = -0.5 * nk + 0.5 * r2s / sigma2 - self.a0 + self.b0 * np.exp(-s)
         return lp, np.concatenate([g_v, g_beta.ravel(), g_s])
 
 
