@@ -100,8 +100,13 @@ def test_threads_do_not_change_the_result():
 def test_threads_over_strata_do_not_change_the_result():
     ce = load_dataset("ce")
     kw = {"strata": "UrbanRural", "keep": ["Race"], "random_state": 3}
-    a = Synthesizer(**kw).fit(ce).sample()
-    b = Synthesizer(n_jobs=2, **kw).fit(ce).sample()
+    a = Synthesizer(**kw).fit(ce).sample(m=2)
+    b = Synthesizer(n_jobs=2, **kw).fit(ce).sample(m=2)
+    for x, y in zip(a.implicates, b.implicates):
+        pd.testing.assert_frame_equal(x, y)
+    full = {"strata": ["UrbanRural", "Race"], "n": 3000, "random_state": 4}
+    a = Synthesizer(**full).fit(ce).sample()
+    b = Synthesizer(n_jobs=2, **full).fit(ce).sample()
     pd.testing.assert_frame_equal(a.implicates[0], b.implicates[0])
 
 

@@ -389,7 +389,8 @@ class Synthesizer:
     n_jobs : int, default 1
         Threads fitting the models (one per column and stratum) at once: each is fit on
         confidential data only, so they are independent. More threads are faster on several
-        cores and hold one design matrix each in memory. Results do not depend on ``n_jobs``.
+        cores and hold one design matrix each in memory. :meth:`sample` draws strata in as
+        many threads. Results do not depend on ``n_jobs``.
     random_state : None, int or Generator
         Seed of :meth:`sample` when it is not given one there.
 
@@ -813,34 +814,46 @@ class Synthesizer:
 
         frames: list[pd.DataFrame] = []
         measured: list[dict[str, Any]] = []
+        whole = len(self.blocks_) == 1
+        n_jobs = int(getattr(self, "n_jobs", 1) or 1)
+
+        def draw_one(task: tuple[BlockModel, int, np.random.Generator]) -> dict[str, np.ndarray]:
+            block, nb, brng = task
+            if partial and whole:
+                fixed = dict(self.fixed_arrays_)
+            elif partial:
+                fixed = {c: a[block.rows] for c, a in self.fixed_arrays_.items()}
+            else:
+                fixed = {
+                    c: np.full(nb, v, dtype=self.fixed_arrays_[c].dtype)
+                    for c, v in block.stratum.items()
+                }
+            return draw_block(block, nb, fixed, schema, brng)
+
         for i, child in enumerate(spawn(rng, m_)):
-            out: dict[str, np.ndarray] = {}
-            block_rngs = spawn(child, len(self.blocks_))
-            offset = 0
-            whole = len(self.blocks_) == 1
-            for b, (block, nb, brng) in enumerate(zip(self.blocks_, block_n, block_rngs)):
-                nb = int(nb)
-                if partial and whole:
-                    fixed = dict(self.fixed_arrays_)
-                elif partial:
-                    fixed = {c: a[block.rows] for c, a in self.fixed_arrays_.items()}
-                else:
-                    fixed = {
-                        c: np.full(nb, v, dtype=self.fixed_arrays_[c].dtype)
-                        for c, v in block.stratum.items()
-                    }
-                drawn = draw_block(block, nb, fixed, schema, brng)
-                if whole:
-                    out = drawn
-                    break
-                if b == 0:
-                    out = {
-                        c: np.empty(total, dtype=a.dtype) for c, a in drawn.items()
-                    }
-                where = block.rows if partial else slice(offset, offset + nb)
-                for c, a in drawn.items():
-                    out[c][where] = a
-                offset += nb
+            # each stratum draws from its own child Generator: strata are independent tasks
+            tasks = [
+                (block, int(nb), brng)
+                for block, nb, brng in zip(self.blocks_, block_n, spawn(child, len(self.blocks_)))
+            ]
+            if n_jobs > 1 and len(tasks) > 1:
+                from concurrent.futures import ThreadPoolExecutor
+
+                with ThreadPoolExecutor(max_workers=n_jobs) as pool:
+                    drawn_blocks = list(pool.map(draw_one, tasks))
+            else:
+                drawn_blocks = [draw_one(t) for t in tasks]
+            if whole:
+                out = drawn_blocks[0]
+            else:
+                out = {c: np.empty(total, dtype=a.dtype) for c, a in drawn_blocks[0].items()}
+                offset = 0
+                for (block, nb, _), drawn in zip(tasks, drawn_blocks):
+                    where = block.rows if partial else slice(offset, offset + nb)
+                    for c, a in drawn.items():
+                        out[c][where] = a
+                    offset += nb
+            del drawn_blocks
             index = self.index_ if partial else pd.RangeIndex(total)
             frame = pd.DataFrame(
                 {c: from_working(out[c], schema[c], self.dtypes_[c], index) for c in self.columns_},
