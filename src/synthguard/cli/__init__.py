@@ -48,12 +48,12 @@ def main() -> None:
 # --- subcommands (one module each; add yours with one import and one add_command) ---
 from synthguard.cli.datasets import datasets_cmd  # noqa: E402
 from synthguard.cli.demo import demo_cmd  # noqa: E402
-from synthguard.cli.synthesize import synthesize_cmd  # noqa: E402
+from synthguard.cli.dp import dp_cmd  # noqa: E402
 from synthguard.cli.evaluate import evaluate_cmd  # noqa: E402
 from synthguard.cli.init import init_cmd  # noqa: E402
-from synthguard.cli.run import run_cmd  # noqa: E402
-from synthguard.cli.dp import dp_cmd  # noqa: E402
 from synthguard.cli.protect import protect_cmd  # noqa: E402
+from synthguard.cli.run import run_cmd  # noqa: E402
+from synthguard.cli.synthesize import synthesize_cmd  # noqa: E402
 
 main.add_command(datasets_cmd)
 main.add_command(demo_cmd)
