@@ -90,7 +90,7 @@ def test_sections_and_figures_present(evaluation, html):
     figs = ["fig-discrimination", "fig-importance", "fig-correlation", "fig-regression",
             "fig-violin", "fig-whack-topcoded"]
     if any(r.risk is not None for r in evaluation):  # evaluate_risk's matching and membership
-        figs.append("fig-risk-metrics")
+        figs += ["fig-risk-metrics", "fig-dcr"]
     for fig in figs:
         assert f'id="{fig}"' in html, fig
     n_img = html.count("<img ")

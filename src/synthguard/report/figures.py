@@ -35,6 +35,7 @@ __all__ = [
     "DATA_COLOR",
     "category_bars",
     "correlation_difference",
+    "dcr_ecdf",
     "importance_bars",
     "metric_bars",
     "numeric_overlay",
@@ -389,3 +390,37 @@ def importance_bars(importance: Mapping[str, pd.Series | None], colors: Mapping[
         ax.tick_params(labelsize=7)
     return fig
 
+
+
+def dcr_ecdf(distances: Mapping[str, tuple[np.ndarray, np.ndarray | None]],
+             colors: Mapping[str, str]) -> Figure | None:
+    """ECDFs of the distance to the closest confidential record: each release's records (solid)
+    and the holdout's records (dashed, the no-memorization baseline), on a 200-point grid.
+
+    Released records much closer to the data than holdout records are (curve above the
+    dashed one near 0) suggest the release copies or memorizes training records.
+    """
+    distances = {k: v for k, v in distances.items() if v[0] is not None and len(v[0])}
+    if not distances:
+        return None
+    q95 = [float(np.quantile(np.asarray(h if h is not None and len(h) else d, dtype=float), 0.95))
+           for d, h in distances.values()]
+    top = float(np.median(q95))
+    top = top if top > 0 else 1.0
+    grid = np.linspace(0.0, top, 200)
+    fig = _figure(5.5, 3.0)
+    ax = fig.subplots()
+    for name, (dcr, hold) in distances.items():
+        d = np.sort(np.asarray(dcr, dtype=float))
+        ax.plot(grid, np.searchsorted(d, grid, side="right") / d.size, color=colors.get(name),
+                lw=1.4, label=name)
+        if hold is not None and len(hold):
+            h = np.sort(np.asarray(hold, dtype=float))
+            ax.plot(grid, np.searchsorted(h, grid, side="right") / h.size,
+                    color=colors.get(name), lw=1.0, ls="--")
+    ax.set_xlabel("distance to closest confidential record (Gower)", fontsize=8)
+    ax.set_ylabel("share of records", fontsize=8)
+    ax.set_ylim(0, 1)
+    ax.tick_params(labelsize=7)
+    ax.legend(fontsize=7, loc="lower right", title="dashed: holdout", title_fontsize=7)
+    return fig

@@ -279,6 +279,16 @@ def build_report(
          "Expected match risk and true match rate (Reiter & Mitra 2009), membership-attack AUC "
          "(0.5 is guessing), share of exact copies of confidential records, share of released "
          "records closer to the training data than to the holdout (DCR).")
+    dists = {}
+    for n, r in ev.releases.items():
+        d = getattr(r.risk, "distance", None) if r.risk is not None else None
+        if d is not None and getattr(d, "dcr", None) is not None:
+            dists[n] = (np.asarray(d.dcr), getattr(d, "holdout_dcr", None))
+    _fig(figs_risk, "fig-dcr", "Distance to closest record",
+         F.dcr_ecdf(dists, colors),
+         "ECDF of each released record's distance to its closest confidential record (solid) "
+         "and of each holdout record's (dashed): a release whose records sit much closer to the "
+         "data than fresh records do copies or memorizes them (the course's holdout baseline).")
     header, rows = _summary_rows(ev)
     errors = [(n, part, msg) for n, r in ev.releases.items() for part, msg in r.errors.items()]
     if ev.data_risk_error:
