@@ -176,3 +176,22 @@ def test_full_release_of_same_length_gets_no_record_level_risk(conf):
     assert r.metrics["true_match_rate"] is None
     assert r.risk.identification is None and r.risk.match is None
     assert r.risk.distance is not None  # the measures for full synthesis remain
+
+
+def test_a_measure_that_failed_fails_its_threshold(conf, releases):
+    # identification risk applies to the top-coded release but cannot be computed when the
+    # target has missing values: the threshold fails instead of passing unmeasured
+    holey = conf.copy()
+    holey.loc[7, "income"] = np.nan
+    top = holey.copy()
+    top["income"] = top["income"].clip(upper=100000.0)
+    ev = evaluate(holey, {"topcoded": top}, keys=KEYS, targets="income",
+                  thresholds={"max_identification_risk": 1.0, "membership_auc": 0.9},
+                  kinds={"topcoded": "protected"}, random_state=1)
+    r = ev["topcoded"]
+    assert r.metrics["max_identification_risk"] is None and "identification risk" in r.errors
+    by = {c.threshold.metric: c for c in r.checks}
+    assert by["max_identification_risk"].passed is False
+    assert "could not be computed" in by["max_identification_risk"].describe()
+    assert by["membership_auc"].passed is None  # no holdout: membership does not apply
+    assert not r.passed and ev.failed == ["topcoded"]

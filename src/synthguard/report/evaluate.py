@@ -243,6 +243,22 @@ def _aligned(kind: str, implicates: list[pd.DataFrame], conf: pd.DataFrame) -> b
     return all(len(df) == len(conf) for df in implicates)
 
 
+_RECORD_LEVEL = frozenset({"mean_identification_risk", "max_identification_risk",
+                           "expected_match_risk", "true_match_rate"})
+_NEEDS_HOLDOUT = frozenset({"membership_auc", "closer_to_data"})
+
+
+def _undefined(kind: str, implicates: list[pd.DataFrame], conf: pd.DataFrame,
+               holdout: pd.DataFrame | None) -> frozenset[str]:
+    """Metrics that do not apply to a release (rather than failed on it)."""
+    out: set[str] = set()
+    if not _aligned(kind, implicates, conf):
+        out |= _RECORD_LEVEL
+    if holdout is None:
+        out |= _NEEDS_HOLDOUT
+    return frozenset(out)
+
+
 def _check_columns(name: str, implicates: list[pd.DataFrame], needed: Sequence[str]) -> None:
     problems = []
     for i, df in enumerate(implicates):
@@ -521,7 +537,7 @@ def evaluate(
         if record_risk is not None:
             metrics["mean_identification_risk"] = float(np.mean(record_risk))
             metrics["max_identification_risk"] = float(np.max(record_risk))
-        checks = check_thresholds(parsed, metrics)
+        checks = check_thresholds(parsed, metrics, _undefined(kind, impl, conf, holdout))
         results[name] = ReleaseEvaluation(
             name=name,
             kind=kind,

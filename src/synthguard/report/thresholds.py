@@ -7,10 +7,10 @@ upper bound, for one where higher is better (CI overlap) a lower bound::
     {"max_identification_risk": 0.5, "pmse_ratio": 3, "ci_overlap": 0.5}
 
 An explicit direction is also accepted: ``{"auc": {"max": 0.7}}``,
-``{"ci_overlap": {"min": 0.5}}``. A threshold whose metric could not be computed
-on a release (record-level identification risk is defined for partially synthetic
-and protected releases whose rows align with the data, not for fully synthetic
-ones) is reported as *not applicable* and does not fail the release.
+``{"ci_overlap": {"min": 0.5}}``. A threshold whose metric is not defined for a
+release (record-level identification risk is defined for partially synthetic and
+protected releases whose rows align with the data, not for fully synthetic ones) is reported as *not applicable* and does not fail the release; a threshold whose
+metric applies but could not be computed (e.g. a measure failed on missing values) fails it.
 """
 
 from __future__ import annotations
@@ -40,7 +40,13 @@ class Threshold:
 
 @dataclass(frozen=True)
 class ThresholdCheck:
-    """The outcome of one threshold on one release: ``passed`` is None when not applicable."""
+    """The outcome of one threshold on one release.
+
+    ``passed`` is None when the measure does not apply to the release (it is undefined for
+    its kind, e.g. record-level identification risk of fully synthetic data), and False when
+    it applies but could not be computed (``value`` None): a release board cannot accept a
+    release whose risk was not measured.
+    """
 
     threshold: Threshold
     value: float | None
@@ -49,6 +55,8 @@ class ThresholdCheck:
     def describe(self) -> str:
         if self.passed is None:
             return f"{self.threshold.describe()}: not applicable"
+        if self.value is None:
+            return f"{self.threshold.describe()}: FAIL (could not be computed)"
         word = "pass" if self.passed else "FAIL"
         return f"{self.threshold.describe()}: {word} ({self.value:.3g})"
 
@@ -90,14 +98,19 @@ def parse_thresholds(thresholds: Mapping[str, Any] | None) -> tuple[Threshold, .
 
 
 def check_thresholds(
-    thresholds: tuple[Threshold, ...], metrics: Mapping[str, float | None]
+    thresholds: tuple[Threshold, ...],
+    metrics: Mapping[str, float | None],
+    undefined: frozenset[str] | set[str] = frozenset(),
 ) -> tuple[ThresholdCheck, ...]:
-    """Check one release's headline ``metrics`` against every threshold."""
+    """Check one release's headline ``metrics`` against every threshold; metrics in
+    ``undefined`` do not apply to the release, other missing metrics fail."""
     checks = []
     for t in thresholds:
         v = metrics.get(t.metric)
-        if v is None:
+        if t.metric in undefined:
             checks.append(ThresholdCheck(t, None, None))
+        elif v is None:
+            checks.append(ThresholdCheck(t, None, False))
         elif t.bound == "max":
             checks.append(ThresholdCheck(t, v, bool(v <= t.limit)))
         else:
