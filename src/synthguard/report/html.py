@@ -225,6 +225,9 @@ def build_report(
     _fig(figs_util, "fig-correlation", "Correlation differences",
          F.correlation_difference(correlation_differences(ev)),
          "Release minus data correlation of each pair of numeric variables (lower triangle).")
+    _fig(figs_util, "fig-cramers-v", "Association differences of categorical variables",
+         F.correlation_difference(correlation_differences(ev, attr="cramers_v_difference")),
+         "Release minus data Cramér's V of each pair of categorical variables (lower triangle).")
     reg = regression_table(ev, redactor)
     _fig(figs_util, "fig-regression", "Regression coefficients across releases",
          F.regression_ci(reg, colors) if reg is not None else None,

@@ -64,18 +64,26 @@ def _corr(df: pd.DataFrame, cols: list[str]) -> pd.DataFrame:
     return x.corr()
 
 
-def correlation_differences(ev: Evaluation, max_columns: int = 15) -> dict[str, pd.DataFrame]:
-    """Release-minus-data Pearson correlations of the numeric columns (implicates averaged)."""
+def correlation_differences(ev: Evaluation, max_columns: int = 15,
+                            attr: str = "difference") -> dict[str, pd.DataFrame]:
+    """Release-minus-data correlation differences (implicates averaged), by release.
+
+    Read from each release's utility result (``correlation.difference``, or
+    ``correlation.cramers_v_difference`` with ``attr``) so the figure shows what the table's
+    correlation MAE summarises; Pearson correlations of the numeric columns are computed here
+    only for a release whose utility result lacks them.
+    """
     cols = [c for c in ev.conf.columns if c in ev.schema and ev.schema[c].is_numeric][:max_columns]
-    if len(cols) < 2:
-        return {}
-    base = _corr(ev.conf, cols)
+    base = _corr(ev.conf, cols) if len(cols) >= 2 and attr == "difference" else None
     out = {}
     for name, impl in ev.implicates.items():
-        if not all(c in impl[0].columns for c in cols):
-            continue
-        rel = sum(_corr(df, cols) for df in impl) / len(impl)
-        out[name] = (rel - base).round(2)
+        corr = getattr(ev.releases[name].utility, "correlation", None)
+        diff = getattr(corr, attr, None)
+        if isinstance(diff, pd.DataFrame) and diff.shape[0] >= 2:
+            out[name] = diff.iloc[:max_columns, :max_columns].astype(float).round(2)
+        elif base is not None and all(c in impl[0].columns for c in cols):
+            rel = sum(_corr(df, cols) for df in impl) / len(impl)
+            out[name] = (rel - base).round(2)
     return out
 
 
