@@ -15,7 +15,7 @@ whack-a-mole records against the Synthesizer), ECDF utility (Table 7), and estim
 intervals of the mean, median, 90% quantile and a regression coefficient (Table 4, Figure 10).
 Figures (violin plot, whack-a-mole scatter) go to the output folder.
 
-Run: ``python examples/risk_weighted_ce.py [output_folder]`` (a few minutes: three MCMC fits).
+Run: ``python examples/risk_weighted_ce.py [output_folder]`` (about half a minute).
 """
 
 from __future__ import annotations
