@@ -1,0 +1,80 @@
+"""Figures of confidential distributions do not show extreme values; figures encode as PNG."""
+
+from __future__ import annotations
+
+import base64
+
+import numpy as np
+import pandas as pd
+
+from synthguard.report import figures as F
+from synthguard.report.safety import SUPPRESSED, Redactor
+
+from .conftest import SECRET_LABEL, SECRET_VALUE, make_conf
+
+
+def _tick_texts(fig) -> list[str]:
+    fig.canvas.draw()
+    out = []
+    for ax in fig.axes:
+        out += [t.get_text() for t in ax.get_xticklabels() + ax.get_yticklabels()]
+        out.append(ax.get_title())
+    return out
+
+
+def test_histogram_axis_stops_at_rounded_quantiles():
+    conf = make_conf()
+    impl = {"copy": [conf.copy()]}  # a release that copies the extreme record
+    fig = F.numeric_overlay("income", conf["income"], impl, F.palette(["copy"]))
+    lo, hi = fig.axes[0].get_xlim()
+    q99 = float(np.quantile(conf["income"], 0.99))
+    assert hi < 1.2 * q99 < SECRET_VALUE  # the planted extreme is far beyond the axis
+    texts = " ".join(_tick_texts(fig)).replace(",", "").replace("\u2212", "-")
+    assert "987654" not in texts and "9.88" not in texts and "9.87" not in texts
+    # the edge bin holds the pooled tail, and bins with fewer than min_cell records are empty
+    edges = F._edges(conf["income"].to_numpy(), is_count=False)
+    shares = F._binned_shares(conf["income"].to_numpy(), edges, min_cell=10)
+    counts = shares * len(conf)
+    assert np.all((counts == 0) | (counts >= 10 - 1e-9))
+
+
+def test_small_bins_are_emptied():
+    v = np.array([1.0] * 50 + [2.0] * 3 + [3.0] * 40)
+    edges = np.array([0.5, 1.5, 2.5, 3.5])
+    np.testing.assert_allclose(F._binned_shares(v, edges, min_cell=10) * len(v), [50, 0, 40])
+
+
+def test_category_bars_pool_small_levels():
+    conf = make_conf()
+    red = Redactor.from_data([conf], min_cell=10)
+    fig = F.category_bars("region", conf["region"], {"copy": [conf]}, F.palette(["copy"]), red)
+    texts = _tick_texts(fig)
+    assert SECRET_LABEL not in " ".join(texts)
+    assert "(other/suppressed)" in texts
+    assert SUPPRESSED == "(suppressed)"
+
+
+def test_png_encoding_round_trips():
+    fig = F.risk_violins({"data": np.linspace(0, 1, 100), "a": np.zeros(50)}, {"a": "#000000"})
+    raw = base64.b64decode(F.to_png(fig))
+    assert raw.startswith(b"\x89PNG\r\n\x1a\n")
+
+
+def test_whack_a_mole_counts_risk_increases():
+    x = np.array([0.1, 0.2, 0.5, 0.0])
+    y = np.array([0.4, 0.2, 0.9, 0.24])
+    _, n_up = F.whack_a_mole(x, y, "a", "b", increase=0.25)
+    assert n_up == 2  # +0.30 and +0.40; +0.24 is below the bar
+
+
+def test_regression_ci_one_panel_per_term():
+    table = pd.DataFrame({
+        "term": ["x", "x", "x", "y", "y"],
+        "release": ["data", "a", "b", "data", "a"],
+        "estimate": [1.0, 1.1, 0.9, 2.0, 2.5],
+        "lower": [0.8, 0.9, 0.5, 1.5, 2.0],
+        "upper": [1.2, 1.3, 1.3, 2.5, 3.0],
+    })
+    fig = F.regression_ci(table, {"a": "#111111", "b": "#222222"})
+    visible = [ax for ax in fig.axes if ax.get_visible()]
+    assert [ax.get_title() for ax in visible] == ["x", "y"]
