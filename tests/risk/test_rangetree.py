@@ -26,3 +26,22 @@ def test_range_sums_match_direct_sum(n, q, seed, weighted):
         sel = slice(start[i], max(stop[i], start[i]))
         y = ycode[sel]
         assert got[i] == int(np.sum(ww[sel] * ((y >= ylo[i]) & (y <= yhi[i]))))
+
+
+def test_many_queries_take_the_sorted_search_path():
+    rng = np.random.default_rng(5)
+    n, q, kmax = 300, 6000, 50
+    ycode = rng.integers(0, kmax, n)
+    w = rng.integers(-2, 3, n)
+    start = rng.integers(0, n + 1, q)
+    stop = rng.integers(0, n + 1, q)
+    ylo, yhi = rng.integers(0, kmax, q), rng.integers(0, kmax, q)
+    got = range_sums(ycode, w, start, stop, ylo, yhi, kmax)
+    pos = np.arange(n)
+    inside = (
+        (pos[None, :] >= start[:, None])
+        & (pos[None, :] < stop[:, None])
+        & (ycode[None, :] >= ylo[:, None])
+        & (ycode[None, :] <= yhi[:, None])
+    )
+    np.testing.assert_array_equal(got, inside @ w)

@@ -75,6 +75,17 @@ def _add(
     kmax: int,
 ) -> None:
     base = block * kmax
-    lo = np.searchsorted(keys, base + ylo[idx], side="left")
-    hi = np.searchsorted(keys, base + yhi[idx], side="right")
+    lo = _sorted_search(keys, base + ylo[idx], "left")
+    hi = _sorted_search(keys, base + yhi[idx], "right")
     out[idx] += np.where(hi > lo, cum[hi] - cum[lo], 0)
+
+
+def _sorted_search(keys: np.ndarray, queries: np.ndarray, side: str) -> np.ndarray:
+    """``np.searchsorted`` with the queries sorted first (monotone queries walk the array
+    cache-friendly, several times faster than random ones on large arrays)."""
+    if queries.shape[0] < 4096:
+        return np.searchsorted(keys, queries, side=side)  # type: ignore[call-overload]
+    o = np.argsort(queries)
+    out = np.empty(queries.shape[0], dtype=np.int64)
+    out[o] = np.searchsorted(keys, queries[o], side=side)  # type: ignore[call-overload]
+    return out
