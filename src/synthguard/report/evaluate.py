@@ -487,7 +487,7 @@ def evaluate(
                         pass
         if risk_fn is not None:
             try:
-                if max_distance_records is None or _default_risk(risk_fn):
+                if _default_risk(risk_fn):  # exact, with DCR/membership sampled when large
                     risk = notes.run(
                         risk_bundle, conf, impl, keys_t, targets_t, holdout=holdout,
                         radius=float(radius), schema=schema_, rng=child_rngs[i],
