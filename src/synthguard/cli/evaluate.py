@@ -50,7 +50,7 @@ def _split(values: tuple[str, ...]) -> list[str]:
               help="Write the comparison table (CSV) here.")
 @click.option("--min-cell", type=int, default=10, show_default=True,
               help="Category levels with fewer confidential records are never named.")
-@click.option("--max-distance-records", type=int, default=20_000, show_default=True,
+@click.option("--max-distance-records", type=int, default=10_000, show_default=True,
               help="Above this many records, DCR and the membership attack use random samples "
                    "of this size (0: every record).")
 @click.option("--seed", type=int, default=None, help="Seed of the randomised measures.")

@@ -315,7 +315,7 @@ def evaluate(
     random_state: RandomState = None,
     progress: Progress | None = None,
     kinds: Mapping[str, str] | None = None,
-    max_distance_records: int | None = 20_000,
+    max_distance_records: int | None = 10_000,
 ) -> Evaluation:
     """Evaluate the utility and disclosure risk of several releases of ``conf``.
 

@@ -110,7 +110,7 @@ class Plan:
     radius: float = 0.2
     formulas: tuple[str, ...] = ()
     thresholds: Mapping[str, Any] = field(default_factory=dict)
-    max_distance_records: int | None = 20_000
+    max_distance_records: int | None = 10_000
     epsilon: float | None = None
     delta: float = 0.0
     title: str = "synthguard risk–utility report"
@@ -479,12 +479,12 @@ def parse_plan(
                                     and all(_is_number(x) for x in v.values()))):
             p.add(("evaluation", "thresholds", k), "expected a number or {max: x} / {min: x}")
 
-    max_distance = ev.get("max_distance_records", 20_000)
+    max_distance = ev.get("max_distance_records", 10_000)
     if max_distance is not None and (not isinstance(max_distance, int)
                                      or isinstance(max_distance, bool) or max_distance < 100):
         p.add(("evaluation", "max_distance_records"),
               "expected an integer >= 100, or null to use every record")
-        max_distance = 20_000
+        max_distance = 10_000
 
     rep = _check_keys(top.get("report"), REPORT_KEYS, ("report",), p)
     title = rep.get("title", "synthguard risk–utility report")

@@ -10,7 +10,7 @@ more), :func:`risk_bundle` computes those two on random samples:
 * DCR: a uniform sample of ``max_records`` released records (from the stacked implicates),
   each against *all* confidential and holdout records, so its exact-copy share, median DCR
   and holdout comparison are unbiased estimates of the full-release values (a share
-  estimated from s records has standard error at most 0.5/√s, 0.004 at s = 20,000);
+  estimated from s records has standard error at most 0.5/√s, 0.005 at s = 10,000);
 * membership: up to ``max_records`` training records, the holdout (at most as many), and
   the same released-record sample as the attack's reference set. Members and non-members
   meet the same reference set, so the AUC still measures how much closer members are than

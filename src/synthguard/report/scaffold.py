@@ -133,7 +133,7 @@ def init_plan(data_path: str | os.PathLike[str], *, plan_dir: str | os.PathLike[
         f"  keys: {_yaml_list(keys)}        # what an intruder knows about a person (quasi-identifiers)",
         f"  targets: {_yaml_list(targets)}  # the sensitive variable(s) the intruder seeks",
         "  radius: 0.2                  # a guess within 20% of the true value identifies",
-        "  max_distance_records: 20000  # DCR and membership attack on samples of this size",
+        "  max_distance_records: 10000  # DCR and membership attack on samples of this size",
     ]
     numeric_others = [c for c in schema.names if schema[c].is_numeric and c != target]
     if target is not None and numeric_others:
