@@ -81,3 +81,16 @@ def test_codes_hash_alike_whatever_their_width():
     a = hash_rows({"c": np.array([-1, 0, 3], dtype=np.int8)}, ["c"])
     b = hash_rows({"c": np.array([-1, 0, 3], dtype=np.int64)}, ["c"])
     np.testing.assert_array_equal(a, b)
+
+
+def test_diagnostics_unaffected_by_changing_the_data_after_fit(mixed):
+    kw = {"methods": {"share": "test_marginal"}, "visit_sequence": ["share"],
+          "keep": ["region"], "random_state": 1}
+    ref = Synthesizer(**kw).fit(mixed.copy()).sample().diagnostics.to_frame()
+    data = mixed.copy()
+    syn = Synthesizer(**kw).fit(data)
+    data.loc[:, "share"] = 0.5  # the caller edits their frame in place after fit
+    data.loc[:, "region"] = "north"
+    got = syn.sample().diagnostics.to_frame()
+    pd.testing.assert_frame_equal(got, ref)
+    assert ref.loc["share", "same_row"] > 0  # marginal draws re-use confidential values

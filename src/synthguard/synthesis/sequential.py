@@ -613,11 +613,39 @@ class Synthesizer:
         self.kind_ = "partial" if keep else "full"
         fixed = list(dict.fromkeys(keep + strata))
         self.fixed_arrays_ = {c: arrays[c] for c in fixed}
-        self.fingerprint_ = ConfidentialFingerprint(
-            arrays, fixed, visit, self.methods_, partial=bool(keep)
-        )
+        # The replication diagnostics need hashes of the confidential records. They are built
+        # on the first sample() that asks for diagnostics, from a copy-on-write reference to
+        # the confidential columns (no copy is made unless the caller modifies `data`), so a
+        # synthesizer sampled without diagnostics never holds them (about the data's size).
+        self._confidential: pd.DataFrame | None = data[self.columns_].copy(deep=False)
+        self._fingerprint: ConfidentialFingerprint | None = None
         self.method_params_ = {k: dict(v) for k, v in dict(self.method_params or {}).items()}
         return self
+
+    @property
+    def fingerprint_(self) -> ConfidentialFingerprint:
+        """Sorted hashes of the confidential records for the replication diagnostics (built on
+        first use)."""
+        self._check_fitted()
+        if self._fingerprint is None:
+            conf = self._confidential
+            if conf is None:  # pragma: no cover - state always has one or the other
+                raise NotFittedError("this Synthesizer has no confidential data; refit it")
+            schema = self.schema_.columns
+            arrays = {c: to_working(conf[c], schema[c]) for c in self.columns_}
+            fixed = list(dict.fromkeys(self.kept_ + self.strata_))
+            self._fingerprint = ConfidentialFingerprint(
+                arrays, fixed, self.visit_sequence_, self.methods_, partial=bool(self.kept_)
+            )
+        return self._fingerprint
+
+    def __getstate__(self) -> dict[str, Any]:
+        # a saved synthesizer carries the diagnostics' hashes, not the confidential frame
+        state = dict(self.__dict__)
+        if "blocks_" in state:
+            state["_fingerprint"] = self.fingerprint_
+            state["_confidential"] = None
+        return state
 
     def _resolve_predictors(
         self, visit: list[str], keep: list[str], strata: list[str]
