@@ -6,6 +6,7 @@ import base64
 
 import numpy as np
 import pandas as pd
+import pytest
 
 from synthguard.report import figures as F
 from synthguard.report.safety import SUPPRESSED, Redactor
@@ -78,3 +79,15 @@ def test_regression_ci_one_panel_per_term():
     fig = F.regression_ci(table, {"a": "#111111", "b": "#222222"})
     visible = [ax for ax in fig.axes if ax.get_visible()]
     assert [ax.get_title() for ax in visible] == ["x", "y"]
+
+
+def test_univariate_quantiles_withheld_near_extremes_of_small_columns():
+    from synthguard.report.sections import _numeric_stats
+
+    v = pd.Series(np.arange(1.0, 51.0))  # 50 values: p10 has only 5 values below it
+    st = _numeric_stats(v, min_cell=10)
+    assert np.isnan(st["p10"]) and np.isnan(st["p90"])
+    assert st["median"] == 25.5 and st["mean"] == 25.5
+    st = _numeric_stats(pd.Series(np.arange(1.0, 201.0)), min_cell=10)
+    assert st["p10"] == pytest.approx(20.9) and st["p90"] == pytest.approx(180.1)
+    assert all(np.isnan(x) for k, x in _numeric_stats(v.head(5), 10).items() if k != "missing")

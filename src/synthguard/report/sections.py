@@ -26,23 +26,36 @@ __all__ = [
 _STATS = ("mean", "sd", "p10", "median", "p90", "zeros", "missing")
 
 
-def _numeric_stats(s: pd.Series) -> dict[str, float]:
+def _numeric_stats(s: pd.Series, min_cell: int) -> dict[str, float]:
+    """Mean, sd, 10/50/90% quantiles, shares of zeros and missing values.
+
+    With fewer than ``min_cell`` values nothing is shown; a quantile q is shown only when at
+    least ``min_cell`` values lie on each side of it (n·q ≥ min_cell and n·(1−q) ≥ min_cell),
+    so a printed p10 or p90 never sits among the few most extreme records.
+    """
     v = pd.to_numeric(s, errors="coerce").to_numpy(dtype=float, na_value=np.nan)
     miss = float(np.mean(~np.isfinite(v))) if v.size else np.nan
     v = v[np.isfinite(v)]
-    if v.size == 0:
+    n = v.size
+    if n < max(min_cell, 2):
         return dict.fromkeys(_STATS, np.nan) | {"missing": miss}
     p10, p50, p90 = np.quantile(v, [0.1, 0.5, 0.9])
+
+    def q(value: float, prob: float) -> float:
+        ok = n * prob >= min_cell and n * (1 - prob) >= min_cell
+        return float(value) if ok else np.nan
+
     return {
-        "mean": float(v.mean()), "sd": float(v.std(ddof=1)) if v.size > 1 else np.nan,
-        "p10": float(p10), "median": float(p50), "p90": float(p90),
+        "mean": float(v.mean()), "sd": float(v.std(ddof=1)),
+        "p10": q(p10, 0.1), "median": q(p50, 0.5), "p90": q(p90, 0.9),
         "zeros": float(np.mean(v == 0)), "missing": miss,
     }
 
 
 def univariate_table(ev: Evaluation, redactor: Redactor, max_columns: int = 20) -> dict[str, Any]:
     """Rounded mean, sd, 10/50/90% quantiles, share of zeros and missing of each numeric column,
-    for the data and each release (implicates pooled). No minimum or maximum is shown."""
+    for the data and each release (implicates pooled). No minimum or maximum is shown, and
+    quantiles near the extremes of small columns are withheld (:func:`_numeric_stats`)."""
     numeric = [c for c in ev.conf.columns if c in ev.schema and ev.schema[c].is_numeric]
     rows = []
     for c in numeric[:max_columns]:
@@ -51,7 +64,7 @@ def univariate_table(ev: Evaluation, redactor: Redactor, max_columns: int = 20) 
             if c in impl[0].columns:
                 sources[name] = pd.concat([df[c] for df in impl], ignore_index=True)
         for src, s in sources.items():
-            st = _numeric_stats(s)
+            st = _numeric_stats(s, redactor.min_cell)
             rows.append({
                 "column": redactor.label(c), "source": src,
                 "cells": [format_number(st[k], 3) for k in _STATS],
