@@ -91,3 +91,10 @@ def test_univariate_quantiles_withheld_near_extremes_of_small_columns():
     st = _numeric_stats(pd.Series(np.arange(1.0, 201.0)), min_cell=10)
     assert st["p10"] == pytest.approx(20.9) and st["p90"] == pytest.approx(180.1)
     assert all(np.isnan(x) for k, x in _numeric_stats(v.head(5), 10).items() if k != "missing")
+
+
+def test_histogram_edges_keep_min_cell_records_beyond_them():
+    v = np.arange(1.0, 101.0)  # 100 values: the 1% quantile would sit on the minimum
+    edges = F._edges(v, is_count=False, min_cell=10)
+    assert (v < edges[0]).sum() >= 9 and (v > edges[-1]).sum() >= 9
+    assert F._edges(v[:15], is_count=False, min_cell=10) is None

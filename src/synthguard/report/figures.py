@@ -73,15 +73,20 @@ def _numeric(s: pd.Series) -> np.ndarray:
     return v[np.isfinite(v)]
 
 
-def _edges(conf: np.ndarray, is_count: bool) -> np.ndarray | None:
-    lo, hi = rounded_quantiles(conf, [0.01, 0.99], digits=2)
+def _edges(conf: np.ndarray, is_count: bool, min_cell: int = 10) -> np.ndarray | None:
+    """Bin edges between rounded quantiles that have ``min_cell`` records beyond them: the
+    1% and 99% quantiles on large data, closer to the centre on small data (None when fewer
+    than ``2 * min_cell`` values)."""
+    n = int(np.isfinite(conf).sum())
+    p_lo, p_hi = max(0.01, min_cell / max(n, 1)), min(0.99, 1 - min_cell / max(n, 1))
+    if p_lo >= p_hi:
+        return None
+    lo, hi = rounded_quantiles(conf, [p_lo, p_hi], digits=2)
     if not np.isfinite(lo) or not np.isfinite(hi):
         return None
-    if hi <= lo:
-        lo, hi = rounded_quantiles(conf, [0.0, 1.0], digits=1)
-        if hi <= lo:
-            span = max(abs(lo), 1.0) * 0.5
-            lo, hi = lo - span, hi + span
+    if hi <= lo:  # a spike (e.g. most values 0): a window around it, not the extremes
+        span = max(abs(lo), 1.0) * 0.5
+        lo, hi = lo - span, hi + span
     if is_count and hi - lo <= 40:
         return np.arange(np.floor(lo) - 0.5, np.ceil(hi) + 1.0, 1.0)
     return np.linspace(lo, hi, 31)
@@ -110,10 +115,10 @@ def numeric_overlay(
     """Histogram (shares per bin) and ECDF of ``column``: the data against each release.
 
     The release's implicates are pooled; a bin's count threshold is ``min_cell`` per implicate.
-    Returns None when the confidential column has no finite values.
+    Returns None when the confidential column has fewer than ``2 * min_cell`` finite values.
     """
     cv = _numeric(conf)
-    edges = _edges(cv, is_count)
+    edges = _edges(cv, is_count, min_cell)
     if edges is None:
         return None
     centers = (edges[:-1] + edges[1:]) / 2
