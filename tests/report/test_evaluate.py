@@ -113,8 +113,8 @@ def test_bad_inputs_are_named(conf, releases):
         evaluate(conf, releases, keys=["income"], targets="income")
     with pytest.raises(ParameterError, match="threshold 'bogus'"):
         evaluate(conf, releases, keys=KEYS, targets="income", thresholds={"bogus": 1})
-    with pytest.raises(DataError, match="columns income are missing"):
-        evaluate(conf, {"x": conf.drop(columns="income")}, keys=KEYS, targets="income")
+    with pytest.raises(DataError, match="shares no column"):
+        evaluate(conf, {"x": pd.DataFrame({"other": [1, 2]})}, keys=KEYS, targets="income")
     with pytest.raises(ParameterError, match="radius"):
         evaluate(conf, releases, keys=KEYS, targets="income", radius=-1)
 
@@ -195,3 +195,17 @@ def test_a_measure_that_failed_fails_its_threshold(conf, releases):
     assert "could not be computed" in by["max_identification_risk"].describe()
     assert by["membership_auc"].passed is None  # no holdout: membership does not apply
     assert not r.passed and ev.failed == ["topcoded"]
+
+
+def test_release_lacking_the_target_is_measured_on_the_rest(conf, releases):
+    part = conf.drop(columns="income")
+    ev = evaluate(conf, {"no_income": part, **releases}, keys=KEYS, targets="income",
+                  thresholds={"max_identification_risk": 1.0}, random_state=1,
+                  kinds={"no_income": "protected", "shuffled": "partial",
+                         "topcoded": "protected"})
+    r = ev["no_income"]
+    assert "income" in r.errors["risk"] and "income" in r.errors["columns"]
+    assert r.risk is None and r.record_risk is None
+    assert r.metrics["pmse_ratio"] is not None  # utility on the columns it has
+    assert not r.passed  # the risk threshold could not be checked
+    assert ev["shuffled"].passed

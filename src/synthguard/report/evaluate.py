@@ -259,18 +259,6 @@ def _undefined(kind: str, implicates: list[pd.DataFrame], conf: pd.DataFrame,
     return frozenset(out)
 
 
-def _check_columns(name: str, implicates: list[pd.DataFrame], needed: Sequence[str]) -> None:
-    problems = []
-    for i, df in enumerate(implicates):
-        missing = [c for c in needed if c not in df.columns]
-        if missing:
-            problems.append(
-                f"release '{name}', implicate {i + 1}: columns {', '.join(missing)} are missing"
-            )
-    if problems:
-        raise DataError("releases lack columns the evaluation needs", problems)
-
-
 def _as_tuple(x: str | Iterable[str] | None, what: str) -> tuple[str, ...]:
     if x is None:
         return ()
@@ -363,7 +351,9 @@ def evaluate(
     ParameterError
         Bad keys, targets, thresholds, radius or kinds.
     DataError
-        A release that cannot be read as implicates or lacks the key or target columns.
+        A release that cannot be read as implicates or shares no column with ``conf`` (a
+        release lacking some columns is measured on the others; lacking a key or target, its
+        risk measures are recorded as not computed).
     """
     t_all = time.perf_counter()
     if not isinstance(conf, pd.DataFrame):
@@ -417,7 +407,8 @@ def evaluate(
     impl_map: dict[str, list[pd.DataFrame]] = {}
     for name, rel in releases.items():
         impl = as_implicates(rel, name=f"release '{name}'")
-        _check_columns(str(name), impl, [*keys_t, *targets_t])
+        if not any(c in conf.columns for c in impl[0].columns):
+            raise DataError(f"release '{name}' shares no column with the confidential data")
         impl_map[str(name)] = impl
 
     total = len(releases) + 1
@@ -485,7 +476,13 @@ def evaluate(
                         errors["regression"] = errors.pop("utility")
                     except Exception:
                         pass
-        if risk_fn is not None:
+        lacking = [c for c in (*keys_t, *targets_t) if c not in common]
+        if lacking:
+            errors["risk"] = (
+                f"the release lacks the key or target column(s) {', '.join(lacking)}; the "
+                f"disclosure-risk measures need them"
+            )
+        if risk_fn is not None and not lacking:
             try:
                 if _default_risk(risk_fn):  # exact, with DCR/membership sampled when large
                     risk = notes.run(
@@ -514,7 +511,9 @@ def evaluate(
             if isinstance(note, str) and note not in notes.messages:
                 notes.messages.append(note)
         record_risk = None
-        if _aligned(kind, impl, conf):
+        if lacking:
+            pass
+        elif _aligned(kind, impl, conf):
             try:
                 if not ir_targets:
                     raise ParameterError(
