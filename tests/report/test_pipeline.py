@@ -104,3 +104,43 @@ def test_split_holdout_is_a_partition():
     assert train["x"].is_monotonic_increasing  # original order kept
     with pytest.raises(PlanError, match="holdout"):
         split_holdout(df.head(2), 0.9, np.random.default_rng(0))
+
+
+DP_PLAN = textwrap.dedent("""\
+    data:
+      path: conf.csv
+    seed: 5
+    privacy:
+      epsilon: 1.0
+    releases:
+      dp:
+        method: dp
+        synthesizer: stratified
+        epsilon: 1.0
+        m: 2
+        columns: [region, sex]
+        categories:
+          region: [North, South, East, West, ZZSECRETZZ]
+          sex: [f, m]
+    evaluation:
+      keys: [region]
+      targets: [income]
+    """)
+
+
+def test_dp_release_charges_a_persistent_ledger(plan_dir, tmp_path):
+    (tmp_path / "conf.csv").write_bytes((plan_dir / "conf.csv").read_bytes())
+    (tmp_path / "plan.yaml").write_text(DP_PLAN)
+    first = run_plan(tmp_path / "plan.yaml")
+    assert first.ledger_path == tmp_path / "synthguard_output" / "ledger.json"
+    assert first.ledger_path.exists()
+    ledger = pd.read_csv(tmp_path / "synthguard_output" / "ledger.csv")
+    assert ledger["epsilon"].iloc[0] == pytest.approx(1.0)
+    ev = first.evaluation
+    assert ev["dp"].kind == "full" and ev["dp"].m == 2
+    assert "income" in ev["dp"].errors["risk"]  # the DP release holds region and sex only
+    html = first.report_path.read_text(encoding="utf-8")
+    assert 'id="ledger-table"' in html and SECRET_LABEL not in html
+    # the budget is spent: running the plan again would overspend, and stops before any noise
+    with pytest.raises(PlanError, match=r"release 'dp' could not be made: .*refused"):
+        run_plan(tmp_path / "plan.yaml")
