@@ -144,3 +144,37 @@ def test_dp_release_charges_a_persistent_ledger(plan_dir, tmp_path):
     # the budget is spent: running the plan again would overspend, and stops before any noise
     with pytest.raises(PlanError, match=r"release 'dp' could not be made: .*refused"):
         run_plan(tmp_path / "plan.yaml")
+
+
+def test_risk_weighted_release_in_a_plan(plan_dir, tmp_path):
+    import warnings
+
+    from synthguard.errors import DisclosureWarning
+
+    (tmp_path / "conf.csv").write_bytes((plan_dir / "conf.csv").read_bytes())
+    (tmp_path / "plan.yaml").write_text(textwrap.dedent("""\
+        data:
+          path: conf.csv
+        seed: 2
+        releases:
+          weighted:
+            method: risk_weighted
+            model: bayes_norm
+            kind: marginal
+            m: 2
+            transform: log
+            predictors: [region, sex]
+        evaluation:
+          keys: [region, sex]
+          targets: [income]
+          radius: 0.2
+        """))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", DisclosureWarning)  # singleton patterns, if any
+        res = run_plan(tmp_path / "plan.yaml")
+    r = res.evaluation["weighted"]
+    assert r.kind == "partial" and r.m == 2
+    assert r.record_risk is not None and len(r.record_risk) == 300
+    # the plan's keys, target and radius reached the weights (the defaults of the maker)
+    weights = res.releases["weighted"].weights
+    assert weights is not None and weights.min() < 1.0
