@@ -146,9 +146,11 @@ def target_codes(values: np.ndarray, col: ColumnSchema) -> np.ndarray:
 
 
 def codes_from_target(y: np.ndarray, col: ColumnSchema) -> np.ndarray:
-    """Inverse of :func:`target_codes` for categorical columns: code ``K`` becomes -1 (missing)."""
-    codes = np.asarray(y, dtype=np.int64).copy()
-    codes[codes >= len(col.levels or ())] = -1
+    """Inverse of :func:`target_codes` for categorical columns: code ``K`` becomes -1 (missing).
+    Codes come back in the working form's integer type (as :func:`to_working`)."""
+    k = len(col.levels or ())
+    codes = np.asarray(y).astype(np.min_scalar_type(-(k + 1)))
+    codes[np.asarray(y) >= k] = -1
     return codes
 
 

@@ -259,7 +259,7 @@ def draw_block(
                     f"column '{cm.target}': method '{cm.value.method.name}' drew codes outside "
                     f"0..{k - 1} or of the wrong length; a method must return one code per row"
                 )
-            syn[cm.target] = codes_from_target(y.astype(np.int64), col)
+            syn[cm.target] = codes_from_target(y, col)
             continue
         vals = np.full(n, np.nan)
         if cm.indicator is not None:
