@@ -261,15 +261,15 @@ def draw_block(
                 )
             syn[cm.target] = codes_from_target(y, col)
             continue
-        vals = np.full(n, np.nan)
         if cm.indicator is not None:
             miss = cm.indicator.draw(X, rng).astype(bool)
         elif cm.value is None:
             miss = np.ones(n, dtype=bool)
         else:
             miss = np.zeros(n, dtype=bool)
+        present = ~miss
+        drawn: np.ndarray | None = None
         if cm.value is not None:
-            present = ~miss
             if present.all():
                 drawn = cm.value.draw(X, rng)
             else:
@@ -280,7 +280,12 @@ def draw_block(
                     f"column '{cm.target}': method '{cm.value.method.name}' returned the wrong "
                     f"number of values; a method must return one value per row"
                 )
+        # allocated after the draw, so a large draw's temporaries and this array do not
+        # coexist
+        vals = np.full(n, np.nan)
+        if drawn is not None:
             vals[present] = drawn
+            del drawn
         syn[cm.target] = postprocess_numeric(vals, col)
         del X
     return syn

@@ -10,7 +10,8 @@ Contract
 * ``__init__`` takes keyword-only hyper-parameters and stores them unchanged.
 * ``fit(X, y, weights=None)`` -> ``self``.
 
-  - ``X``: 2-D float64 array, ``n x p`` (``p`` may be 0), already encoded by the synthesizer:
+  - ``X``: 2-D array of the method's ``design_dtype`` (float64 unless the method declares
+    otherwise, see below), ``n x p`` (``p`` may be 0), already encoded by the synthesizer:
     numeric predictors as they are, categorical predictors as 0/1 dummies (first level dropped),
     no intercept column (methods that need one add it).
   - ``y``: 1-D array. Numeric and count targets: float64. Categorical, ordinal and binary
@@ -26,7 +27,13 @@ Contract
   from its own posterior draw.
 
 Class attributes: ``name`` (registry name), ``target_kinds`` (``{"numeric", "categorical"}``
-or a subset: what the method can synthesize), ``supports_weights``.
+or a subset: what the method can synthesize), ``supports_weights``, and ``design_dtype``
+(default ``numpy.float64``): the floating type in which the synthesizer builds ``X`` for
+this method. A method whose learner works in single precision anyway (``cart``: scikit-learn
+trees split on float32 values) declares ``numpy.float32`` and so gets its design at half the
+memory and without a float64 copy; the values are the float64 design's rounded to float32,
+exactly what such a learner would compute from a float64 ``X``. A method given ``X`` of
+another type by a direct caller converts it to its ``design_dtype``.
 
 The synthesizer, not the method, rounds count targets, clips to schema bounds, and handles
 missing values, so every method gets complete data.
@@ -75,6 +82,7 @@ class SynthesisMethod(ABC):
     name: ClassVar[str] = ""
     target_kinds: ClassVar[frozenset[str]] = frozenset({"numeric", "categorical"})
     supports_weights: ClassVar[bool] = False
+    design_dtype: ClassVar[type[np.floating[Any]]] = np.float64
 
     def get_params(self) -> dict[str, Any]:
         """The constructor parameters (for provenance and saving)."""

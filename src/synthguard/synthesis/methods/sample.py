@@ -7,6 +7,8 @@ its inputs the same way and with the same messages.
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 
 from synthguard._random import check_random_state
@@ -17,10 +19,29 @@ from synthguard.synthesis.registry import register_method
 __all__ = ["SampleMethod"]
 
 
+def _design_dtype(method: SynthesisMethod) -> np.dtype[np.floating[Any]]:
+    """The floating type the method works on (its ``design_dtype``, float64 by default)."""
+    return np.dtype(getattr(type(method), "design_dtype", np.float64))
+
+
+def _all_finite(X: np.ndarray) -> bool:
+    """Whether every entry of the 2-D float array ``X`` is finite.
+
+    Checked on the column minima and maxima (NaN propagates through both, an infinity is an
+    extreme), so a large design needs no ``n x p`` boolean temporary.
+    """
+    if X.size == 0:
+        return True
+    return bool(np.isfinite(X.min(axis=0)).all() and np.isfinite(X.max(axis=0)).all())
+
+
 def _check_fit_data(
     method: SynthesisMethod, X: np.ndarray, y: np.ndarray
 ) -> tuple[np.ndarray, np.ndarray, bool]:
-    """Validate ``fit`` inputs; return ``(X, y, categorical)`` as float64 / int64 arrays.
+    """Validate ``fit`` inputs; return ``(X, y, categorical)``.
+
+    ``X`` comes back in the method's ``design_dtype`` (float64 unless the method declares
+    float32; no copy when it already is), ``y`` as float64 (numeric) or int64 codes.
 
     The kind of the target follows the method contract: an integer (or boolean) ``y`` holds
     category codes ``0..K-1``, a floating ``y`` is numeric. Inputs are never modified.
@@ -49,8 +70,8 @@ def _check_fit_data(
         raise MethodError(
             f"method '{name}': predictors X must be numeric (encode categorical predictors as dummies)"
         )
-    X = np.asarray(X, dtype=np.float64)
-    if not np.all(np.isfinite(X)):
+    X = np.asarray(X, dtype=_design_dtype(method))
+    if not _all_finite(X):
         raise MethodError(f"method '{name}': predictors X contain missing or infinite values")
     if y.dtype == bool or np.issubdtype(y.dtype, np.integer):
         categorical = True
@@ -79,7 +100,8 @@ def _check_fit_data(
 
 
 def _check_draw_data(method: SynthesisMethod, X: np.ndarray, n_predictors: int) -> np.ndarray:
-    """Validate the predictors given to ``draw``; return them as a float64 2-D array."""
+    """Validate the predictors given to ``draw``; return them as a 2-D array of the method's
+    ``design_dtype`` (no copy when they already are)."""
     name = method.name or type(method).__name__
     X = np.asarray(X)
     if X.ndim != 2 or X.shape[1] != n_predictors:
@@ -87,8 +109,8 @@ def _check_draw_data(method: SynthesisMethod, X: np.ndarray, n_predictors: int) 
             f"method '{name}': draw needs X with {n_predictors} predictor column(s) as in fit, "
             f"got shape {X.shape}"
         )
-    X = np.asarray(X, dtype=np.float64)
-    if not np.all(np.isfinite(X)):
+    X = np.asarray(X, dtype=_design_dtype(method))
+    if not _all_finite(X):
         raise MethodError(f"method '{name}': predictors X contain missing or infinite values")
     return X
 
