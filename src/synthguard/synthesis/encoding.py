@@ -67,6 +67,8 @@ def to_working(s: pd.Series, col: ColumnSchema) -> np.ndarray:
 def from_working(values: np.ndarray, col: ColumnSchema, dtype: Any, index: pd.Index) -> pd.Series:
     """Turn working-form ``values`` back into a Series of the original ``dtype``.
 
+    A numeric Series may share memory with ``values`` (copy it before modifying ``values``).
+
     Categorical columns: codes map to the schema's levels (``-1`` to missing), so no level is
     ever invented. Numbers keep an integer dtype when the original had one and nothing is
     missing; otherwise float64.
@@ -96,16 +98,18 @@ def from_working(values: np.ndarray, col: ColumnSchema, dtype: Any, index: pd.In
             return s.astype(dtype)
         except (TypeError, ValueError):  # pragma: no cover - exotic dtypes
             return s
+    # copy=False: the Series wraps ``values`` (a DataFrame built from Series copies them
+    # anyway), so converting an implicate does not hold every column twice
     vals = np.asarray(values, dtype=np.float64)
     if pd.api.types.is_numeric_dtype(dtype) and not pd.api.types.is_bool_dtype(dtype):
         if pd.api.types.is_integer_dtype(dtype):
             if pd.api.types.is_extension_array_dtype(dtype):
                 return pd.Series(vals, index=index, name=name).astype(dtype)
             if not np.isnan(vals).any():
-                return pd.Series(vals.astype(dtype), index=index, name=name)
-            return pd.Series(vals, index=index, name=name)
-        return pd.Series(vals, index=index, name=name).astype(dtype)
-    return pd.Series(vals, index=index, name=name)
+                return pd.Series(vals.astype(dtype), index=index, name=name, copy=False)
+            return pd.Series(vals, index=index, name=name, copy=False)
+        return pd.Series(vals, index=index, name=name, copy=False).astype(dtype)
+    return pd.Series(vals, index=index, name=name, copy=False)
 
 
 def postprocess_numeric(values: np.ndarray, col: ColumnSchema) -> np.ndarray:

@@ -230,6 +230,55 @@ def fit_block(
     return block
 
 
+#: Rows per chunk when the design of a leaf-drawing method is built piecewise (see draw_block).
+_CHUNK_ROWS = 1 << 16
+
+
+def _draws_from_leaves(method: SynthesisMethod) -> bool:
+    """Whether ``method.draw(X, rng)`` is ``method.draw_from_leaves(method.leaf_index(X), rng)``
+    with a row-by-row ``leaf_index`` (``cart``)."""
+    return callable(getattr(method, "leaf_index", None)) and callable(
+        getattr(method, "draw_from_leaves", None)
+    )
+
+
+def _draw_part(
+    part: _Part,
+    syn: Mapping[str, np.ndarray],
+    predictors: Sequence[str],
+    schema: Mapping[str, ColumnSchema],
+    n: int,
+    dtype: Any,
+    rng: np.random.Generator,
+    rows: np.ndarray | None,
+    full: dict[str, np.ndarray],
+) -> np.ndarray:
+    """Draw ``part`` for the records ``rows`` (None: all ``n``) from the predictors in ``syn``.
+
+    A leaf-drawing method (:func:`_draws_from_leaves`) gets its design in chunks of
+    ``_CHUNK_ROWS`` rows, each dropped down the tree and freed, and then one draw from the
+    leaves: the same values and random numbers as one ``draw`` on the whole design, without
+    holding that design. Other methods get the whole design, built once per column and kept
+    in ``full`` for the column's other part.
+    """
+    method = part.method
+    if _draws_from_leaves(method):
+        m = n if rows is None else len(rows)
+        leaf = np.empty(m, dtype=np.int64)
+        for lo in range(0, m, _CHUNK_ROWS):
+            hi = min(lo + _CHUNK_ROWS, m)
+            r = np.arange(lo, hi) if rows is None else rows[lo:hi]
+            Xc = _design(syn, predictors, schema, hi - lo, r, dtype)
+            if part.mask is not None:
+                Xc = Xc[:, part.mask]
+            leaf[lo:hi] = method.leaf_index(Xc)  # type: ignore[attr-defined]
+        return np.asarray(method.draw_from_leaves(leaf, rng))  # type: ignore[attr-defined]
+    if "X" not in full:
+        full["X"] = _design(syn, predictors, schema, n, None, dtype)
+    X = full["X"]
+    return part.draw(X if rows is None else X[rows], rng)
+
+
 def draw_block(
     block: BlockModel,
     n: int,
@@ -241,18 +290,21 @@ def draw_block(
 
     ``fixed`` holds the arrays that are not synthesized (kept columns of these records, strata
     values); every other column is drawn in visit order from models fit on confidential data,
-    with predictors taken from the values synthesized so far.
+    with predictors taken from the values synthesized so far. Designs of leaf-drawing methods
+    (``cart``) are built in row chunks, so drawing never holds a whole design for them.
     """
     syn: dict[str, np.ndarray] = dict(fixed)
     for cm in block.models:
         col = schema[cm.target]
         dtype = _design_dtype(*(p.method for p in (cm.value, cm.indicator) if p is not None))
-        X = _design(syn, cm.predictors, schema, n, None, dtype)
+        full: dict[str, np.ndarray] = {}  # the whole design, if a method needs it
+        args = (syn, cm.predictors, schema, n, dtype, rng)
+
         if col.is_categorical:
             if cm.value is None:  # pragma: no cover - a block always has rows
                 syn[cm.target] = np.full(n, -1, dtype=np.int64)
                 continue
-            y = cm.value.draw(X, rng)
+            y = _draw_part(cm.value, *args, None, full)
             k = n_target_levels(col)
             if y.shape != (n,) or (n and (np.min(y) < 0 or np.max(y) >= k)):
                 raise MethodError(
@@ -262,7 +314,7 @@ def draw_block(
             syn[cm.target] = codes_from_target(y, col)
             continue
         if cm.indicator is not None:
-            miss = cm.indicator.draw(X, rng).astype(bool)
+            miss = _draw_part(cm.indicator, *args, None, full).astype(bool)
         elif cm.value is None:
             miss = np.ones(n, dtype=bool)
         else:
@@ -270,16 +322,15 @@ def draw_block(
         present = ~miss
         drawn: np.ndarray | None = None
         if cm.value is not None:
-            if present.all():
-                drawn = cm.value.draw(X, rng)
-            else:
-                drawn = cm.value.draw(X[present], rng)
+            rows = None if present.all() else np.flatnonzero(present)
+            drawn = _draw_part(cm.value, *args, rows, full)
             drawn = np.asarray(drawn, dtype=np.float64)
             if drawn.shape != (int(present.sum()),):
                 raise MethodError(
                     f"column '{cm.target}': method '{cm.value.method.name}' returned the wrong "
                     f"number of values; a method must return one value per row"
                 )
+        full.clear()
         # allocated after the draw, so a large draw's temporaries and this array do not
         # coexist
         vals = np.full(n, np.nan)
@@ -287,7 +338,6 @@ def draw_block(
             vals[present] = drawn
             del drawn
         syn[cm.target] = postprocess_numeric(vals, col)
-        del X
     return syn
 
 
@@ -863,6 +913,7 @@ class Synthesizer:
                 }
             return draw_block(block, nb, fixed, schema, brng)
 
+        fixed_columns = set(self.kept_) | set(self.strata_)
         for i, child in enumerate(spawn(rng, m_)):
             # each stratum draws from its own child Generator: strata are independent tasks
             tasks = [
@@ -888,13 +939,25 @@ class Synthesizer:
                     offset += nb
             del drawn_blocks
             index = self.index_ if partial else pd.RangeIndex(total)
-            frame = pd.DataFrame(
-                {c: from_working(out[c], schema[c], self.dtypes_[c], index) for c in self.columns_},
-                index=index,
-            )
-            frames.append(frame)
             if diagnostics:
                 measured.append(self.fingerprint_.measure(out))
+            # Each working array is released as its column is converted, and the frame wraps
+            # the converted columns (copy=False: no second copy of the implicate while it is
+            # built). Kept and strata arrays may be the synthesizer's own, shared by every
+            # implicate: those columns are copied.
+            frame = pd.DataFrame(
+                {
+                    c: from_working(
+                        out.pop(c).copy() if c in fixed_columns else out.pop(c),
+                        schema[c], self.dtypes_[c], index,
+                    )
+                    for c in self.columns_
+                },
+                index=index,
+                copy=False,
+            )
+            del out
+            frames.append(frame)
             if progress is not None:
                 progress(i + 1, m_)
 

@@ -300,7 +300,17 @@ class CartMethod(SynthesisMethod):
 
     def draw(self, X: np.ndarray, rng: np.random.Generator) -> np.ndarray:
         """For each row, a confidential value drawn uniformly from the leaf it falls in."""
-        leaf = self.leaf_index(X)
+        return self.draw_from_leaves(self.leaf_index(X), rng)
+
+    def draw_from_leaves(self, leaf: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+        """:meth:`draw` for rows whose leaves (from :meth:`leaf_index`) are known.
+
+        ``draw(X, rng)`` is ``draw_from_leaves(leaf_index(X), rng)``; as ``leaf_index`` works
+        row by row, a caller may compute it on chunks of a large design (the synthesizer
+        does) and draw once, with the same result and random numbers.
+        """
+        self._check_fitted("donors_")
+        leaf = np.asarray(leaf, dtype=np.int64)
         rng = check_random_state(rng)
         # donor position start_l + min(floor(u * size_l), size_l - 1) (the minimum guards
         # against u * size_l rounding up to size_l), computed in place so that a large draw
