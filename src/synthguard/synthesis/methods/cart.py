@@ -214,7 +214,7 @@ class CartMethod(SynthesisMethod):
                 )
             design = self._design(X, fortran=True)
             tree.fit(design, y)
-            node = tree.apply(design).astype(np.int64)
+            node = tree.apply(design).astype(np.int64, copy=False)
             del design
             n_nodes = int(tree.tree_.node_count)
         else:
@@ -222,17 +222,21 @@ class CartMethod(SynthesisMethod):
             n_nodes = 1
         self.tree_model_ = tree
         # Sort records by leaf, and by value within a leaf (for quantiles and diagnostics).
+        # (row-length temporaries are released as soon as they are used: on large files
+        # they sit next to the caller's design)
         order = np.lexsort((y, node))
         node_sorted = node[order]
+        del node
         # categorical donors are codes: held in the smallest integer type (int8 for up to 127
         # levels), as the synthesizer's working form, since a fitted model keeps them
-        self.donors_ = y[order] if not categorical else y[order].astype(
-            np.min_scalar_type(-int(y.max()) - 1)
-        )
+        held = y if not categorical else y.astype(np.min_scalar_type(-int(y.max()) - 1))
+        self.donors_ = held[order]
+        del order, held
         start = np.flatnonzero(np.r_[True, node_sorted[1:] != node_sorted[:-1]])
         self.leaf_start_ = start
         self.leaf_size_ = np.diff(np.r_[start, n])
         self.leaf_node_ = node_sorted[start]
+        del node_sorted
         self.n_leaves_ = len(start)
         lookup = np.full(n_nodes, -1, dtype=np.int64)
         lookup[self.leaf_node_] = np.arange(self.n_leaves_)
@@ -246,7 +250,7 @@ class CartMethod(SynthesisMethod):
         inside = np.ones(n, dtype=bool)
         inside[start] = False
         step = np.r_[False, changes] & inside
-        self.leaf_distinct_ = 1 + np.add.reduceat(step.astype(np.int64), start)
+        self.leaf_distinct_ = 1 + np.add.reduceat(step.astype(np.int32), start).astype(np.int64)
         self.smoothed_ = bool(self.smoothing) and not categorical
         if self.smoothed_:
             self.bandwidth_ = self._bandwidths()

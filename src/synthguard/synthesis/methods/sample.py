@@ -75,7 +75,7 @@ def _check_fit_data(
         raise MethodError(f"method '{name}': predictors X contain missing or infinite values")
     if y.dtype == bool or np.issubdtype(y.dtype, np.integer):
         categorical = True
-        y = y.astype(np.int64)
+        y = y.astype(np.int64, copy=False)
         if np.any(y < 0):
             raise MethodError(
                 f"method '{name}': categorical target codes must be 0..K-1; found negative codes"
