@@ -196,3 +196,16 @@ def test_implicates_do_not_share_memory_with_the_synthesizer_or_each_other():
     assert kept[0] == df["x"].iloc[0] and b["x"].iloc[0] == df["x"].iloc[0]
     again = syn.sample(diagnostics=False).implicates[0]
     pd.testing.assert_frame_equal(again, a0)  # same seed: the first implicate again
+
+
+def test_rows_of_a_float32_design_stay_fortran_ordered():
+    from synthguard.synthesis.sequential import _select_rows
+
+    rng = np.random.default_rng(0)
+    X = np.asfortranarray(rng.normal(size=(50, 4)).astype(np.float32))
+    keep = rng.random(50) < 0.6
+    out = _select_rows(X, keep)
+    assert out.flags.f_contiguous
+    np.testing.assert_array_equal(out, X[keep])
+    X64 = X.astype(np.float64, order="F")
+    np.testing.assert_array_equal(_select_rows(X64, keep), X64[keep])

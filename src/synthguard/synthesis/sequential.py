@@ -169,6 +169,21 @@ def _fit_part(
     return _Part(method, mask)
 
 
+def _select_rows(X: np.ndarray, keep: np.ndarray) -> np.ndarray:
+    """``X[keep]`` for a boolean ``keep``; a float32 (tree) design stays in Fortran order.
+
+    ``X[keep]`` is C-ordered, and a tree learner would then make a second, Fortran-ordered
+    copy; copying column by column keeps the order with one column's temporary. (Float64
+    designs keep ``X[keep]``, so other methods see exactly the arrays they always did.)
+    """
+    if X.dtype != np.float32 or not X.flags.f_contiguous:
+        return X[keep]
+    out = np.empty((int(np.count_nonzero(keep)), X.shape[1]), dtype=X.dtype, order="F")
+    for j in range(X.shape[1]):
+        out[:, j] = X[:, j][keep]
+    return out
+
+
 def _fit_column(
     arrays: Mapping[str, np.ndarray],
     rows: np.ndarray | None,
@@ -191,7 +206,7 @@ def _fit_column(
         if spec.indicator is not None:
             indicator = _fit_part(spec.indicator, X, miss.astype(np.int64), w_block, spec.target)
         present = ~miss
-        X = X[present]
+        X = _select_rows(X, present)
         a = a[present]
         w_block = None if w_block is None else w_block[present]
     value = _fit_part(spec.method, X, a, w_block, spec.target)
