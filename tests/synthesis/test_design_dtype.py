@@ -209,3 +209,27 @@ def test_rows_of_a_float32_design_stay_fortran_ordered():
     np.testing.assert_array_equal(out, X[keep])
     X64 = X.astype(np.float64, order="F")
     np.testing.assert_array_equal(_select_rows(X64, keep), X64[keep])
+
+
+class _CartDrawingZeros(CartMethod):
+    """Overrides draw only: the synthesizer must call it, not draw from the leaves itself."""
+
+    def draw(self, X, rng):
+        return np.zeros(len(X))
+
+
+class _CartOwnLeaves(CartMethod):
+    def draw_from_leaves(self, leaf, rng):
+        return np.full(len(leaf), 7.0)
+
+
+def test_chunked_leaf_draws_respect_subclasses_that_override_draw():
+    from synthguard.synthesis.sequential import _draws_from_leaves
+
+    assert _draws_from_leaves(CartMethod()) and _draws_from_leaves(_CartOwnLeaves())
+    assert not _draws_from_leaves(_CartDrawingZeros()) and not _draws_from_leaves(NormMethod())
+    df = _frame(n=120)
+    for method, value in ((_CartDrawingZeros(), 0.0), (_CartOwnLeaves(), 7.0)):
+        res = Synthesizer(visit_sequence=["g", "x"], methods={"x": method},
+                          random_state=0).fit(df).sample(diagnostics=False)
+        assert (res.implicates[0]["x"] == value).all()

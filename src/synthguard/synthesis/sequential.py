@@ -251,10 +251,20 @@ _CHUNK_ROWS = 1 << 16
 
 def _draws_from_leaves(method: SynthesisMethod) -> bool:
     """Whether ``method.draw(X, rng)`` is ``method.draw_from_leaves(method.leaf_index(X), rng)``
-    with a row-by-row ``leaf_index`` (``cart``)."""
-    return callable(getattr(method, "leaf_index", None)) and callable(
-        getattr(method, "draw_from_leaves", None)
-    )
+    with a row-by-row ``leaf_index`` (``cart``).
+
+    A subclass that overrides ``draw`` but not ``draw_from_leaves`` may draw otherwise, so it
+    is drawn through its ``draw``.
+    """
+    if not (
+        callable(getattr(method, "leaf_index", None))
+        and callable(getattr(method, "draw_from_leaves", None))
+    ):
+        return False
+    mro = type(method).__mro__
+    draw_owner = next(k for k in mro if "draw" in vars(k))
+    leaves_owner = next(k for k in mro if "draw_from_leaves" in vars(k))
+    return issubclass(leaves_owner, draw_owner)
 
 
 def _draw_part(
