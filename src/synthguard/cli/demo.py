@@ -142,6 +142,16 @@ STEPS: list[Callable[[DemoContext], None]] = [step_penguins, step_ce]
 # --- further steps (e.g. issue 8's report) are appended to STEPS here ---
 
 
+def step_report(ctx: DemoContext) -> None:
+    """Several releases of the CE sample, measured side by side, in one HTML report."""
+    from synthguard.report.demo import demo_report_step  # imported late: matplotlib is heavy
+
+    demo_report_step(ctx)
+
+
+STEPS.append(step_report)
+
+
 def run_demo(out: Path, *, seed: int = DEFAULT_SEED, quiet: bool = False) -> DemoContext:
     """Run every step of :data:`STEPS` in order; return the shared context."""
     ctx = DemoContext(out=Path(out), seed=seed, quiet=quiet)
