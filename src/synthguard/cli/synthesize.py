@@ -81,6 +81,18 @@ def _write_outputs(result: Any, out: Path, prefix: str, diagnostics: bool) -> li
 @click.option("--weights", "weights_col", default=None, metavar="COL",
               help="Column of likelihood weights passed to every method.")
 # --- issue 5 (risk-weighted synthesis) adds its options here ---
+@click.option("--risk-weights", "risk_kind", type=click.Choice(["marginal", "pairwise"]),
+              default=None, help="Downweight each record's likelihood by its identification "
+              "risk (Hu, Savitsky & Williams): 1 - IR_i ('marginal') or the pairwise weight. "
+              "Needs --target and weighted methods (bayes_norm, bayes_mixture, bayes_negbin); "
+              "multiplies --weights (normalised to sum to n) when both are given.")
+@click.option("--keys", "risk_keys", default=None, metavar="COL,COL",
+              help="Key variables known to the intruder (patterns for --risk-weights).")
+@click.option("--target", "risk_target", default=None, metavar="COL",
+              help="Sensitive column whose identification risk sets --risk-weights.")
+@click.option("--radius", "risk_radius", default=0.2, show_default=True,
+              type=click.FloatRange(min=0.0), help="Radius r of the ball y_i ± r|y_i| for "
+              "--risk-weights.")
 @click.option("--seed", default=None, type=click.IntRange(min=0),
               help="Random seed (the seed used is printed and saved either way).")
 @click.option("--jobs", "n_jobs", default=1, show_default=True, type=click.IntRange(min=1),
@@ -102,6 +114,10 @@ def synthesize_cmd(
     schema: tuple[str, ...],
     n: int | None,
     weights_col: str | None,
+    risk_kind: str | None,
+    risk_keys: str | None,
+    risk_target: str | None,
+    risk_radius: float,
     seed: int | None,
     n_jobs: int,
     prefix: str,
@@ -119,12 +135,26 @@ def synthesize_cmd(
       synthguard synthesize ce.csv --out syn/ --keep UrbanRural,Race,KidsCount \\
           --schema Race=categorical --schema UrbanRural=categorical
       synthguard synthesize survey.dta --out syn/ --strata region --m 3
+      synthguard synthesize ce.csv --out syn/ --keep UrbanRural,Race,KidsCount \\
+          --method Income=bayes_norm --risk-weights pairwise --keys UrbanRural,Race \\
+          --target Income --radius 0.2 --m 20
     """
     from synthguard.synthesis import Synthesizer
 
     df = read_table(data)
     weights: np.ndarray | str | None = weights_col
     # --- issue 5: risk weights computed from the options above replace `weights` here ---
+    if risk_kind is not None:
+        from synthguard.bayes import combine_weights, risk_weights
+
+        if not risk_target:
+            raise click.UsageError("--risk-weights needs --target COL, the sensitive column")
+        if weights_col is not None and weights_col not in df.columns:
+            raise click.BadParameter(f"column '{weights_col}' is not in the data",
+                                     param_hint="--weights")
+        rw = risk_weights(df, split_columns(risk_keys) or [], risk_target, risk_radius, risk_kind)
+        survey = None if weights_col is None else df[weights_col]
+        weights = combine_weights(rw, survey)
     syn = Synthesizer(
         methods=parse_pairs(methods, "--method") or None,
         visit_sequence=split_columns(visit),
