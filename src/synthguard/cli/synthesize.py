@@ -152,7 +152,8 @@ def synthesize_cmd(
         if weights_col is not None and weights_col not in df.columns:
             raise click.BadParameter(f"column '{weights_col}' is not in the data",
                                      param_hint="--weights")
-        rw = risk_weights(df, split_columns(risk_keys) or [], risk_target, risk_radius, risk_kind)
+        kind = "pairwise" if risk_kind == "pairwise" else "marginal"
+        rw = risk_weights(df, split_columns(risk_keys) or [], risk_target, risk_radius, kind)
         survey = None if weights_col is None else df[weights_col]
         weights = combine_weights(rw, survey)
     syn = Synthesizer(
