@@ -121,7 +121,7 @@ def risk_weights(
     keys: Sequence[str],
     target: str | Sequence[str],
     radius: float = 0.2,
-    kind: Literal["marginal", "pairwise"] = "marginal",
+    kind: str = "marginal",
     *,
     relative: bool = True,
     floor: float = 0.0,
