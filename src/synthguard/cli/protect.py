@@ -18,12 +18,13 @@ ORDER = ("generalize", "topcode", "bottomcode", "noise", "swap", "rank_swap", "s
          "subsample")
 
 
-def parse_spec(value: str, option: str) -> tuple[list[str], str]:
+def parse_spec(spec: str, option: str) -> tuple[list[str], str]:
     """``"region,age:0.05"`` -> ``(["region", "age"], "0.05")``; the part after the last colon."""
-    cols, sep, arg = value.rpartition(":")
+    cols, sep, arg = spec.rpartition(":")
     names = [c.strip() for c in cols.split(",") if c.strip()]
     if not sep or not names or not arg.strip():
-        raise click.BadParameter(f"expected COLUMNS:VALUE, got '{value}'", param_hint=option)
+        # echoes the user's own command-line text, never a data value
+        raise click.BadParameter(f"expected COLUMNS:VALUE, got '{spec}'", param_hint=option)
     return names, arg.strip()
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+from abc import ABC, abstractmethod
 from collections.abc import Mapping
 from typing import Any
 
@@ -20,7 +21,7 @@ from synthguard.errors import NotFittedError, ParameterError
 __all__ = ["DPSynthesizer"]
 
 
-class DPSynthesizer:
+class DPSynthesizer(ABC):
     """Base class: ``fit`` measures the data with noise (charging the ledger), ``sample`` draws.
 
     Parameters common to every DP synthesizer
@@ -97,19 +98,22 @@ class DPSynthesizer:
         self.domain_: Domain = domain  # set last: a refused charge leaves the object unfitted
         return self
 
-    def _validate_params(self) -> None:
+    def _validate_params(self) -> None:  # noqa: B027 - optional hook, empty by default
         """Subclasses check their own parameters here (before any charge)."""
 
+    @abstractmethod
     def _fit(self, codes: dict[str, np.ndarray], domain: Domain, epsilon: float, delta: float,
              ledger: Any, rng: np.random.Generator | None) -> None:
-        raise NotImplementedError
+        """Measure the data with noise, charging ``ledger`` before any noise is drawn."""
 
     # -------------------------------------------------------------- sampling
+    @abstractmethod
     def _default_n(self) -> int:
-        raise NotImplementedError
+        """Number of rows a sample has by default."""
 
+    @abstractmethod
     def _sample_codes(self, n: int, rng: np.random.Generator) -> dict[str, np.ndarray]:
-        raise NotImplementedError
+        """Draw ``n`` records as level codes per column from the fitted noisy model."""
 
     def sample(self, n: int | None = None, m: int = 1,
                random_state: RandomState = None) -> DPSyntheticData:
