@@ -15,12 +15,14 @@ whack-a-mole records against the Synthesizer), ECDF utility (Table 7), and estim
 intervals of the mean, median, 90% quantile and a regression coefficient (Table 4, Figure 10).
 Figures (violin plot, whack-a-mole scatter) go to the output folder.
 
-Run: ``python examples/risk_weighted_ce.py [output_folder]`` (about half a minute).
+Run: ``python examples/risk_weighted_ce.py [output_folder]`` (default folder
+``<tmp>/synthguard_risk_weighted_ce``) (about half a minute).
 """
 
 from __future__ import annotations
 
 import sys
+import tempfile
 import warnings
 from pathlib import Path
 
@@ -114,4 +116,5 @@ def main(out: Path) -> None:
 
 
 if __name__ == "__main__":
-    main(Path(sys.argv[1]) if len(sys.argv) > 1 else Path("risk_weighted_ce_output"))
+    default_out = Path(tempfile.gettempdir()) / "synthguard_risk_weighted_ce"
+    main(Path(sys.argv[1]) if len(sys.argv) > 1 else default_out)

@@ -9,15 +9,17 @@ risk-weighted synthesizers.
 Prints: the risk profile of each release per r (Figure 5a / 6), the whack-a-mole count at each
 r (Figure 5b), the ECDF utility (Table 5), the Table 6 analogue for L in {1, 5, 10, 20, 30},
 and checks of the paper's claims. Saves violin plots and whack-a-mole scatter plots to the
-output folder (default ``risk_weighted_simulation_output``).
+output folder (default ``<tmp>/synthguard_risk_weighted_simulation``, outside the source tree).
 
-Run: ``python examples/risk_weighted_simulation.py [output_folder]`` (about a minute).
+Run: ``python examples/risk_weighted_simulation.py [output_folder]`` (default folder
+``<tmp>/synthguard_risk_weighted_simulation``) (about a minute).
 """
 
 from __future__ import annotations
 
 import dataclasses
 import sys
+import tempfile
 import warnings
 from pathlib import Path
 
@@ -165,4 +167,5 @@ def main(out: Path) -> None:
 
 if __name__ == "__main__":
     warnings.simplefilter("ignore", category=FutureWarning)
-    main(Path(sys.argv[1]) if len(sys.argv) > 1 else Path("risk_weighted_simulation_output"))
+    default_out = Path(tempfile.gettempdir()) / "synthguard_risk_weighted_simulation"
+    main(Path(sys.argv[1]) if len(sys.argv) > 1 else default_out)
