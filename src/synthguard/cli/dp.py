@@ -105,9 +105,13 @@ def synthesize_dp(data: Path, method: str, epsilon: float, delta: float | None,
     df = read_table(data)
     cats: dict[str, Any] = {}
     if levels_file is not None:
-        loaded = yaml.safe_load(levels_file.read_text(encoding="utf-8")) or {}
-        if not isinstance(loaded, dict):
-            raise ParameterError("option '--levels': expected a YAML mapping column -> levels")
+        try:
+            loaded = yaml.safe_load(levels_file.read_text(encoding="utf-8")) or {}
+        except yaml.YAMLError:
+            loaded = None
+        if not isinstance(loaded, dict) or not all(isinstance(v, list) for v in loaded.values()):
+            raise ParameterError(f"option '--levels': '{levels_file.name}' is not a YAML mapping "
+                                 "column -> list of levels, e.g. 'region: [North, South]'")
         cats = {str(k): list(v) for k, v in loaded.items()}
     cols = _split(columns) if columns else list(df.columns)
     if not levels_from_data:

@@ -73,12 +73,15 @@ def evaluate_cmd(conf: str, releases: tuple[str, ...], keys: tuple[str, ...],
           --threshold max_identification_risk=0.5 --threshold pmse_ratio=3
     """
     from synthguard.data.io import read_table, write_table
+    from synthguard.data.schema import validate_frame
     from synthguard.errors import ParameterError
     from synthguard.report.evaluate import evaluate
     from synthguard.report.html import write_report
     from synthguard.report.loading import read_releases
 
-    conf_df = read_table(conf)
+    schema_map = _pairs(schema, "--schema")
+    text_ok = [c for c, k in schema_map.items() if k in ("categorical", "ordinal", "binary")]
+    conf_df = validate_frame(read_table(conf), text_overrides=text_ok)
     hold_df = read_table(holdout) if holdout else None
     rel = read_releases(releases)
     limits: dict[str, float] = {}
@@ -94,7 +97,7 @@ def evaluate_cmd(conf: str, releases: tuple[str, ...], keys: tuple[str, ...],
         ev = evaluate(
             conf_df, rel, keys=_split(keys), targets=_split(targets), holdout=hold_df,
             formulas=list(formulas) or None, thresholds=limits or None, radius=radius,
-            schema=_pairs(schema, "--schema") or None, random_state=seed, progress=cb,
+            schema=schema_map or None, random_state=seed, progress=cb,
             kinds=kind_map, max_distance_records=max_distance_records or None,
         )
     if not quiet:

@@ -271,7 +271,7 @@ class PrivacyLedger:
     def _read(path: Path) -> tuple[Budget, list[Charge]]:
         try:
             doc = json.loads(path.read_text(encoding="utf-8"))
-            if doc.get("format") != _FORMAT:
+            if not isinstance(doc, dict) or doc.get("format") != _FORMAT:
                 raise ValueError("format")
             budget = Budget(float(doc["budget"]["epsilon"]), float(doc["budget"]["delta"]))
             charges = [Charge.from_dict(c) for c in doc["charges"]]

@@ -191,11 +191,13 @@ def run_plan(plan: Plan | str | os.PathLike[str], *, progress: Progress | None =
     timings["read"] = time.perf_counter() - t
     tick("read data")
 
+    # nothing is written until every release is made and measured, except the privacy
+    # ledger, which must record each charge before its noise is drawn
     out = plan.output
-    out.mkdir(parents=True, exist_ok=True)
     ledger = None
     ledger_path = None
     if any(s.method == "dp" for s in plan.releases):
+        out.mkdir(parents=True, exist_ok=True)
         ledger_path = out / "ledger.json"
         ledger = _ledger(plan, ledger_path)
 
@@ -217,11 +219,6 @@ def run_plan(plan: Plan | str | os.PathLike[str], *, progress: Progress | None =
                 described[f"warning ({spec.name})"] = f"{w.category.__name__}: {w.message}"
             warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)
         releases[spec.name] = release
-        folder = out / "releases" / spec.name
-        release_paths[spec.name] = [
-            write_table(df, folder / f"{spec.name}_{i}.csv")
-            for i, df in enumerate(release_frames(release), start=1)
-        ]
         info = describe_release(release)
         described[f"release {spec.name}"] = (
             f"{spec.method}; " + ", ".join(f"{k} {v}" for k, v in info.items())
@@ -246,6 +243,12 @@ def run_plan(plan: Plan | str | os.PathLike[str], *, progress: Progress | None =
     tick("evaluate")
 
     t = time.perf_counter()
+    out.mkdir(parents=True, exist_ok=True)
+    for name, release in releases.items():
+        release_paths[name] = [
+            write_table(df, out / "releases" / name / f"{name}_{i}.csv")
+            for i, df in enumerate(release_frames(release), start=1)
+        ]
     table_path = out / "evaluation.csv"
     write_table(evaluation.to_frame().reset_index(), table_path)
     if ledger is not None:

@@ -16,7 +16,7 @@ from pathlib import Path
 import pandas as pd
 
 from synthguard.data.io import read_table
-from synthguard.data.schema import Kind, Schema, infer_schema
+from synthguard.data.schema import Kind, Schema, infer_schema, validate_frame
 
 __all__ = ["guess_keys_targets", "init_plan"]
 
@@ -62,7 +62,7 @@ def init_plan(data_path: str | os.PathLike[str], *, plan_dir: str | os.PathLike[
         default the current folder.
     seed : the seed written into the plan.
     """
-    data = read_table(data_path)
+    data = validate_frame(read_table(data_path))
     schema = infer_schema(data)
     keys, targets = guess_keys_targets(data, schema)
     start = Path(plan_dir) if plan_dir is not None else Path.cwd()

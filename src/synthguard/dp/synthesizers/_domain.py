@@ -122,7 +122,13 @@ def build_domain(
             read_from_data.append(c)
         if c in edges:
             e = edges[c]
-            x = s.to_numpy(dtype=np.float64)
+            x = pd.to_numeric(s, errors="coerce").to_numpy(dtype=np.float64, na_value=np.nan)
+            if np.isnan(x).any():
+                problems.append(
+                    f"column '{c}': {int(np.isnan(x).sum())} values are not numbers but the "
+                    "column has 'bins'; clean them, or give public levels instead of bins"
+                )
+                continue
             codes[c] = np.clip(np.searchsorted(e, x, side="right") - 1, 0, e.size - 2)
             levels[c] = tuple(range(e.size - 1))
         else:
