@@ -39,10 +39,13 @@ def folder(tmp_path: Path) -> Path:
     (tmp_path / "empty.csv").write_text("region,kids,age,income,spend\n")
     (tmp_path / "broken.parquet").write_bytes(b"PAR1" + SECRET.encode() + b"\x00garbage")
     (tmp_path / "conf.xlsx").write_bytes(b"not a spreadsheet")
+    (tmp_path / "bad.dta").write_bytes(b"garbage")
+    (tmp_path / "bad.sav").write_bytes(b"garbage")
     return tmp_path
 
 
-def run(folder: Path, *args: str) -> Result:
+def run(folder: Path, *args: str | Path) -> Result:
+    args = tuple(folder / a if a in ("broken.parquet",) else a for a in args)
     return CliRunner().invoke(main, [str(a) for a in args], catch_exceptions=True)
 
 
@@ -71,6 +74,9 @@ def snapshot(folder: Path) -> set[str]:
     ("empty.csv", ["no rows"]),
     ("allna.csv", ["spend"]),
     ("text.csv", ["income"]),
+    ("bad.dta", ["bad.dta"]),
+    ("bad.sav", ["bad.sav"]),
+    (".", ["DATA"]),
 ])
 def test_synthesize_bad_file(folder: Path, data: str, names: list[str]) -> None:
     before = snapshot(folder)
@@ -134,6 +140,11 @@ def test_synthesize_bad_options(folder: Path, args: list[str], names: list[str])
     ("conf.csv", ["--bottomcode", "nope:3"], ["nope"]),
     ("conf.csv", ["--generalize", "age:0,a,10"], ["--generalize"]),
     ("conf.csv", ["--generalize", "nope:0,18,120"], ["nope"]),
+    ("conf.csv", ["--generalize", "age:10,5,3"], ["bins"]),
+    ("conf.csv", ["--generalize", "region:0,1"], ["region"]),
+    ("conf.csv", ["--suppress", "region,age:0"], ["k"]),
+    ("conf.csv", ["--rank-swap", "income:500"], ["max_rank_distance"]),
+    ("conf.csv", ["--swap", ":0.5"], ["--swap"]),
     ("conf.csv", ["--noise", "nope:0.1"], ["nope"]),
     ("conf.csv", ["--noise", "income:-1"], ["scale"]),
     ("conf.csv", ["--swap", "nope:0.1"], ["nope"]),
@@ -181,13 +192,29 @@ def _levels(folder: Path) -> Path:
     (["--columns", "region,kids", "--method", "magic"], ["--method"]),
     (["--columns", "region,kids", "--method", "fieldgroups", "--group", "region,nope"],
      ["nope"]),
+    (["--columns", "region,kids", "--delta", "2"], ["delta"]),
+    (["--columns", "region,kids", "--budget", "0.5"], ["budget"]),
+    (["--columns", "region,kids", "--bins", "kids=5"], ["kids"]),
+    (["--columns", "region,spend", "--bins", "spend=0,1e9", "--m", "0"], ["--m"]),
 ])
 def test_dp_synthesize_bad_options(folder: Path, args: list[str], names: list[str]) -> None:
+    """Also run against a new --ledger: a failed first run leaves no ledger fixing a budget."""
     levels = _levels(folder)
     before = snapshot(folder)
     r = run(folder, "dp", "synthesize", folder / "conf.csv", "--epsilon", "1",
-            "--levels", levels, "--out", folder / "dp", "--seed", "1", *args)
+            "--levels", levels, "--out", folder / "dp", "--seed", "1",
+            "--ledger", folder / "new.json", *args)
     assert_bad(r, *names)
+    assert snapshot(folder) == before
+
+
+def test_dp_levels_missing_a_value_in_the_data(folder: Path) -> None:
+    (folder / "levels.yaml").write_text("region: [A, B]\nkids: [0, 1, 2, 3, 4, 5, 6, 7]\n")
+    before = snapshot(folder)
+    r = run(folder, "dp", "synthesize", folder / "conf.csv", "--epsilon", "1", "--columns",
+            "region,kids", "--levels", folder / "levels.yaml", "--out", folder / "dp")
+    assert_bad(r, "region", "public levels")
+    assert "'C'" not in r.output
     assert snapshot(folder) == before
 
 
@@ -270,6 +297,9 @@ def release(folder: Path) -> Path:
     (["--target", "income", "--kind", "rel=magic"], ["kind"]),
     (["--target", "income", "--schema", "nope=categorical"], ["nope"]),
     (["--target", "income", "--radius", "-1"], ["radius"]),
+    (["--target", "income", "--max-distance-records", "-1"], ["max_distance_records"]),
+    (["--target", "income", "--keys", "income"], ["income"]),
+    (["--target", "income", "--holdout", "broken.parquet"], ["broken.parquet"]),
 ])
 def test_evaluate_bad_options(folder: Path, release: Path, args: list[str],
                               names: list[str]) -> None:
@@ -319,6 +349,7 @@ PLAN = textwrap.dedent("""\
       keys: [region, kids]
       targets: [income]
     """)
+SDC = "method: sdc\n    steps:\n      - topcode: {column: income, percentile: 90}"
 
 
 @pytest.mark.parametrize(("old", "new", "names"), [
@@ -335,6 +366,12 @@ PLAN = textwrap.dedent("""\
     ("DATA", "text.csv", ["income"]),
     ("DATA", "empty.csv", ["no rows"]),
     ("releases:", "releases: [1, 2]\nunused:", ["releases"]),
+    ("seed: 3", "seed: 3\nholdout: 1.5", ["holdout"]),
+    ("  path: DATA", "  path: DATA\n  schema: {region: colour}", ["region"]),
+    ("  path: DATA", "  path: DATA\n  schema: {nope: categorical}", ["nope"]),
+    (SDC, "method: synthesis\n    keep: [nope]", ["nope"]),
+    (SDC, "method: synthesis\n    m: 0", ["m"]),
+    (SDC, "method: dp\n    synthesizer: mst\n    epsilon: 1", ["privacy"]),
 ])
 def test_run_bad_plan(folder: Path, old: str, new: str, names: list[str]) -> None:
     text = PLAN.replace(old, new).replace("DATA", "conf.csv")

@@ -54,6 +54,14 @@ def _open_ledger(path: Path | None, budget: float | None, budget_delta: float | 
                          delta=budget_delta if budget_delta is not None else delta, path=path)
 
 
+def _remove_new_ledger(path: Path | None) -> None:
+    """Remove a ledger file this command created and never charged (and its lock file), so a
+    failed first run does not fix a budget the user never spent."""
+    if path is not None:
+        path.unlink(missing_ok=True)
+        path.with_name(path.name + ".lock").unlink(missing_ok=True)
+
+
 @click.group("dp")
 def dp_cmd() -> None:
     """Differential privacy: DP synthetic data and the privacy-budget ledger.
@@ -83,8 +91,10 @@ def dp_cmd() -> None:
               default=None, help="Ledger JSON file, charged before any noise (created if absent).")
 @click.option("--budget", type=float, default=None, help="Budget epsilon of a new ledger.")
 @click.option("--budget-delta", type=float, default=None, help="Budget delta of a new ledger.")
-@click.option("--n", "n_rows", type=int, default=None, help="Rows per implicate.")
-@click.option("--m", "m", type=int, default=1, show_default=True, help="Implicates.")
+@click.option("--n", "n_rows", type=click.IntRange(min=1), default=None,
+              help="Rows per implicate.")
+@click.option("--m", "m", type=click.IntRange(min=1), default=1, show_default=True,
+              help="Implicates.")
 @click.option("--seed", type=int, default=None,
               help="SIMULATION ONLY: seeded numpy noise, not for release.")
 @click.option("--out", type=click.Path(file_okay=False, path_type=Path), required=True)
@@ -130,18 +140,24 @@ def synthesize_dp(data: Path, method: str, epsilon: float, delta: float | None,
     common: dict[str, Any] = {"epsilon": epsilon, "columns": cols, "categories": cats,
                               "bins": _bins(bins), "random_state": seed}
     d = delta if delta is not None else (1e-6 if method == "mst" else 0.0)
+    new_ledger = ledger_path is not None and not ledger_path.exists()
     ledger = _open_ledger(ledger_path, budget, budget_delta, epsilon, d)
     if ledger is not None:
         common["ledger"] = ledger
-    if method == "mst":
-        syn: Any = MSTSynthesizer(delta=d, **common)
-    elif method == "stratified":
-        syn = StratifiedSynthesizer(**common)
-    else:
-        syn = FieldGroupsSynthesizer(groups=[_split(g) for g in groups], **common)
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always", PrivacyWarning)
-        release = syn.fit(df).sample(n=n_rows, m=m, random_state=seed)
+    try:
+        if method == "mst":
+            syn: Any = MSTSynthesizer(delta=d, **common)
+        elif method == "stratified":
+            syn = StratifiedSynthesizer(**common)
+        else:
+            syn = FieldGroupsSynthesizer(groups=[_split(g) for g in groups], **common)
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always", PrivacyWarning)
+            release = syn.fit(df).sample(n=n_rows, m=m, random_state=seed)
+    except BaseException:
+        if new_ledger and ledger is not None and not ledger.charges:
+            _remove_new_ledger(ledger_path)  # nothing was spent: leave no ledger behind
+        raise
     for w in caught:
         click.echo(f"warning: {w.message}", err=True)
     out.mkdir(parents=True, exist_ok=True)
