@@ -430,3 +430,34 @@ def test_ledger_json_written_by_cli_is_readable(folder: Path) -> None:
             "--epsilon", "0.3", "--budget", "1", "--seed", "1", "--out", folder / "dp")
     assert r.exit_code == 0, r.output
     assert isinstance(json.loads((folder / "l.json").read_text()), dict)
+
+
+# --- output paths that cannot be written ------------------------------------------------------
+
+
+@pytest.mark.parametrize("args", [
+    ["synthesize", "conf.csv", "--out", "conf.csv/syn", "--quiet"],
+    ["protect", "conf.csv", "--out", "conf.csv/p.csv", "--topcode", "income:p90"],
+    ["protect", "conf.csv", "--out", "p.csv", "--topcode", "income:p90",
+     "--record", "conf.csv/r.json"],
+    ["dp", "synthesize", "conf.csv", "--epsilon", "1", "--columns", "region,kids",
+     "--levels", "levels.yaml", "--out", "conf.csv/dp"],
+    ["dp", "synthesize", "conf.csv", "--epsilon", "1", "--columns", "region,kids",
+     "--levels", "levels.yaml", "--out", "dp", "--ledger", "conf.csv/ledger.json"],
+    ["run", "plan.yaml", "--out", "conf.csv/out", "--quiet"],
+    ["evaluate", "conf.csv", "conf.csv", "--target", "income", "--quiet",
+     "--report", "conf.csv/r.html"],
+    ["evaluate", "conf.csv", "conf.csv", "--target", "income", "--quiet",
+     "--table", "conf.csv/t.csv"],
+    ["init", "conf.csv", "--out", "conf.csv/plan.yaml"],
+])
+def test_unwritable_output_path(folder: Path, args: list[str],
+                                monkeypatch: pytest.MonkeyPatch) -> None:
+    """An output under a file (or without rights) is bad input: exit 2 naming the path."""
+    monkeypatch.chdir(folder)
+    _levels(folder)
+    (folder / "plan.yaml").write_text(PLAN.replace("DATA", "conf.csv"))
+    before = snapshot(folder)
+    r = CliRunner().invoke(main, args)
+    assert_bad(r, "conf.csv", "check the path")
+    assert snapshot(folder) == before

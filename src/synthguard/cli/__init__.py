@@ -22,13 +22,23 @@ EXIT_BAD_INPUT = 2
 
 
 class _Group(click.Group):
-    """Turns synthguard errors into a one-line message and exit code 2 (no traceback)."""
+    """Turns synthguard errors and unusable paths into a one-line message and exit code 2
+    (no traceback)."""
 
     def invoke(self, ctx: click.Context) -> Any:
         try:
             return super().invoke(ctx)
         except SynthguardError as e:
             click.echo(f"error: {e}", err=True)
+            sys.exit(EXIT_BAD_INPUT)
+        except OSError as e:  # a path that cannot be read or written (parent is a file, rights)
+            where = f" '{e.filename}'" if e.filename else ""
+            if isinstance(e, FileExistsError | NotADirectoryError):
+                problem = "a file is in the way where a folder is needed"
+            else:
+                problem = e.strerror or type(e).__name__
+            click.echo(f"error: cannot write or read{where}: {problem}; check the path and "
+                       "its permissions", err=True)
             sys.exit(EXIT_BAD_INPUT)
 
 

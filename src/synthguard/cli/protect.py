@@ -165,11 +165,13 @@ def protect_cmd(
         apply("subsample", sdc.subsample(release, subsample, within=strata, random_state=rng))
     if not steps:
         raise click.UsageError("choose at least one method (see --help)")
-    path = write_table(release, out)
+    # the record goes to a temporary file first, so an unwritable --record fails before the
+    # release is written, and the two appear together
+    record_tmp = None
     if record is not None:
         info = {
             "input": str(data),
-            "output": str(path),
+            "output": str(out),
             "seed": seed,
             "steps": [
                 {
@@ -183,7 +185,16 @@ def protect_cmd(
             ],
         }
         record.parent.mkdir(parents=True, exist_ok=True)
-        record.write_text(json.dumps(info, indent=2, default=str))
+        record_tmp = record.with_name(f".{record.name}.tmp")
+        record_tmp.write_text(json.dumps(info, indent=2, default=str))
+    try:
+        path = write_table(release, out)
+    except BaseException:
+        if record_tmp is not None:
+            record_tmp.unlink(missing_ok=True)
+        raise
+    if record is not None and record_tmp is not None:
+        record_tmp.replace(record)
     if not quiet:
         for name, r in steps:
             click.echo(f"[{name}] " + r.summary().replace("\n", "\n  "))
