@@ -461,3 +461,17 @@ def test_unwritable_output_path(folder: Path, args: list[str],
     r = CliRunner().invoke(main, args)
     assert_bad(r, "conf.csv", "check the path")
     assert snapshot(folder) == before
+
+
+@pytest.mark.parametrize(("ext", "rename"), [("dta", {}), ("sav", {"spend": "spend per month"})])
+def test_protect_output_format_that_cannot_hold_the_data(folder: Path, ext: str,
+                                                         rename: dict[str, str]) -> None:
+    df = pd.read_csv(folder / "conf.csv").rename(columns=rename)
+    df.loc[0, "region"] = SECRET + "-東京"
+    df.to_csv(folder / "uni.csv", index=False)
+    before = snapshot(folder)
+    r = run(folder, "protect", folder / "uni.csv", "--out", folder / f"p.{ext}",
+            "--topcode", "income:p90", "--quiet")
+    assert_bad(r, f"p.{ext}", ".csv")
+    assert "東京" not in r.output
+    assert snapshot(folder) == before

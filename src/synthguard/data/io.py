@@ -85,7 +85,14 @@ def read_table(path: str | os.PathLike[str], **kwargs: Any) -> pd.DataFrame:
 
 
 def write_table(data: pd.DataFrame, path: str | os.PathLike[str], **kwargs: Any) -> Path:
-    """Write ``data`` to ``path`` (format from the extension) atomically; return the path."""
+    """Write ``data`` to ``path`` (format from the extension) atomically; return the path.
+
+    Raises
+    ------
+    FileFormatError
+        The extension is unknown, or the format cannot hold the data (e.g. text outside
+        latin-1 in a Stata file, spaces in SPSS variable names). Nothing is written.
+    """
     p = Path(path)
     ext = p.suffix.lower()
     p.parent.mkdir(parents=True, exist_ok=True)
@@ -109,6 +116,13 @@ def write_table(data: pd.DataFrame, path: str | os.PathLike[str], **kwargs: Any)
                 f"cannot write '{p}': unknown extension '{ext}'; use .csv, .parquet, .dta or .sav"
             )
         os.replace(tmp, p)
+    except (OSError, FileFormatError):
+        raise
+    except Exception as e:  # writers raise many types, some quoting a value; we report one
+        raise FileFormatError(
+            f"cannot write '{p}' as {ext[1:]} ({type(e).__name__}): the format cannot hold "
+            f"these column names or values; write .csv or .parquet instead"
+        ) from None
     finally:
         if os.path.exists(tmp):
             os.unlink(tmp)
