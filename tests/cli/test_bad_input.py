@@ -475,3 +475,37 @@ def test_protect_output_format_that_cannot_hold_the_data(folder: Path, ext: str,
     assert_bad(r, f"p.{ext}", ".csv")
     assert "東京" not in r.output
     assert snapshot(folder) == before
+
+
+DP_PLAN = textwrap.dedent("""\
+    data:
+      path: conf.csv
+    seed: 3
+    privacy:
+      epsilon: 2
+    releases:
+      d:
+        method: dp
+        synthesizer: stratified
+        epsilon: 1
+        columns: [region, kids]
+        categories: {region: [A, B], kids: [0, 1, 2, 3, 4, 5, 6, 7]}
+    evaluation:
+      keys: [region]
+      targets: [kids]
+    """)
+
+
+def test_run_failed_dp_release_leaves_no_ledger(folder: Path) -> None:
+    """A dp release that cannot be made charges nothing, so no ledger fixes the budget."""
+    (folder / "plan.yaml").write_text(DP_PLAN)
+    before = snapshot(folder)
+    r = run(folder, "run", folder / "plan.yaml", "--out", folder / "out", "--quiet")
+    assert_bad(r, "region", "public levels")
+    assert "'C'" not in r.output
+    assert snapshot(folder) == before
+    fixed = DP_PLAN.replace("[A, B]", "[A, B, C]").replace("epsilon: 2", "epsilon: 3")
+    (folder / "plan.yaml").write_text(fixed)
+    ok = run(folder, "run", folder / "plan.yaml", "--out", folder / "out", "--quiet")
+    assert ok.exit_code == 0, ok.output
+    assert json.loads((folder / "out" / "ledger.json").read_text())["budget"]["epsilon"] == 3

@@ -147,6 +147,18 @@ def _ledger(plan: Plan, path: Path) -> Any:
     return PrivacyLedger(epsilon=plan.epsilon, delta=plan.delta, path=path)
 
 
+def _discard(fresh: list[Path]) -> None:
+    """Remove the output folder and ledger file a run created before it failed with nothing
+    charged, so a corrected plan starts clean (a budget is fixed only by a real charge)."""
+    for p in reversed(fresh):
+        if p.is_dir():
+            if not any(p.iterdir()):
+                p.rmdir()
+        else:
+            p.unlink(missing_ok=True)
+            p.with_name(p.name + ".lock").unlink(missing_ok=True)
+
+
 def run_plan(plan: Plan | str | os.PathLike[str], *, progress: Progress | None = None
              ) -> PipelineResult:
     """Run ``plan`` (a :class:`Plan` or the path of a plan file) and write its outputs.
@@ -196,7 +208,9 @@ def run_plan(plan: Plan | str | os.PathLike[str], *, progress: Progress | None =
     out = plan.output
     ledger = None
     ledger_path = None
+    fresh: list[Path] = []  # what a failed run removes again while the ledger holds no charge
     if any(s.method == "dp" for s in plan.releases):
+        fresh = [p for p in (out, out / "ledger.json") if not p.exists()]
         out.mkdir(parents=True, exist_ok=True)
         ledger_path = out / "ledger.json"
         ledger = _ledger(plan, ledger_path)
@@ -212,6 +226,8 @@ def run_plan(plan: Plan | str | os.PathLike[str], *, progress: Progress | None =
                 warnings.simplefilter("always", SynthguardWarning)
                 release = make_release(spec, train, schema, plan, mrng, ledger)
         except SynthguardError as e:
+            if ledger is not None and not ledger.charges:
+                _discard(fresh)
             raise PlanError(f"{plan.where('releases.' + spec.name)}: release '{spec.name}' "
                             f"could not be made: {e}") from e
         for w in caught:  # shown in the report's provenance, and passed on to the caller
