@@ -40,6 +40,7 @@ def folder(tmp_path: Path) -> Path:
     (tmp_path / "broken.parquet").write_bytes(b"PAR1" + SECRET.encode() + b"\x00garbage")
     (tmp_path / "conf.xlsx").write_bytes(b"not a spreadsheet")
     (tmp_path / "bad.dta").write_bytes(b"garbage")
+    text.to_csv(tmp_path / "semi.csv", sep=";", index=False)
     (tmp_path / "bad.sav").write_bytes(b"garbage")
     return tmp_path
 
@@ -77,6 +78,7 @@ def snapshot(folder: Path) -> set[str]:
     ("bad.dta", ["bad.dta"]),
     ("bad.sav", ["bad.sav"]),
     (".", ["DATA"]),
+    ("semi.csv", ["semi.csv", "';'"]),
 ])
 def test_synthesize_bad_file(folder: Path, data: str, names: list[str]) -> None:
     before = snapshot(folder)
@@ -395,7 +397,8 @@ def test_run_missing_plan(folder: Path) -> None:
     assert_bad(run(folder, "run", folder / "nope.yaml"), "nope.yaml")
 
 
-@pytest.mark.parametrize("data", ["broken.parquet", "conf.xlsx", "empty.csv", "text.csv"])
+@pytest.mark.parametrize("data", ["broken.parquet", "conf.xlsx", "empty.csv", "text.csv",
+                                  "semi.csv"])
 def test_init_bad_data(folder: Path, data: str) -> None:
     before = snapshot(folder)
     r = run(folder, "init", folder / data, "--out", folder / "plan.yaml")

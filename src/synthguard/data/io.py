@@ -59,7 +59,8 @@ def read_table(path: str | os.PathLike[str], **kwargs: Any) -> pd.DataFrame:
     ------
     FileFormatError
         The file does not exist, the extension is unknown, or the reader fails (wrong
-        format, corrupt file). The message names the file and the format tried.
+        format, corrupt file, a CSV whose fields are separated by ';', tab or '|' instead of
+        commas). The message names the file and the format tried.
     """
     p = Path(path)
     if not p.exists():
@@ -81,6 +82,15 @@ def read_table(path: str | os.PathLike[str], **kwargs: Any) -> pd.DataFrame:
         ) from None
     if not isinstance(df, pd.DataFrame):
         raise FileFormatError(f"file '{p}' did not read into a table")
+    if ext in (".csv", ".txt") and "sep" not in kwargs and df.shape[1] == 1:
+        # a header like 'a;b;c' read as one column: the rows would be released as whole strings
+        other = next((s for s in (";", "\t", "|") if s in str(df.columns[0])), None)
+        if other is not None:
+            raise FileFormatError(
+                f"file '{p}' reads as one column whose name contains {other!r}: its fields look "
+                f"separated by {other!r}, not commas; save it as comma-separated CSV with '.' as "
+                f"the decimal point (in Python: read_table(path, sep={other!r}))"
+            )
     return df
 
 
