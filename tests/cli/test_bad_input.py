@@ -41,12 +41,14 @@ def folder(tmp_path: Path) -> Path:
     (tmp_path / "conf.xlsx").write_bytes(b"not a spreadsheet")
     (tmp_path / "bad.dta").write_bytes(b"garbage")
     text.to_csv(tmp_path / "semi.csv", sep=";", index=False)
+    df.drop(columns="spend").to_csv(tmp_path / "hold.csv", index=False)
     (tmp_path / "bad.sav").write_bytes(b"garbage")
     return tmp_path
 
 
 def run(folder: Path, *args: str | Path) -> Result:
-    args = tuple(folder / a if a in ("broken.parquet",) else a for a in args)
+    args = tuple(folder / a if a in ("broken.parquet", "text.csv", "hold.csv") else a
+                 for a in args)
     return CliRunner().invoke(main, [str(a) for a in args], catch_exceptions=True)
 
 
@@ -297,6 +299,10 @@ def release(folder: Path) -> Path:
     (["--target", "income", "--threshold", "pmse_ratio=low"], ["pmse_ratio"]),
     (["--target", "income", "--threshold", "magic=1"], ["magic"]),
     (["--target", "income", "--kind", "rel=magic"], ["kind"]),
+    (["--target", "income", "--kind", "rle=full"], ["rle", "--kind"]),
+    (["--target", "income", "--kind", "full"], ["--kind", "syn=full"]),
+    (["--target", "income", "--holdout", "text.csv"], ["holdout", "income"]),
+    (["--target", "income", "--holdout", "hold.csv"], ["--holdout", "spend"]),
     (["--target", "income", "--schema", "nope=categorical"], ["nope"]),
     (["--target", "income", "--radius", "-1"], ["radius"]),
     (["--target", "income", "--max-distance-records", "-1"], ["max_distance_records"]),

@@ -11,6 +11,9 @@ from synthguard.cli.run import progress_bar, warnings_to_stderr
 __all__ = ["evaluate_cmd"]
 
 
+_EXAMPLES = {"--schema": "Race=categorical", "--threshold": "pmse_ratio=3", "--kind": "syn=full"}
+
+
 def _pairs(values: tuple[str, ...], option: str) -> dict[str, str]:
     from synthguard.errors import ParameterError
 
@@ -18,7 +21,8 @@ def _pairs(values: tuple[str, ...], option: str) -> dict[str, str]:
     for v in values:
         name, sep, val = v.partition("=")
         if not sep or not name.strip() or not val.strip():
-            raise ParameterError(f"option {option}: expected NAME=VALUE, e.g. {option} Race=categorical")
+            raise ParameterError(f"option {option}: expected NAME=VALUE, e.g. {option} "
+                                 f"{_EXAMPLES.get(option, 'NAME=VALUE')}")
         out[name.strip()] = val.strip()
     return out
 
@@ -82,7 +86,13 @@ def evaluate_cmd(conf: str, releases: tuple[str, ...], keys: tuple[str, ...],
     schema_map = _pairs(schema, "--schema")
     text_ok = [c for c, k in schema_map.items() if k in ("categorical", "ordinal", "binary")]
     conf_df = validate_frame(read_table(conf), text_overrides=text_ok)
-    hold_df = read_table(holdout) if holdout else None
+    hold_df = validate_frame(read_table(holdout), name="holdout",
+                             text_overrides=text_ok) if holdout else None
+    if hold_df is not None:
+        lacking = [str(c) for c in conf_df.columns if c not in hold_df.columns]
+        if lacking:
+            raise ParameterError(f"option --holdout: the holdout lacks column(s) "
+                                 f"{', '.join(lacking)} of the data; give it the same columns")
     rel = read_releases(releases)
     limits: dict[str, float] = {}
     for name, val in _pairs(thresholds, "--threshold").items():
@@ -91,6 +101,10 @@ def evaluate_cmd(conf: str, releases: tuple[str, ...], keys: tuple[str, ...],
         except ValueError:
             raise ParameterError(f"option --threshold {name}: expected a number as the limit") from None
     kind_map = _pairs(kinds, "--kind")
+    stray = [k for k in kind_map if k not in rel]
+    if stray:
+        raise ParameterError(f"option --kind names release(s) {', '.join(stray)} that are not "
+                             f"among the releases ({', '.join(rel)})")
     for name, impl in rel.items():
         kind_map.setdefault(name, "partial" if all(len(df) == len(conf_df) for df in impl) else "full")
     with warnings_to_stderr(quiet), progress_bar(quiet, "synthguard evaluate") as cb:
