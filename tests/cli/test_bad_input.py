@@ -42,6 +42,8 @@ def folder(tmp_path: Path) -> Path:
     (tmp_path / "bad.dta").write_bytes(b"garbage")
     text.to_csv(tmp_path / "semi.csv", sep=";", index=False)
     df.drop(columns="spend").to_csv(tmp_path / "hold.csv", index=False)
+    text.assign(region="Z\u00fcrich").to_csv(tmp_path / "latin.csv", index=False,
+                                            encoding="latin-1")
     (tmp_path / "bad.sav").write_bytes(b"garbage")
     return tmp_path
 
@@ -81,6 +83,7 @@ def snapshot(folder: Path) -> set[str]:
     ("bad.sav", ["bad.sav"]),
     (".", ["DATA"]),
     ("semi.csv", ["semi.csv", "';'"]),
+    ("latin.csv", ["latin.csv", "UTF-8"]),
 ])
 def test_synthesize_bad_file(folder: Path, data: str, names: list[str]) -> None:
     before = snapshot(folder)

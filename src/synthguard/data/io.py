@@ -76,6 +76,11 @@ def read_table(path: str | os.PathLike[str], **kwargs: Any) -> pd.DataFrame:
     try:
         df = reader(p, **kwargs)
     except Exception as e:  # readers raise many types; we report one
+        if isinstance(e, UnicodeDecodeError) and reader is _read_csv:
+            raise FileFormatError(
+                f"file '{p}' is not UTF-8 text; save it as UTF-8 (in Python: read_table(path, "
+                f"encoding='latin-1') or the encoding it was written in)"
+            ) from None
         raise FileFormatError(
             f"file '{p}' could not be read as {ext[1:]} ({type(e).__name__}); "
             f"check that the file is complete and of the format its extension says"
