@@ -12,7 +12,10 @@ Estimands: the slope of y on x and the mean of y (true values 0.5 and 2.5).
 
 Each replication estimates the slope (OLS, v = s²/S_xx) and the mean (v = s_y²/n) on every
 implicate, combines them with ``combine`` and checks whether the 95% interval covers the
-truth. Everything is vectorised over the 500 replications. Run:
+truth. For the fully synthetic rows the column ``proper`` gives the coverage of the normal
+interval from the rule of Raab, Nowok & Dibben (2016) for synthesis from the posterior
+predictive (``combine(..., method="proper")``, ``T_r = v̄_m (n_syn/n + (1 + n_syn/n)/m)``),
+next to Reiter's (2002) rule. Everything is vectorised over the 500 replications. Run:
 
     .venv/bin/python benchmarks/validity_combining_rules.py
 """
@@ -107,12 +110,18 @@ def coverage(kind: str, m: int, n_syn: int, rng: np.random.Generator) -> dict[st
         r = combine(q, v, method=kind, n=N, n_syn=n_syn)  # type: ignore[arg-type]
         lo, hi = r.ci(0.95)
         z = 1.959964 * np.sqrt(r.variance)
+        proper = np.nan
+        if kind == "full":
+            rp = combine(q, v, method="proper", n=N, n_syn=n_syn)
+            lo_p, hi_p = rp.ci(0.95)
+            proper = float(np.mean((lo_p <= TRUE[name]) & (TRUE[name] <= hi_p)))
         out[name] = {
             "coverage": float(np.mean((lo <= TRUE[name]) & (TRUE[name] <= hi))),
             "normal": float(np.mean(np.abs(r.estimate - TRUE[name]) <= z)),
             "width": float(np.median(hi - lo)),
             "df": float(np.median(r.df)),
             "adjusted": float(np.mean(r.adjusted)) if kind == "full" else 0.0,
+            "proper": proper,
             # is the variance right? mean of T against the Monte Carlo variance of q̄_m
             "t_ratio": float(np.mean(r.variance) / np.mean((r.estimate - TRUE[name]) ** 2)),
         }
@@ -124,9 +133,12 @@ def main() -> None:
     t0 = time.perf_counter()
     print(f"Coverage of 95% intervals from synthguard.utility.combine, {R} replications, n = {N}")
     print("coverage: t reference with the rule's df; normal: same variance, normal reference;")
-    print("E[T]/Var: mean combined variance over the Monte Carlo variance of the estimate")
+    print("E[T]/Var: mean combined variance over the Monte Carlo variance of the estimate;")
+    print("proper: coverage of Raab, Nowok & Dibben's (2016) rule for posterior-predictive full")
+    print("synthesis (normal reference); ok/MISS judges the issue's default rule (Reiter)")
     head = (f"{'synthesis':<9} {'m':>3} {'n_syn':>6} {'estimand':<8} {'coverage':>9} "
-            f"{'normal':>7} {'median width':>13} {'median df':>10} {'T_f<0':>6} {'E[T]/Var':>9}")
+            f"{'normal':>7} {'median width':>13} {'median df':>10} {'T_f<0':>6} {'E[T]/Var':>9} "
+            f"{'proper':>7}")
     print(head)
     settings = [("partial", 5, N), ("partial", 20, N), ("full", 5, N), ("full", 20, N),
                 ("full", 5, 5 * N), ("full", 20, 5 * N)]
@@ -135,7 +147,8 @@ def main() -> None:
             ok = "ok" if 0.93 <= c["coverage"] <= 0.97 else "MISS"
             print(f"{kind:<9} {m:>3} {n_syn:>6} {name:<8} {c['coverage']:>9.3f} "
                   f"{c['normal']:>7.3f} {c['width']:>13.4f} {c['df']:>10.2f} "
-                  f"{c['adjusted']:>6.3f} {c['t_ratio']:>9.3f}  {ok}")
+                  f"{c['adjusted']:>6.3f} {c['t_ratio']:>9.3f} "
+                  f"{'' if np.isnan(c['proper']) else format(c['proper'], '.3f'):>7}  {ok}")
     print(f"Monte Carlo s.e. of a 95% coverage over {R} replications: "
           f"{np.sqrt(0.95 * 0.05 / R):.3f}; {time.perf_counter() - t0:.1f} s")
 

@@ -8,7 +8,13 @@
   ``δ = 1`` (J. Hu's lecture "Methods for utility evaluation part 2", eq. (8));
 * one implicate (``m = 1``), where ``b_m`` cannot be estimated: the rule of Raab, Nowok &
   Dibben (2016) for synthesis from a fitted model, ``T_s = v̄_m (1/m + n_syn/n)`` with a normal
-  reference distribution (a :class:`~synthguard.errors.UtilityWarning` says so).
+  reference distribution (a :class:`~synthguard.errors.UtilityWarning` says so);
+* fully synthetic data drawn from the posterior predictive ("proper" synthesis: new parameters
+  drawn from their posterior for every implicate), Raab, Nowok & Dibben (2016), as synthpop's
+  ``summary(..., population.inference = TRUE)`` with ``proper = TRUE``:
+  ``T_r = v̄_m (n_syn/n + (1 + n_syn/n)/m)`` with a normal reference distribution. It needs no
+  ``b_m``, so it also holds for ``m = 1``, and it avoids the tiny ``ν_f`` that makes Reiter's
+  (2002) intervals over-cover when ``v̄_m`` is close to ``(1 + 1/m) b_m``.
 
 Here ``q̄_m = Σ q^(l)/m``, ``b_m = Σ (q^(l) - q̄_m)^2/(m-1)``, ``v̄_m = Σ v^(l)/m``.
 """
@@ -29,7 +35,7 @@ from synthguard.utility._metric import ResultDisplay
 
 __all__ = ["CombinedEstimate", "combine"]
 
-CombineMethod = Literal["partial", "full", "simple"]
+CombineMethod = Literal["partial", "full", "simple", "proper"]
 
 
 @dataclass(frozen=True)
@@ -42,12 +48,12 @@ class CombinedEstimate(ResultDisplay):
     Attributes
     ----------
     estimate : ``q̄_m``.
-    variance : the combining rule's variance (``T_p``, ``T_f``/``T_f*`` or ``T_s``).
+    variance : the combining rule's variance (``T_p``, ``T_f``/``T_f*``, ``T_s`` or ``T_r``).
     df : degrees of freedom of the t reference distribution (``inf``: normal).
     b_m : between-implicate variance (NaN for ``m = 1``).
     v_bar : mean within-implicate variance ``v̄_m``.
     m : number of implicates.
-    method : ``"partial"``, ``"full"`` or ``"simple"`` — the rule actually applied.
+    method : ``"partial"``, ``"full"``, ``"simple"`` or ``"proper"`` — the rule actually applied.
     adjusted : for ``"full"``, where ``T_f < 0`` so that ``T_f*`` replaced it.
     """
 
@@ -121,9 +127,12 @@ def combine(
         implicate; trailing dimensions are independent estimands (vectorised).
     method : ``"partial"`` (Reiter 2003), ``"full"`` (Reiter 2002) or ``"simple"`` (Raab, Nowok
         & Dibben 2016, ``T_s = v̄_m (1/m + n_syn/n)``, normal reference; synthesis from a fitted
-        model rather than posterior draws).
+        model rather than posterior draws) or ``"proper"`` (Raab, Nowok & Dibben 2016 for
+        fully synthetic data from the posterior predictive, ``T_r = v̄_m (n_syn/n + (1 +
+        n_syn/n)/m)``, normal reference; see Notes).
     n, n_syn : sizes of the confidential data and of each synthetic implicate. Used by ``T_f*``
-        and by the ``m = 1`` / ``"simple"`` rule; ``n_syn/n`` is taken as 1 when either is None.
+        and by the ``m = 1`` / ``"simple"`` / ``"proper"`` rules; ``n_syn/n`` is taken as 1 when
+        either is None.
 
     Returns
     -------
@@ -144,15 +153,29 @@ def combine(
     ``ν_f`` is meaningless there, the conservative ``ν = m - 1``. With ``m = 1`` neither rule can
     estimate ``b_m``; the ``"simple"`` rule applies and a UtilityWarning says so.
 
+    ``"proper"`` (Raab, Nowok & Dibben 2016, Section 3; synthpop's population inference for
+    ``proper = TRUE``). Write ``k = n_syn/n`` and let ``v`` be the variance of the estimator
+    ``θ̂`` on the ``n`` confidential records, ``Var(θ̂ - θ) = v``. Implicate ``l`` draws
+    parameters from the posterior, ``θ_l = θ̂ + d_l`` with ``Var(d_l) ≈ v``, then ``n_syn``
+    records from the model at ``θ_l``, so ``q^(l) = θ_l + e_l`` with ``Var(e_l) ≈ v/k``; the
+    ``d_l`` and ``e_l`` are independent across implicates and of ``θ̂``. Hence
+    ``q̄_m - θ = (θ̂ - θ) + Σ (d_l + e_l)/m`` has variance ``v + (v + v/k)/m``. Each implicate's
+    own variance estimate ``v^(l)`` (from ``n_syn`` records) estimates ``v/k``, so ``k v̄_m``
+    estimates ``v`` and ``T_r = k v̄_m (1 + (1 + 1/k)/m) = v̄_m (k + (1 + k)/m)``; ``q̄_m`` is
+    asymptotically normal, so the reference distribution is normal (``df = inf``). For the
+    ``"simple"`` rule (parameters fixed at ``θ̂``) the ``d_l`` vanish: ``T_s = v̄_m (k + 1/m)``.
+    Both assume the synthesis model is correct and every variable of the analysis synthesised.
+
     Examples
     --------
     >>> r = combine([1.0, 2.0, 3.0], [0.5, 0.5, 0.5], method="partial")
     >>> round(r.variance, 6), round(r.df, 6)
     (0.833333, 12.5)
     """
-    if method not in ("partial", "full", "simple"):
+    if method not in ("partial", "full", "simple", "proper"):
         raise ParameterError(
-            f"parameter 'method': expected 'partial', 'full' or 'simple', got {method!r}"
+            "parameter 'method': expected 'partial', 'full', 'simple' or 'proper', "
+            f"got {method!r}"
         )
     qa = np.asarray(q, dtype=float)
     va = np.asarray(v, dtype=float)
@@ -174,7 +197,7 @@ def combine(
     def out(x: Any) -> Any:
         return float(x) if scalar else np.asarray(x, dtype=float)
 
-    if m == 1 and method != "simple":
+    if m == 1 and method in ("partial", "full"):
         warnings.warn(
             f"combine: one implicate, so the between-implicate variance of the {method} "
             "synthesis rule cannot be estimated; using T = v̄(1/m + n_syn/n) with a normal "
@@ -183,11 +206,12 @@ def combine(
             stacklevel=2,
         )
         method = "simple"
-    if method == "simple":
-        t = v_bar * (1.0 / m + ratio)
+    if method in ("simple", "proper"):
+        # Raab, Nowok & Dibben (2016): T_s = v̄ (k + 1/m), T_r = v̄ (k + (1 + k)/m), k = n_syn/n
+        t = v_bar * (ratio + (1.0 / m if method == "simple" else (1.0 + ratio) / m))
         b = qa.var(axis=0, ddof=1) if m > 1 else np.full_like(q_bar, np.nan)
         return CombinedEstimate(
-            out(q_bar), out(t), out(np.full_like(q_bar, np.inf)), out(b), out(v_bar), m, "simple"
+            out(q_bar), out(t), out(np.full_like(q_bar, np.inf)), out(b), out(v_bar), m, method
         )
     b = qa.var(axis=0, ddof=1)
     with np.errstate(divide="ignore", invalid="ignore"):
