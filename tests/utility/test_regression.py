@@ -52,6 +52,23 @@ def test_release_equal_to_confidential_overlaps_fully(ce):
     assert r.max_abs_std_difference == pytest.approx(0.0, abs=1e-9)
 
 
+def test_proper_rule_for_posterior_predictive_full_synthesis(ce):
+    imps = [ce.sample(n=len(ce) // 2, replace=True, random_state=s) for s in range(3)]
+    r = compare_regression("Expenditure ~ Income", ce, imps, method="proper")
+    fits = [smf.ols("Expenditure ~ Income", d).fit() for d in imps]
+    v = np.array([f.bse["Income"] ** 2 for f in fits])
+    row = r.table.set_index("term").loc["Income"]
+    # Raab, Nowok & Dibben (2016): T_r = v̄ (k + (1 + k)/m), k = n_syn/n, normal reference
+    k = (len(ce) // 2) / len(ce)
+    assert row["syn_se"] ** 2 == pytest.approx(v.mean() * (k + (1 + k) / 3))
+    assert row["rule"] == "proper" and np.isinf(row["syn_df"])
+    one = compare_regression("Expenditure ~ Income", ce, ce, method="proper")  # m = 1: no warning
+    t = one.table.set_index("term")
+    assert t.loc["Income", "syn_se"] == pytest.approx(np.sqrt(3) * t.loc["Income", "conf_se"])
+    with pytest.raises(ParameterError, match="'proper'"):
+        compare_regression("Expenditure ~ Income", ce, ce, method="reiter")  # type: ignore[arg-type]
+
+
 def test_one_implicate_uses_simple_rule(ce):
     r = compare_regression("Expenditure ~ Income", ce, ce)
     assert set(r.table["rule"]) == {"simple"}

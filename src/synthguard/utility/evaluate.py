@@ -111,7 +111,7 @@ def evaluate_utility(
     pmse_options: Mapping[str, Any] | None = None,
     k: int = 3,
     n_draws: int = 100,
-    method: Literal["partial", "full"] | None = None,
+    method: Literal["partial", "full", "proper"] | None = None,
     statistics: Sequence[str] | Mapping[str, Any] | None = ("mean",),
     random_state: RandomState = None,
 ) -> UtilityEvaluation:
@@ -130,7 +130,8 @@ def evaluate_utility(
         DataFrames or one DataFrame).
     formulas : regression formulas of the analysts, or ``{formula: family}``.
     schema, columns : column kinds (default inferred from ``conf``) and columns to use.
-    method : combining rule for regressions and statistics; default: the release's ``kind`` when it says,
+    method : combining rule for regressions and statistics (``"partial"``, ``"full"`` or
+        ``"proper"``, see :func:`combine`); default: the release's ``kind`` when it says,
         else ``"partial"``.
     random_state : seed or Generator (pMSE permutations and trees, marginal draws).
 

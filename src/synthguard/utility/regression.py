@@ -100,7 +100,7 @@ def compare_regression(
     conf: Any,
     synthetic: Any,
     family: Family = "gaussian",
-    method: Literal["partial", "full"] = "partial",
+    method: Literal["partial", "full", "proper"] = "partial",
     *,
     level: float = 0.95,
 ) -> RegressionComparison:
@@ -111,8 +111,9 @@ def compare_regression(
     with the canonical link for ``"binomial"`` and ``"poisson"`` (Wald intervals, as R's
     ``confint.default``). On each implicate ``l`` the coefficient ``q^(l)`` and its squared
     standard error ``v^(l)`` are combined with :func:`synthguard.utility.combine` (``method``:
-    Reiter 2003 for partially, Reiter 2002 for fully synthetic data; with one implicate the
-    ``"simple"`` rule of Raab, Nowok & Dibben 2016). Per coefficient the table gives both
+    Reiter 2003 for partially, Reiter 2002 for fully synthetic data, ``"proper"``: Raab, Nowok
+    & Dibben 2016 for fully synthetic data from the posterior predictive; with one implicate
+    ``"partial"``/``"full"`` fall back to their ``"simple"`` rule). Per coefficient the table gives both
     interval overlaps (Snoke et al. 2018; Drechsler & Reiter 2009), the SSO match (Barrientos
     et al. 2021) and the standardised difference ``(q̄_m - β̂_conf)/se(β̂_conf)``.
 
@@ -122,7 +123,7 @@ def compare_regression(
     conf : confidential DataFrame.
     synthetic : SyntheticData, list of DataFrames (implicates) or one DataFrame.
     family : ``"gaussian"``, ``"binomial"`` or ``"poisson"``.
-    method : combining rule, ``"partial"`` or ``"full"``.
+    method : combining rule, ``"partial"``, ``"full"`` or ``"proper"``.
     level : confidence level.
 
     Returns
@@ -138,8 +139,10 @@ def compare_regression(
         raise ParameterError(
             f"parameter 'family': expected 'gaussian', 'binomial' or 'poisson', got {family!r}"
         )
-    if method not in ("partial", "full"):
-        raise ParameterError(f"parameter 'method': expected 'partial' or 'full', got {method!r}")
+    if method not in ("partial", "full", "proper"):
+        raise ParameterError(
+            f"parameter 'method': expected 'partial', 'full' or 'proper', got {method!r}"
+        )
     level = check_level(level)
     conf = check_conf(conf)
     imps = as_implicates(synthetic)

@@ -136,7 +136,7 @@ def compare_statistics(
     *,
     columns: Sequence[str] | None = None,
     schema: Schema | None = None,
-    method: Literal["partial", "full"] = "partial",
+    method: Literal["partial", "full", "proper"] = "partial",
     level: float = 0.95,
     n_boot: int = 500,
     random_state: RandomState = None,
@@ -154,7 +154,7 @@ def compare_statistics(
 
     On the release, each implicate gives ``q^(l)`` and ``v^(l)`` (variance as above), combined
     with :func:`synthguard.utility.combine` (``method``; one implicate: the ``"simple"``
-    rule). Each row then carries both interval overlaps, the SSO match and the standardised
+    rule unless ``method="proper"``). Each row then carries both interval overlaps, the SSO match and the standardised
     difference ``(q̄_m - q_conf)/se_conf``.
 
     Parameters
@@ -164,7 +164,8 @@ def compare_statistics(
         or a mapping ``label -> name | (name, column) | callable``.
     columns : numeric columns for the named statistics.
     schema : column kinds (default: inferred from ``conf``).
-    method : combining rule for the implicates, ``"partial"`` or ``"full"``.
+    method : combining rule for the implicates, ``"partial"``, ``"full"`` or ``"proper"``
+        (:func:`synthguard.utility.combine`).
     level : confidence level.
     n_boot : bootstrap resamples.
     random_state : seed or Generator for the bootstrap.
@@ -174,8 +175,10 @@ def compare_statistics(
     StatisticsComparison
     """
     level = check_level(level)
-    if method not in ("partial", "full"):
-        raise ParameterError(f"parameter 'method': expected 'partial' or 'full', got {method!r}")
+    if method not in ("partial", "full", "proper"):
+        raise ParameterError(
+            f"parameter 'method': expected 'partial', 'full' or 'proper', got {method!r}"
+        )
     if n_boot < 10:
         raise ParameterError("parameter 'n_boot': expected at least 10 bootstrap resamples")
     rng, seed = resolve_seed(random_state)
