@@ -521,3 +521,15 @@ def test_run_failed_dp_release_leaves_no_ledger(folder: Path) -> None:
     ok = run(folder, "run", folder / "plan.yaml", "--out", folder / "out", "--quiet")
     assert ok.exit_code == 0, ok.output
     assert json.loads((folder / "out" / "ledger.json").read_text())["budget"]["epsilon"] == 3
+
+
+def test_run_keeps_a_paid_dp_release_when_a_later_release_fails(folder: Path) -> None:
+    failing = "  top:\n    method: sdc\n    steps:\n      - topcode: {column: nope, percentile: 90}\n"
+    plan = DP_PLAN.replace("[A, B]", "[A, B, C]").replace("evaluation:", failing + "evaluation:")
+    (folder / "plan.yaml").write_text(plan)
+    r = run(folder, "run", folder / "plan.yaml", "--out", folder / "out", "--quiet")
+    assert_bad(r, "nope")
+    ledger = json.loads((folder / "out" / "ledger.json").read_text())
+    assert len(ledger["charges"]) >= 1
+    assert (folder / "out" / "releases" / "d" / "d_1.csv").exists()
+    assert not (folder / "out" / "releases" / "top").exists()

@@ -159,6 +159,11 @@ def _discard(fresh: list[Path]) -> None:
             p.with_name(p.name + ".lock").unlink(missing_ok=True)
 
 
+def _write_release(out: Path, name: str, release: Any) -> list[Path]:
+    return [write_table(df, out / "releases" / name / f"{name}_{i}.csv")
+            for i, df in enumerate(release_frames(release), start=1)]
+
+
 def run_plan(plan: Plan | str | os.PathLike[str], *, progress: Progress | None = None
              ) -> PipelineResult:
     """Run ``plan`` (a :class:`Plan` or the path of a plan file) and write its outputs.
@@ -204,7 +209,8 @@ def run_plan(plan: Plan | str | os.PathLike[str], *, progress: Progress | None =
     tick("read data")
 
     # nothing is written until every release is made and measured, except the privacy
-    # ledger, which must record each charge before its noise is drawn
+    # ledger, which must record each charge before its noise is drawn, and the dp releases,
+    # whose budget is spent: a later failure must not lose them
     out = plan.output
     ledger = None
     ledger_path = None
@@ -235,6 +241,8 @@ def run_plan(plan: Plan | str | os.PathLike[str], *, progress: Progress | None =
                 described[f"warning ({spec.name})"] = f"{w.category.__name__}: {w.message}"
             warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)
         releases[spec.name] = release
+        if spec.method == "dp":
+            release_paths[spec.name] = _write_release(out, spec.name, release)
         info = describe_release(release)
         described[f"release {spec.name}"] = (
             f"{spec.method}; " + ", ".join(f"{k} {v}" for k, v in info.items())
@@ -261,10 +269,8 @@ def run_plan(plan: Plan | str | os.PathLike[str], *, progress: Progress | None =
     t = time.perf_counter()
     out.mkdir(parents=True, exist_ok=True)
     for name, release in releases.items():
-        release_paths[name] = [
-            write_table(df, out / "releases" / name / f"{name}_{i}.csv")
-            for i, df in enumerate(release_frames(release), start=1)
-        ]
+        if name not in release_paths:
+            release_paths[name] = _write_release(out, name, release)
     table_path = out / "evaluation.csv"
     write_table(evaluation.to_frame().reset_index(), table_path)
     if ledger is not None:
