@@ -122,3 +122,23 @@ def test_demo_runs_and_compares(tmp_path):
     se = conf["Expenditure"].std() / np.sqrt(len(conf))
     assert abs(mean["synthetic"] - mean["confidential"]) < 3 * se
     assert "Confidential vs synthetic" in res.output
+
+
+def test_small_strata_exit_2_and_write_nothing(tmp_path):
+    from click.testing import CliRunner
+
+    from synthguard.cli import main
+    from synthguard.data import load_dataset
+
+    conf = tmp_path / "ce.csv"
+    load_dataset("ce").to_csv(conf, index=False)
+    out = tmp_path / "syn"
+    args = ["synthesize", str(conf), "--out", str(out), "--strata", "Expenditure",
+            "--keep", "UrbanRural,Race,KidsCount", "--seed", "1", "--quiet"]
+    res = CliRunner().invoke(main, args)
+    assert res.exit_code == 2
+    assert "strata 'Expenditure'" in res.output and "min_stratum_size" in res.output
+    assert not out.exists()
+    ok = CliRunner().invoke(main, [*args[:5], "UrbanRural", *args[6:], "--min-stratum-size", "0"])
+    assert ok.exit_code == 0, ok.output
+    assert (out / "synthetic_1.csv").exists()

@@ -13,6 +13,7 @@ import pandas as pd
 import pytest
 
 from synthguard import load_dataset, synthesize
+from synthguard.errors import ParameterError
 from synthguard.synthesis import Synthesizer
 
 
@@ -104,7 +105,8 @@ def test_threads_over_strata_do_not_change_the_result():
     b = Synthesizer(n_jobs=2, **kw).fit(ce).sample(m=2)
     for x, y in zip(a.implicates, b.implicates):
         pd.testing.assert_frame_equal(x, y)
-    full = {"strata": ["UrbanRural", "Race"], "n": 3000, "random_state": 4}
+    # small strata allowed on purpose: this test is about threads, not stratum sizes
+    full = {"strata": ["UrbanRural", "Race"], "n": 3000, "random_state": 4, "min_stratum_size": 0}
     a = Synthesizer(**full).fit(ce).sample()
     b = Synthesizer(n_jobs=2, **full).fit(ce).sample()
     pd.testing.assert_frame_equal(a.implicates[0], b.implicates[0])
@@ -124,3 +126,25 @@ def test_course_adelie_regression_through_the_synthesizer():
     np.testing.assert_allclose(norm.coef_, [37.2575, 3.1329], atol=5e-5)
     assert norm.sigma_ == pytest.approx(2.157, abs=5e-4)
     assert norm.df_resid_ == 144
+
+
+
+def test_small_strata_are_refused_as_synthpop_does():
+    ce = load_dataset("ce")
+    # a continuous column as strata makes one-record strata: the release would copy the data;
+    # one synthesized column -> synthpop's minimum 10 + 10 x 1 = 20
+    with pytest.raises(ParameterError, match=r"strata 'Expenditure': \d+ of \d+ strata hold fewer than 20") as e:
+        Synthesizer(strata="Expenditure", keep=["Race", "UrbanRural", "KidsCount"],
+                    visit_sequence=["Income"], random_state=1).fit(ce)
+    assert "min_stratum_size=0" in str(e.value)
+    # UrbanRural x Race: stratum sizes counted by hand with pandas; 3 synthesized -> minimum 40
+    sizes = ce.groupby(["UrbanRural", "Race"], observed=True).size()
+    n_small = int((sizes < 40).sum())
+    with pytest.raises(ParameterError, match=rf"{n_small} of {len(sizes)} strata hold fewer than 40"):
+        Synthesizer(strata=["UrbanRural", "Race"], random_state=1).fit(ce)
+    # allowed knowingly, and a custom minimum is applied as given
+    Synthesizer(strata=["UrbanRural", "Race"], min_stratum_size=0, random_state=1).fit(ce)
+    with pytest.raises(ParameterError, match="fewer than 400"):
+        Synthesizer(strata="UrbanRural", min_stratum_size=400, random_state=1).fit(ce)
+    with pytest.raises(ParameterError, match="min_stratum_size"):
+        Synthesizer(strata="UrbanRural", min_stratum_size=-1, random_state=1).fit(ce)

@@ -74,6 +74,10 @@ def _write_outputs(result: Any, out: Path, prefix: str, diagnostics: bool) -> li
               help="Visit sequence (default: every column not kept, in file order).")
 @click.option("--strata", default=None, metavar="COL,COL",
               help="Synthesize separately within each combination of these columns.")
+@click.option("--min-stratum-size", "min_stratum_size", default=None,
+              type=click.IntRange(min=0),
+              help="Smallest stratum allowed (default 10 + 10 x synthesized columns, as "
+                   "synthpop); 0 allows any.")
 @click.option("--schema", "schema", multiple=True, metavar="COL=KIND",
               help="Column kind override (categorical, ordinal, binary, count, numeric); repeat.")
 @click.option("--n", "n", default=None, type=click.IntRange(min=1),
@@ -111,6 +115,7 @@ def synthesize_cmd(
     keep: str | None,
     visit: str | None,
     strata: str | None,
+    min_stratum_size: int | None,
     schema: tuple[str, ...],
     n: int | None,
     weights_col: str | None,
@@ -161,6 +166,7 @@ def synthesize_cmd(
         visit_sequence=split_columns(visit),
         keep=split_columns(keep),
         strata=split_columns(strata),
+        min_stratum_size=min_stratum_size,
         schema=parse_pairs(schema, "--schema") or None,
         n=n,
         m=m,

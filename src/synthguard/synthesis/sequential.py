@@ -451,6 +451,12 @@ class Synthesizer:
     strata : str or list of str, optional
         Synthesize separately within each stratum (each combination of these columns' values).
         Stratum sizes are kept; with ``n`` they are rescaled proportionally.
+    min_stratum_size : int, optional
+        Smallest stratum allowed. Default, as synthpop's ``minstratumsize``: 10 + 10 x the
+        number of synthesized columns. Models fit on a handful of records copy them (a
+        continuous column given as strata makes every stratum one record and the release a
+        copy of the data), so smaller strata raise :class:`~synthguard.errors.ParameterError`;
+        pass 0 to allow them knowingly.
     weights : array or str, optional
         Likelihood weights, one per record (or the name of a column holding them), passed to
         every synthesized column's method (``fit(X, y, weights)``). Methods that cannot use
@@ -510,6 +516,7 @@ class Synthesizer:
         method_params: Mapping[str, Mapping[str, Any]] | None = None,
         default_method: str = "cart",
         n_jobs: int = 1,
+        min_stratum_size: int | None = None,
         random_state: RandomState = None,
     ) -> None:
         self.methods = methods
@@ -524,6 +531,7 @@ class Synthesizer:
         self.method_params = method_params
         self.default_method = default_method
         self.n_jobs = n_jobs
+        self.min_stratum_size = min_stratum_size
         self.random_state = random_state
 
     # ----------------------------------------------------------------- fit
@@ -643,6 +651,7 @@ class Synthesizer:
             order = np.argsort(inverse, kind="stable")
             bounds = np.flatnonzero(np.diff(inverse[order])) + 1
             row_blocks = np.split(order, bounds)
+            self._check_stratum_sizes(row_blocks, strata, len(visit))
         else:
             row_blocks = [np.arange(len(data))]
 
@@ -726,6 +735,27 @@ class Synthesizer:
             state["_fingerprint"] = self.fingerprint_
             state["_confidential"] = None
         return state
+
+    def _check_stratum_sizes(
+        self, row_blocks: list[np.ndarray], strata: list[str], n_synthesized: int
+    ) -> None:
+        """Refuse strata smaller than ``min_stratum_size`` (synthpop's ``minstratumsize``)."""
+        minimum = self.min_stratum_size
+        if minimum is None:
+            minimum = 10 + 10 * n_synthesized
+        elif isinstance(minimum, bool) or not isinstance(minimum, int | np.integer) or minimum < 0:
+            raise ParameterError(
+                "parameter 'min_stratum_size': expected a non-negative integer or None"
+            )
+        sizes = np.array([len(r) for r in row_blocks])
+        small = int(np.sum(sizes < minimum))
+        if small:
+            raise ParameterError(
+                f"strata {', '.join(repr(c) for c in strata)}: {small} of {len(sizes)} strata "
+                f"hold fewer than {minimum} records (10 + 10 x {n_synthesized} synthesized "
+                f"columns, as synthpop's minstratumsize); models fit on so few records copy "
+                f"them. Use coarser strata, or pass min_stratum_size=0 to allow them"
+            )
 
     def _resolve_predictors(
         self, visit: list[str], keep: list[str], strata: list[str]
