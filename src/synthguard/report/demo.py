@@ -62,7 +62,7 @@ def demo_plan(out_dir: str | os.PathLike[str], *, m: int = 5, seed: int = 202401
     }
     if _available("synthguard.bayes"):
         releases["risk_weighted"] = {
-            "method": "risk_weighted", "model": "bayes_norm", "kind": "pairwise", "m": m,
+            "method": "risk_weighted", "model": "bayes_mixture", "kind": "pairwise", "m": m,
             "transform": "signed_log", "predictors": _KEYS,
         }
     if _available("synthguard.dp"):
