@@ -8,7 +8,8 @@ PROMISED = {
     "synthguard": {"Synthesizer", "synthesize", "evaluate", "load_dataset", "__version__"},
     "synthguard.data": {
         "ColumnSchema", "Kind", "Schema", "as_implicates", "infer_schema", "list_datasets",
-        "load_dataset", "read_table", "validate_frame", "write_table",
+        "load_dataset", "read_table", "validate_frame", "write_table", "ReleaseManifest",
+        "read_manifest", "write_manifest",
     },
 }
 

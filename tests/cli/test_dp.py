@@ -37,7 +37,7 @@ def test_dp_synthesize_charges_ledger_and_refuses_overspend(tmp_path):
     doc = json.loads(ledger.read_text())
     assert doc["budget"]["epsilon"] == 1.5 and doc["charges"][0]["epsilon"] == 1.0
     # a second fit at epsilon 1 would bring the total to 2 > 1.5
-    res = runner.invoke(main, args)
+    res = runner.invoke(main, [*args, "--force"])
     assert res.exit_code == 2 and "refused" in res.output
     res = runner.invoke(main, ["dp", "ledger", str(ledger)])
     assert res.exit_code == 0 and "remaining: epsilon=0.5" in res.output

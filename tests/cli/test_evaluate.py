@@ -36,13 +36,15 @@ def test_evaluate_writes_report_and_table(files):
     res = CliRunner().invoke(main, [
         "evaluate", str(files / "conf.csv"), str(files / "releases"), "--keys", "region,kids",
         "--target", "income", "--report", str(files / "r.html"), "--table", str(files / "t.csv"),
-        "--seed", "1",
+        "--seed", "1", "--kind", "shuffled=partial",
     ])
     assert res.exit_code == 0, res.output
     table = pd.read_csv(files / "t.csv").set_index("release")
     assert list(table.index) == ["shuffled", "top"]
     assert table.loc["shuffled", "m"] == 3 and table.loc["top", "m"] == 1
-    assert table.loc["shuffled", "kind"] == "partial"  # as many rows as the data
+    assert table.loc["shuffled", "kind"] == "partial"  # declared
+    assert table.loc["top", "kind"] == "full"  # not declared: full, though as many rows
+    assert "release 'top': no synthguard_manifest.json, m = 1; evaluated as full" in res.output
     assert (files / "r.html").read_text(encoding="utf-8").startswith("<!DOCTYPE html>")
     assert "report:" in res.output
 
@@ -51,6 +53,7 @@ def test_threshold_failure_exits_1(files):
     res = CliRunner().invoke(main, [
         "evaluate", str(files / "conf.csv"), str(files / "releases" / "top"), "--keys", "region",
         "--target", "income", "--threshold", "max_identification_risk=0.01", "--quiet",
+        "--kind", "top=protected",
     ])
     assert res.exit_code == 1
     assert "releases failing their thresholds: top" in res.output

@@ -41,8 +41,10 @@ def test_synthesize_partial_writes_m_files_and_keeps_columns(conf_csv, tmp_path)
     res = _run(args)
     assert res.exit_code == 0, res.output
     files = sorted(p.name for p in out.iterdir())
-    assert files == ["synthetic_1.csv", "synthetic_2.csv", "synthetic_3.csv",
-                     "synthetic_diagnostics.csv", "synthetic_provenance.json"]
+    assert files == ["metadata", "synthetic_1.csv", "synthetic_2.csv", "synthetic_3.csv",
+                     "synthguard_manifest.json"]
+    assert sorted(p.name for p in (out / "metadata").iterdir()) == [
+        "diagnostics.csv", "provenance.json"]
     syn = [pd.read_csv(out / f"synthetic_{i}.csv") for i in (1, 2, 3)]
     for s in syn:
         assert s.shape == df.shape

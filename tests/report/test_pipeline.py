@@ -7,6 +7,7 @@ import textwrap
 import pandas as pd
 import pytest
 
+from synthguard.data.manifest import read_manifest
 from synthguard.errors import PlanError
 from synthguard.report.pipeline import run_plan, split_holdout
 from synthguard.report.plan import load_plan
@@ -54,8 +55,11 @@ def test_outputs_written(result, plan_dir):
     out = plan_dir / "synthguard_output"
     assert result.output == out
     assert sorted(p.name for p in (out / "releases" / "partial").iterdir()) == [
-        "partial_1.csv", "partial_2.csv"]
+        "partial_1.csv", "partial_2.csv", "synthguard_manifest.json"]
     assert (out / "releases" / "topcoded" / "topcoded_1.csv").exists()
+    assert read_manifest(out / "releases" / "partial").kind == "partial"
+    assert read_manifest(out / "releases" / "topcoded").kind == "protected"
+    assert sorted(p.name for p in (out / "releases").iterdir()) == ["partial", "topcoded"]
     assert (out / "plan.yaml").read_text() == PLAN
     html = result.report_path.read_text(encoding="utf-8")
     assert "Small test" in html and SECRET_LABEL not in html
@@ -143,7 +147,7 @@ def test_dp_release_charges_a_persistent_ledger(plan_dir, tmp_path):
     assert 'id="ledger-table"' in html and SECRET_LABEL not in html
     # the budget is spent: running the plan again would overspend, and stops before any noise
     with pytest.raises(PlanError, match=r"release 'dp' could not be made: .*refused"):
-        run_plan(tmp_path / "plan.yaml")
+        run_plan(tmp_path / "plan.yaml", force=True)
 
 
 def test_risk_weighted_release_in_a_plan(plan_dir, tmp_path):

@@ -1,7 +1,8 @@
 """The ``synthguard`` command: thin wrappers that parse, call the library and render.
 
 Subcommands live one per module in this package and are registered below.
-Exit codes: 0 ok, 1 a release failed its thresholds, 2 bad input (a synthguard error).
+Exit codes (promises): 0 ok, 1 a release failed its thresholds, 2 bad input (a synthguard
+error; nothing written), 3 a requested measure could not be computed (``evaluate``, ``run``).
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ __all__ = ["main"]
 EXIT_OK = 0
 EXIT_THRESHOLD_FAILED = 1
 EXIT_BAD_INPUT = 2
+EXIT_NOT_COMPUTED = 3
 
 
 class _Group(click.Group):

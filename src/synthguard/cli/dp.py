@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import warnings
 from pathlib import Path
 from typing import Any
@@ -97,20 +98,41 @@ def dp_cmd() -> None:
               help="Implicates.")
 @click.option("--seed", type=int, default=None,
               help="SIMULATION ONLY: seeded numpy noise, not for release.")
-@click.option("--out", type=click.Path(file_okay=False, path_type=Path), required=True)
+@click.option("--out", type=click.Path(file_okay=False, path_type=Path), required=True,
+              help="Release folder (refused when it holds an earlier release, unless --force).")
+@click.option("--force", is_flag=True,
+              help="Replace the release already in --out as a whole.")
 def synthesize_dp(data: Path, method: str, epsilon: float, delta: float | None,
                   columns: str | None, levels_file: Path | None, levels_from_data: bool,
                   bins: tuple[str, ...], groups: tuple[str, ...], ledger_path: Path | None,
                   budget: float | None, budget_delta: float | None, n_rows: int | None, m: int,
-                  seed: int | None, out: Path) -> None:
-    """Fit a DP synthesizer on DATA (charging the ledger) and write m synthetic CSVs to OUT.
+                  seed: int | None, out: Path, force: bool) -> None:
+    """Fit a DP synthesizer on DATA (charging the ledger) and write the release folder OUT:
+    m synthetic CSVs, metadata/ (provenance; the release's own ledger when --ledger is not
+    given) and synthguard_manifest.json (kind dp, the ledger file and the budget spent), which
+    `synthguard evaluate` reads to show the DP section of the report.
+
+    Exit codes: 0 written, 2 bad input or a refused charge (nothing written).
 
     \b
     Example:
       synthguard dp synthesize conf.csv --method stratified --epsilon 1 \\
           --levels levels.yaml --ledger ledger.json --out dp_out/
     """
-    from synthguard.dp import FieldGroupsSynthesizer, MSTSynthesizer, StratifiedSynthesizer
+    from synthguard.data.manifest import (
+        MANIFEST_NAME,
+        METADATA_DIR,
+        ReleaseManifest,
+        check_release_target,
+        release_folder,
+        write_manifest,
+    )
+    from synthguard.dp import (
+        FieldGroupsSynthesizer,
+        MSTSynthesizer,
+        PrivacyLedger,
+        StratifiedSynthesizer,
+    )
 
     df = read_table(data)
     cats: dict[str, Any] = {}
@@ -140,38 +162,57 @@ def synthesize_dp(data: Path, method: str, epsilon: float, delta: float | None,
     common: dict[str, Any] = {"epsilon": epsilon, "columns": cols, "categories": cats,
                               "bins": _bins(bins), "random_state": seed}
     d = delta if delta is not None else (1e-6 if method == "mst" else 0.0)
+    check_release_target(out, force=force, inputs=[data])  # before any budget is spent
     new_ledger = ledger_path is not None and not ledger_path.exists()
     ledger = _open_ledger(ledger_path, budget, budget_delta, epsilon, d)
-    if ledger is not None:
+    with release_folder(out, force=force, inputs=[data]) as tmp:
+        (tmp / METADATA_DIR).mkdir()
+        if ledger is None:  # the release's own ledger, kept with it
+            own = tmp / METADATA_DIR / "ledger.json"
+            ledger = PrivacyLedger(epsilon=epsilon, delta=d, path=own)
         common["ledger"] = ledger
-    try:
-        if method == "mst":
-            syn: Any = MSTSynthesizer(delta=d, **common)
-        elif method == "stratified":
-            syn = StratifiedSynthesizer(**common)
+        try:
+            if method == "mst":
+                syn: Any = MSTSynthesizer(delta=d, **common)
+            elif method == "stratified":
+                syn = StratifiedSynthesizer(**common)
+            else:
+                syn = FieldGroupsSynthesizer(groups=[_split(g) for g in groups], **common)
+            with warnings.catch_warnings(record=True) as caught:
+                warnings.simplefilter("always", PrivacyWarning)
+                release = syn.fit(df).sample(n=n_rows, m=m, random_state=seed)
+        except BaseException:
+            if new_ledger and not ledger.charges:
+                _remove_new_ledger(ledger_path)  # nothing was spent: leave no ledger behind
+            raise
+        for w in caught:
+            click.echo(f"warning: {w.message}", err=True)
+        files = [write_table(imp, tmp / f"dp_{method}_{i + 1}.csv").name
+                 for i, imp in enumerate(release.implicates)]
+        info = {"method": method, "epsilon": epsilon, "delta": d, "m": m,
+                "noise": release.noise, "provenance": release.provenance}
+        meta = [f"{METADATA_DIR}/provenance.json"]
+        (tmp / meta[0]).write_text(json.dumps(info, indent=2, default=str), encoding="utf-8")
+        if ledger_path is None:
+            (tmp / METADATA_DIR / "ledger.json.lock").unlink(missing_ok=True)
+            ledger_ref = f"{METADATA_DIR}/ledger.json"
+            meta.append(ledger_ref)
         else:
-            syn = FieldGroupsSynthesizer(groups=[_split(g) for g in groups], **common)
-        with warnings.catch_warnings(record=True) as caught:
-            warnings.simplefilter("always", PrivacyWarning)
-            release = syn.fit(df).sample(n=n_rows, m=m, random_state=seed)
-    except BaseException:
-        if new_ledger and ledger is not None and not ledger.charges:
-            _remove_new_ledger(ledger_path)  # nothing was spent: leave no ledger behind
-        raise
-    for w in caught:
-        click.echo(f"warning: {w.message}", err=True)
-    out.mkdir(parents=True, exist_ok=True)
-    paths = [write_table(imp, out / f"dp_{method}_{i + 1}.csv")
-             for i, imp in enumerate(release.implicates)]
-    info = {"method": method, "epsilon": epsilon, "delta": d, "m": m, "noise": release.noise,
-            "provenance": release.provenance}
-    prov = out / f"dp_{method}_provenance.json"
-    tmp = out / f".dp_{method}_provenance.json.tmp"
-    tmp.write_text(json.dumps(info, indent=2, default=str), encoding="utf-8")
-    tmp.replace(prov)
-    for p in paths:
-        click.echo(f"wrote {p}")
-    click.echo(f"wrote {prov}")
+            ledger_ref = Path(os.path.relpath(ledger_path.resolve(), out.resolve())).as_posix()
+        spent = ledger.spent
+        released = [str(c) for c in release.implicates[0].columns]
+        write_manifest(tmp, ReleaseManifest(
+            kind="dp", implicates=tuple(files), seed=seed,
+            methods={c: f"dp:{method}" for c in released}, columns=tuple(released),
+            dropped=tuple(str(c) for c in df.columns if str(c) not in released),
+            ledger=ledger_ref, metadata=tuple(meta),
+            spent={"epsilon": spent.epsilon, "delta": spent.delta, "rho": spent.rho},
+            details={"method": method, "epsilon": epsilon, "delta": d,
+                     "noise": release.noise},
+        ))
+    for f in files:
+        click.echo(f"wrote {out / f}")
+    click.echo(f"wrote {out / MANIFEST_NAME} (kind dp, ledger {ledger_ref})")
     click.echo(str(syn.ledger_))
 
 

@@ -3,12 +3,17 @@
 from __future__ import annotations
 
 import sys
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
 
 import click
 
 from synthguard.cli.run import progress_bar, warnings_to_stderr
 
-__all__ = ["evaluate_cmd"]
+if TYPE_CHECKING:
+    import pandas as pd
+
+__all__ = ["evaluate_cmd", "exit_with_verdict", "report_problems"]
 
 
 _EXAMPLES = {"--schema": "Race=categorical", "--threshold": "pmse_ratio=3", "--kind": "syn=full"}
@@ -31,6 +36,136 @@ def _split(values: tuple[str, ...]) -> list[str]:
     return [s.strip() for v in values for s in v.split(",") if s.strip()]
 
 
+def _line(text: str) -> str:
+    """One terminal line: no newlines (a message that spans lines is joined)."""
+    return " ".join(str(text).split())
+
+
+def _resolve_kinds(loaded: dict[str, Any], kind_map: dict[str, str],
+                   echo: Callable[[str], None]) -> dict[str, str]:
+    """Kind of each release: --kind, else the manifest, else full; each choice printed."""
+    kinds = {}
+    for name, rel in loaded.items():
+        declared = rel.kind
+        if name in kind_map:
+            kinds[name] = kind_map[name]
+            why = f"--kind {kind_map[name]}"
+            if declared is not None and declared != kind_map[name]:
+                why += f" (overrides the manifest's {rel.manifest.kind})"
+            echo(f"{rel.describe()}; evaluated as {kinds[name]}: {why}")
+        elif declared is not None:
+            kinds[name] = declared
+            echo(f"{rel.describe()}; evaluated as {declared}")
+        else:
+            kinds[name] = "full"
+            echo(f"{rel.describe()}; evaluated as full (the default without a manifest; "
+                 f"pass --kind {name}=partial if its rows are the confidential records)")
+        if rel.skipped:
+            echo(f"release '{name}': skipped {', '.join(rel.skipped)} (diagnostics, not an "
+                 f"implicate)")
+    return kinds
+
+
+def _align_columns(conf_df: pd.DataFrame, hold_df: pd.DataFrame | None,
+                   loaded: dict[str, Any], common_columns: bool, needed: list[str],
+                   echo: Callable[[str], None]) -> tuple[pd.DataFrame, pd.DataFrame | None,
+                                                        dict[str, list[pd.DataFrame]]]:
+    """Check every release has the data's columns; with --common-columns (or columns a
+    manifest declares dropped) keep only the shared ones, saying so."""
+    from synthguard.errors import ParameterError
+
+    conf_cols = [str(c) for c in conf_df.columns]
+    problems, keep = [], set(conf_cols)
+    for name, rel in loaded.items():
+        cols: set[str] = set()
+        for df in rel.implicates:
+            cols |= {str(c) for c in df.columns}
+        shared = {c for c in conf_cols if all(c in map(str, df.columns) for df in rel.implicates)}
+        missing = [c for c in conf_cols if c not in shared]
+        extra = sorted(cols - set(conf_cols))
+        declared = set(rel.manifest.dropped) if rel.manifest is not None else set()
+        undeclared = [c for c in missing if c not in declared]
+        if (undeclared or extra) and not common_columns:
+            parts = []
+            if undeclared:
+                parts.append(f"missing {', '.join(undeclared)}")
+            if extra:
+                parts.append(f"extra {', '.join(extra)}")
+            problems.append(f"release '{name}' does not have the data's columns: "
+                            + "; ".join(parts))
+        keep &= shared
+    if problems:
+        raise ParameterError("; ".join(problems) + "; fix the release, or pass "
+                             "--common-columns to evaluate on the columns it shares with the "
+                             "data")
+    lost = [c for c in needed if c not in keep]
+    if lost:
+        raise ParameterError(f"the key or target column(s) {', '.join(lost)} are not in every "
+                             f"release; the disclosure-risk measures need them")
+    left = [c for c in conf_cols if c not in keep]
+    cols_kept = [c for c in conf_df.columns if str(c) in keep]
+    if left:
+        echo(f"evaluating on the {len(cols_kept)} column(s) every release shares with the "
+             f"data; left out: {', '.join(left)}")
+        conf_df = conf_df[cols_kept]
+        if hold_df is not None:
+            hold_df = hold_df[cols_kept]
+    rel = {name: [df[[c for c in df.columns if str(c) in keep]] for df in r.implicates]
+           for name, r in loaded.items()}
+    return conf_df, hold_df, rel
+
+
+def _open_ledgers(loaded: dict[str, Any], echo_err: Callable[[str], None]) -> Any:
+    """The privacy ledger the DP releases' manifests name (the first, when several)."""
+    from synthguard.dp import PrivacyLedger
+
+    paths = []
+    for name, r in loaded.items():
+        p = r.ledger_path
+        if p is None:
+            continue
+        if not p.is_file():
+            echo_err(f"warning: release '{name}': the privacy ledger its manifest names "
+                     f"({r.manifest.ledger}) is not there; the report has no ledger for it")
+            continue
+        if p not in paths:
+            paths.append(p)
+    if len(paths) > 1:
+        echo_err("warning: the DP releases name different privacy ledgers; the report shows "
+                 f"the first ({paths[0].name})")
+    return PrivacyLedger.open(paths[0]) if paths else None
+
+
+def report_problems(ev: Any, quiet: bool) -> None:
+    """Print every warning and every measure not computed that the report shows, one line
+    each on stderr (warnings only when not quiet)."""
+    if not quiet:
+        for note in ev.data_notes:
+            click.echo(_line(f"warning: data: {note}"), err=True)
+        for r in ev:
+            for note in r.notes:
+                click.echo(_line(f"warning: release '{r.name}': {note}"), err=True)
+    for where, part, why in ev.not_computed:
+        who = "data" if where == "data" else f"release '{where}'"
+        click.echo(_line(f"not computed: {who}: {part}: {why}"), err=True)
+
+
+def exit_with_verdict(ev: Any) -> None:
+    """Exit 1 when a release failed a threshold, 3 when a requested measure could not be
+    computed, 0 otherwise (see the helps)."""
+    from synthguard.cli import EXIT_NOT_COMPUTED, EXIT_THRESHOLD_FAILED
+
+    status = ev.status
+    if status == "failed":
+        click.echo(f"releases failing their thresholds: {', '.join(ev.failed)}", err=True)
+        sys.exit(EXIT_THRESHOLD_FAILED)
+    if status == "incomplete":
+        n = len(ev.not_computed)
+        click.echo(f"incomplete: {n} requested measure(s) could not be computed (listed above)",
+                   err=True)
+        sys.exit(EXIT_NOT_COMPUTED)
+
+
 @click.command("evaluate")
 @click.argument("conf", type=click.Path(exists=True, dir_okay=False))
 @click.argument("releases", nargs=-1, required=True, type=click.Path(exists=True))
@@ -46,8 +181,13 @@ def _split(values: tuple[str, ...]) -> list[str]:
               help="METRIC=LIMIT, e.g. max_identification_risk=0.5 (repeatable).")
 @click.option("--schema", "schema", multiple=True, help="COLUMN=KIND override (repeatable).")
 @click.option("--kind", "kinds", multiple=True,
-              help="RELEASE=partial|full|protected (default: partial when the release has as "
-                   "many rows as the data, else full).")
+              help="RELEASE=partial|full|protected. Default: the kind in the release folder's "
+                   "synthguard_manifest.json; without a manifest, full (a release is fully "
+                   "synthetic unless declared partial: its rows are never assumed to be the "
+                   "confidential records).")
+@click.option("--common-columns", is_flag=True,
+              help="Evaluate on the columns every release shares with the data (default: a "
+                   "release whose columns differ is refused, exit 2).")
 @click.option("--report", "report", type=click.Path(dir_okay=False), default=None,
               help="Write the HTML report here.")
 @click.option("--table", "table", type=click.Path(dir_okay=False), default=None,
@@ -58,17 +198,28 @@ def _split(values: tuple[str, ...]) -> list[str]:
               help="Above this many records, DCR and the membership attack use random samples "
                    "of this size (0: every record).")
 @click.option("--seed", type=int, default=None, help="Seed of the randomised measures.")
-@click.option("--quiet", "-q", is_flag=True, help="Print nothing but errors.")
+@click.option("--quiet", "-q", is_flag=True,
+              help="Print nothing but errors and the measures not computed.")
 def evaluate_cmd(conf: str, releases: tuple[str, ...], keys: tuple[str, ...],
                  targets: tuple[str, ...], holdout: str | None, radius: float,
                  formulas: tuple[str, ...], thresholds: tuple[str, ...], schema: tuple[str, ...],
-                 kinds: tuple[str, ...], report: str | None, table: str | None, min_cell: int,
-                 max_distance_records: int, seed: int | None, quiet: bool) -> None:
+                 kinds: tuple[str, ...], common_columns: bool, report: str | None,
+                 table: str | None, min_cell: int, max_distance_records: int, seed: int | None,
+                 quiet: bool) -> None:
     """Evaluate the utility and disclosure risk of RELEASES against the confidential file CONF
-    and print the comparison table. A release is a data file, a folder of implicates, or a
-    folder of release folders (a run's releases/ folder).
+    and print the comparison table. A release is a data file, a release folder (as written by
+    synthesize, protect, dp synthesize and run: its synthguard_manifest.json lists the
+    implicates and gives the kind and the DP ledger), a folder of implicates, or a folder of
+    release folders (a run's releases/ folder). How each release is read is printed.
 
-    Exit codes: 0 ok, 1 a release fails a --threshold, 2 bad input.
+    \b
+    Exit codes:
+      0  every measure computed and every --threshold passed
+      1  a release failed a --threshold
+      2  bad input (nothing measured): unreadable files, unknown columns, a release whose
+         columns differ from CONF's (unless --common-columns)
+      3  a requested measure could not be computed (one line each on stderr)
+    When 1 and 3 both apply, the exit code is 1.
 
     \b
     Examples:
@@ -79,10 +230,11 @@ def evaluate_cmd(conf: str, releases: tuple[str, ...], keys: tuple[str, ...],
     from synthguard.data.io import read_table, write_table
     from synthguard.data.schema import validate_frame
     from synthguard.errors import ParameterError
-    from synthguard.report.evaluate import evaluate
+    from synthguard.report.evaluate import KINDS, evaluate
     from synthguard.report.html import write_report
-    from synthguard.report.loading import read_releases
+    from synthguard.report.loading import load_releases
 
+    echo: Callable[[str], None] = (lambda s: None) if quiet else click.echo
     schema_map = _pairs(schema, "--schema")
     text_ok = [c for c, k in schema_map.items() if k in ("categorical", "ordinal", "binary")]
     conf_df = validate_frame(read_table(conf), text_overrides=text_ok)
@@ -93,7 +245,6 @@ def evaluate_cmd(conf: str, releases: tuple[str, ...], keys: tuple[str, ...],
         if lacking:
             raise ParameterError(f"option --holdout: the holdout lacks column(s) "
                                  f"{', '.join(lacking)} of the data; give it the same columns")
-    rel = read_releases(releases)
     limits: dict[str, float] = {}
     for name, val in _pairs(thresholds, "--threshold").items():
         try:
@@ -101,28 +252,37 @@ def evaluate_cmd(conf: str, releases: tuple[str, ...], keys: tuple[str, ...],
         except ValueError:
             raise ParameterError(f"option --threshold {name}: expected a number as the limit") from None
     kind_map = _pairs(kinds, "--kind")
-    stray = [k for k in kind_map if k not in rel]
+    bad = [k for k, v in kind_map.items() if v not in KINDS]
+    if bad:
+        raise ParameterError(f"option --kind: release(s) {', '.join(bad)} have an unknown kind; "
+                             f"use one of {', '.join(KINDS)}")
+    loaded = load_releases(releases)
+    stray = [k for k in kind_map if k not in loaded]
     if stray:
         raise ParameterError(f"option --kind names release(s) {', '.join(stray)} that are not "
-                             f"among the releases ({', '.join(rel)})")
-    for name, impl in rel.items():
-        kind_map.setdefault(name, "partial" if all(len(df) == len(conf_df) for df in impl) else "full")
-    with warnings_to_stderr(quiet), progress_bar(quiet, "synthguard evaluate") as cb:
-        ev = evaluate(
-            conf_df, rel, keys=_split(keys), targets=_split(targets), holdout=hold_df,
-            formulas=list(formulas) or None, thresholds=limits or None, radius=radius,
-            schema=schema_map or None, random_state=seed, progress=cb,
-            kinds=kind_map, max_distance_records=max_distance_records or None,
-        )
-    if not quiet:
-        click.echo(ev.summary())
-    if table:
-        write_table(ev.to_frame().reset_index(), table)
-    if report:
-        path = write_report(ev, report, min_cell=min_cell,
-                            provenance={"data": conf, "releases": ", ".join(releases)})
-        if not quiet:
-            click.echo(f"report: {path}")
-    if not ev.passed:
-        click.echo(f"releases failing their thresholds: {', '.join(ev.failed)}", err=True)
-        sys.exit(1)
+                             f"among the releases ({', '.join(loaded)})")
+    unknown = [c for c in (*_split(keys), *_split(targets)) if c not in conf_df.columns]
+    if unknown:
+        raise ParameterError(f"options --keys/--target name columns that are not in the data: "
+                             f"{', '.join(unknown)}")
+    conf_df, hold_df, rel = _align_columns(conf_df, hold_df, loaded, common_columns,
+                                           [*_split(keys), *_split(targets)], echo)
+    kind_map = _resolve_kinds(loaded, kind_map, echo)
+    ledger = _open_ledgers(loaded, lambda s: click.echo(_line(s), err=True))
+    with warnings_to_stderr(quiet):
+        with progress_bar(quiet, "synthguard evaluate") as cb:
+            ev = evaluate(
+                conf_df, rel, keys=_split(keys), targets=_split(targets), holdout=hold_df,
+                formulas=list(formulas) or None, thresholds=limits or None, radius=radius,
+                schema=schema_map or None, random_state=seed, progress=cb,
+                kinds=kind_map, max_distance_records=max_distance_records or None,
+            )
+        echo(ev.summary())
+        if table:
+            write_table(ev.to_frame().reset_index(), table)
+        if report:
+            path = write_report(ev, report, min_cell=min_cell, ledger=ledger,
+                                provenance={"data": conf, "releases": ", ".join(releases)})
+            echo(f"report: {path}")
+    report_problems(ev, quiet)
+    exit_with_verdict(ev)

@@ -70,13 +70,24 @@ def _echo(quiet: bool) -> Callable[[str], None]:
 @click.argument("plan", type=click.Path(dir_okay=False))
 @click.option("--out", "output", type=click.Path(file_okay=False), default=None,
               help="Output folder (overrides the plan's 'output').")
-@click.option("--quiet", "-q", is_flag=True, help="Print nothing but errors.")
-def run_cmd(plan: str, output: str | None, quiet: bool) -> None:
+@click.option("--force", is_flag=True,
+              help="Replace the releases of an earlier run in the output folder as a whole "
+                   "(otherwise refused, before anything is made; the privacy ledger is kept).")
+@click.option("--quiet", "-q", is_flag=True,
+              help="Print nothing but errors and the measures not computed.")
+def run_cmd(plan: str, output: str | None, force: bool, quiet: bool) -> None:
     """Run PLAN (YAML): read the data, make every release, evaluate them and write the
-    releases, the privacy ledger and one HTML report to the output folder.
+    releases (one release folder each, with synthguard_manifest.json), the privacy ledger and
+    one HTML report to the output folder.
 
-    Exit codes: 0 every release meets the plan's thresholds, 1 a release fails one,
-    2 bad input (a plan that does not validate, unreadable data).
+    \b
+    Exit codes:
+      0  every measure computed and every release meets the plan's thresholds
+      1  a release fails a threshold
+      2  bad input (a plan that does not validate, unreadable data, an output folder
+         holding an earlier run's releases without --force)
+      3  a requested measure could not be computed (one line each on stderr)
+    When 1 and 3 both apply, the exit code is 1.
 
     \b
     Examples:
@@ -94,14 +105,14 @@ def run_cmd(plan: str, output: str | None, quiet: bool) -> None:
     if output is not None:
         p = replace(p, output=Path(output))
     with warnings_to_stderr(quiet), progress_bar(quiet, "synthguard run") as cb:
-        result = run_plan(p, progress=cb)
+        result = run_plan(p, progress=cb, force=force)
     echo = _echo(quiet)
     echo(result.evaluation.summary())
     echo(f"releases: {result.output / 'releases'}")
     if result.ledger_path is not None:
         echo(f"privacy ledger: {result.ledger_path}")
     echo(f"report: {result.report_path}")
-    if not result.passed:
-        click.echo(f"releases failing their thresholds: {', '.join(result.evaluation.failed)}",
-                   err=True)
-        sys.exit(1)
+    from synthguard.cli.evaluate import exit_with_verdict, report_problems
+
+    report_problems(result.evaluation, quiet)
+    exit_with_verdict(result.evaluation)

@@ -34,28 +34,45 @@ def parse_pairs(values: tuple[str, ...], option: str) -> dict[str, str]:
     return out
 
 
-def _write_outputs(result: Any, out: Path, prefix: str, diagnostics: bool) -> list[Path]:
-    """Write every implicate, the diagnostics table and the provenance (each file atomic)."""
-    paths = result.write(out, prefix=prefix)
-    if diagnostics and result.diagnostics is not None:
-        paths.append(
-            write_table(result.diagnostics.to_frame().reset_index(), out / f"{prefix}_diagnostics.csv")
-        )
-    info = {
-        "kind": result.kind,
-        "m": result.m,
-        "seed": result.seed,
-        "synthesized": result.synthesized,
-        "kept": result.kept,
-        "methods": result.methods,
-        "provenance": result.provenance,
-    }
-    tmp = out / f".{prefix}_provenance.json.tmp"
-    tmp.write_text(json.dumps(info, indent=2, default=str))
-    target = out / f"{prefix}_provenance.json"
-    tmp.replace(target)
-    paths.append(target)
-    return paths
+def _write_outputs(result: Any, out: Path, prefix: str, diagnostics: bool, *, force: bool,
+                   data: Path) -> list[Path]:
+    """Write the release folder: the implicates, ``metadata/`` (diagnostics, provenance) and
+    the manifest, all at once (:func:`synthguard.data.manifest.release_folder`)."""
+    from synthguard.data.manifest import (
+        METADATA_DIR,
+        ReleaseManifest,
+        release_folder,
+        write_manifest,
+    )
+
+    with release_folder(out, force=force, inputs=[data]) as tmp:
+        files = [p.name for p in result.write(tmp, prefix=prefix)]
+        meta: list[str] = []
+        (tmp / METADATA_DIR).mkdir()
+        if diagnostics and result.diagnostics is not None:
+            name = f"{METADATA_DIR}/diagnostics.csv"
+            write_table(result.diagnostics.to_frame().reset_index(), tmp / name)
+            meta.append(name)
+        info = {
+            "kind": result.kind,
+            "m": result.m,
+            "seed": result.seed,
+            "synthesized": result.synthesized,
+            "kept": result.kept,
+            "methods": result.methods,
+            "provenance": result.provenance,
+        }
+        name = f"{METADATA_DIR}/provenance.json"
+        (tmp / name).write_text(json.dumps(info, indent=2, default=str), encoding="utf-8")
+        meta.append(name)
+        write_manifest(tmp, ReleaseManifest(
+            kind=result.kind, implicates=tuple(files), seed=result.seed,
+            methods=dict(result.methods), kept=tuple(result.kept),
+            dropped=tuple(str(c) for c in result.provenance.get("left_out") or ()),
+            columns=tuple(str(c) for c in result.implicates[0].columns),
+            metadata=tuple(meta),
+        ))
+    return [out / f for f in (*files, *meta)]
 
 
 @click.command("synthesize")
@@ -104,7 +121,9 @@ def _write_outputs(result: Any, out: Path, prefix: str, diagnostics: bool) -> li
 @click.option("--prefix", default="synthetic", show_default=True,
               help="File names: PREFIX_1.csv ... PREFIX_m.csv.")
 @click.option("--diagnostics/--no-diagnostics", default=True, show_default=True,
-              help="Write the synthesizer's disclosure diagnostics (PREFIX_diagnostics.csv).")
+              help="Write the synthesizer's disclosure diagnostics (metadata/diagnostics.csv).")
+@click.option("--force", is_flag=True,
+              help="Replace the release already in --out as a whole (otherwise refused).")
 @click.option("--quiet", is_flag=True, help="No progress bar or summary.")
 def synthesize_cmd(
     data: Path,
@@ -127,12 +146,19 @@ def synthesize_cmd(
     n_jobs: int,
     prefix: str,
     diagnostics: bool,
+    force: bool,
     quiet: bool,
 ) -> None:
     """Synthesize DATA (CSV, Parquet, Stata, SAS or SPSS) and write one CSV per implicate.
 
     Models are fit on DATA and drawn from the synthesized values (sequential synthesis, as
-    synthpop). Nothing is written when the input is bad.
+    synthpop). --out becomes a release folder: PREFIX_1.csv ... PREFIX_m.csv, metadata/
+    (diagnostics, provenance) and synthguard_manifest.json (kind, m, seed, methods, kept and
+    dropped columns, versions), which `synthguard evaluate` reads. A folder holding an earlier
+    release is refused unless --force, which replaces it as a whole. Nothing is written when
+    the input is bad.
+
+    Exit codes: 0 written, 2 bad input (nothing written).
 
     \b
     Examples:
@@ -144,8 +170,10 @@ def synthesize_cmd(
           --method Income=bayes_norm --risk-weights pairwise --keys UrbanRural,Race \\
           --target Income --radius 0.2 --m 20
     """
+    from synthguard.data.manifest import check_release_target
     from synthguard.synthesis import Synthesizer
 
+    check_release_target(out, force=force, inputs=[data])  # before the slow part
     df = read_table(data)
     weights: np.ndarray | str | None = weights_col
     # --- issue 5: risk weights computed from the options above replace `weights` here ---
@@ -181,8 +209,9 @@ def synthesize_cmd(
     else:
         with click.progressbar(length=m, label="synthesizing implicates", file=sys.stderr) as bar:
             result = syn.sample(diagnostics=diagnostics, progress=lambda i, total: bar.update(1))
-    paths = _write_outputs(result, out, prefix, diagnostics)
+    paths = _write_outputs(result, out, prefix, diagnostics, force=force, data=data)
     if not quiet:
         click.echo(result.summary())
-        click.echo(f"wrote {len(paths)} files to {out} (seed {result.seed})")
+        click.echo(f"wrote {result.m} implicate(s) and {len(paths) - result.m} metadata file(s) "
+                   f"to {out} with synthguard_manifest.json (seed {result.seed})")
 

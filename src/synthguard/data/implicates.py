@@ -43,6 +43,10 @@ def as_implicates(release: Any, *, name: str = "synthetic") -> list[pd.DataFrame
 
 
 def release_kind(release: Any) -> str | None:
-    """``"partial"`` or ``"full"`` when the release says so (``SyntheticData.kind``), else None."""
+    """``"partial"``, ``"full"`` or ``"protected"`` when the release says so
+    (``SyntheticData.kind``, a release folder's manifest), else None; ``"dp"`` (differentially
+    private synthetic data) is ``"full"``."""
     kind = getattr(release, "kind", None)
-    return str(kind) if kind in ("partial", "full") else None
+    if kind == "dp":
+        return "full"
+    return str(kind) if kind in ("partial", "full", "protected") else None

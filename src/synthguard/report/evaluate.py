@@ -80,11 +80,19 @@ class ReleaseEvaluation:
     checks: tuple[ThresholdCheck, ...]
     seconds: float
     notes: tuple[str, ...] = ()
+    inapplicable: frozenset[str] = frozenset()
 
     @property
     def passed(self) -> bool:
         """True unless a threshold check failed (not-applicable checks do not fail)."""
         return not any(c.passed is False for c in self.checks)
+
+    @property
+    def not_computed(self) -> dict[str, str]:
+        """Measure → why it could not be computed: ``errors`` without the measures that do not
+        apply to this kind of release (listed in ``inapplicable``, e.g. record-level
+        identification risk of a fully synthetic release)."""
+        return {k: v for k, v in self.errors.items() if k not in self.inapplicable}
 
     @property
     def failures(self) -> list[ThresholdCheck]:
@@ -149,6 +157,30 @@ class Evaluation:
     def failed(self) -> list[str]:
         """Names of the releases that failed a threshold."""
         return [n for n, r in self.releases.items() if not r.passed]
+
+    @property
+    def not_computed(self) -> list[tuple[str, str, str]]:
+        """Every requested measure that could not be computed, as (release, measure, why);
+        release ``"data"`` for the confidential data's own identification risk. Measures that
+        do not apply to a release (``ReleaseEvaluation.inapplicable``) are not listed."""
+        out = []
+        if self.data_risk_error is not None:
+            out.append(("data", "identification risk of the data", self.data_risk_error))
+        for name, r in self.releases.items():
+            out.extend((name, part, why) for part, why in r.not_computed.items())
+        return out
+
+    @property
+    def status(self) -> str:
+        """``"failed"`` when a threshold failed on a computed value; else ``"incomplete"`` when
+        a requested measure could not be computed (including one a threshold needs); else
+        ``"passed"``. The command line exits 1, 3 and 0 on these."""
+        if any(c.passed is False and c.value is not None
+               for r in self.releases.values() for c in r.checks):
+            return "failed"
+        if self.not_computed or not self.passed:
+            return "incomplete"
+        return "passed"
 
     def to_frame(self) -> pd.DataFrame:
         """The comparison table: one row per release (kind, m, headline metrics, pass/fail)."""
@@ -226,6 +258,22 @@ def _module_function(module: str, name: str) -> Callable[..., Any]:
 
 
 def _kind_of(release: Any, implicates: list[pd.DataFrame], conf: pd.DataFrame, given: str | None) -> str:
+    """The kind a release is measured as: ``given``, else what the release declares, else
+    ``"full"``.
+
+    Fully synthetic is the safe default. Partial (or protected) means each released row *is*
+    the confidential record in the same position, and two things follow from it: record-level
+    identification risk and match rates pair row i with confidential record i (Hu, Savitsky &
+    Williams, eq. 1; Reiter & Mitra 2009), and inference uses the partial-synthesis combining
+    rules, whose variance omits the between-imputation term that full synthesis adds (Reiter
+    2003 vs. Raghunathan, Reiter & Rubin 2003). Assumed wrongly for a fully synthetic file
+    that happens to have as many rows as the data, both give *wrong numbers* that look
+    meaningful: risks computed from unrelated pairs of rows and confidence intervals too
+    narrow. Assumed ``"full"`` wrongly for a partial release, the record-level measures are
+    reported as *not defined* (a visible gap, with distance-based risks still computed) and the
+    intervals are conservative. So a row correspondence is never guessed from the row count:
+    it must be declared (``kinds``, ``SyntheticData.kind``, a manifest, ``--kind``).
+    """
     if given is not None:
         return given
     kind = release_kind(release)
@@ -326,8 +374,12 @@ def evaluate(
     schema : column kinds (a :class:`~synthguard.data.Schema` or overrides); inferred otherwise.
     random_state : seed for the randomised measures (pMSE cross-validation, k-way draws).
     progress : optional callback ``progress(stage, done, total)``.
-    kinds : per-release kind override (``"partial"``, ``"full"``, ``"protected"``) for plain
-        DataFrames, which are otherwise taken as fully synthetic.
+    kinds : per-release kind (``"partial"``, ``"full"``, ``"protected"``). Without one, the
+        kind the release declares is used (``SyntheticData.kind``, a release folder's
+        manifest read by :func:`synthguard.report.loading.load_releases`, ``"protected"``
+        for a ``ProtectedData``); a release that declares nothing (a DataFrame, a list of
+        DataFrames) is **fully synthetic**, whatever its number of rows. ``synthguard
+        evaluate`` applies the same rule (see :func:`_kind_of` for why).
     max_distance_records : above this many released (stacked implicates) or confidential
         records, the distance to closest record and the membership attack run on random
         samples of this size (:mod:`synthguard.report.risk_sampling`; the other risk measures
@@ -451,10 +503,12 @@ def evaluate(
         if kind == "protected" and not hasattr(rel, "implicates"):
             rel_arg = impl  # a single "implicate": the protected file itself
         utility = risk = None
+        inapplicable: set[str] = set()
         notes = _Notes()
         common = [c for c in conf.columns if all(c in df.columns for df in impl)]
         conf_u = conf if len(common) == conf.shape[1] else conf[common]
-        if len(common) < conf.shape[1]:
+        if len(common) < conf.shape[1]:  # a note: the measures run on the columns it has
+            inapplicable.add("columns")
             errors["columns"] = (
                 f"the release lacks {conf.shape[1] - len(common)} column(s) of the data "
                 f"({', '.join(c for c in conf.columns if c not in common)}); utility is "
@@ -525,6 +579,7 @@ def evaluate(
             except Exception as e:
                 errors["identification risk"] = safe_error(e)
         else:
+            inapplicable.add("identification risk")
             errors["identification risk"] = (
                 "not defined: the release's records do not correspond to confidential records "
                 "(fully synthetic); see distance to closest record and membership inference"
@@ -550,6 +605,7 @@ def evaluate(
             checks=checks,
             seconds=time.perf_counter() - t0,
             notes=tuple(notes.messages),
+            inapplicable=frozenset(inapplicable),
         )
         if progress is not None:
             progress(f"release '{name}'", i + 2, total)

@@ -19,6 +19,8 @@ overspend stops before drawing any noise.
 from __future__ import annotations
 
 import os
+import shutil
+import tempfile
 import time
 import warnings
 from collections.abc import Callable
@@ -31,7 +33,14 @@ import pandas as pd
 
 from synthguard._random import resolve_seed, spawn
 from synthguard.data.datasets import load_dataset
+from synthguard.data.implicates import release_kind
 from synthguard.data.io import read_table, write_table
+from synthguard.data.manifest import (
+    ReleaseManifest,
+    check_release_target,
+    replace_folder,
+    write_manifest,
+)
 from synthguard.data.schema import Schema, infer_schema, validate_frame
 from synthguard.errors import PlanError, SynthguardError, SynthguardWarning
 from synthguard.report.evaluate import Evaluation, evaluate
@@ -159,19 +168,55 @@ def _discard(fresh: list[Path]) -> None:
             p.with_name(p.name + ".lock").unlink(missing_ok=True)
 
 
-def _write_release(out: Path, name: str, release: Any) -> list[Path]:
-    return [write_table(df, out / "releases" / name / f"{name}_{i}.csv")
-            for i, df in enumerate(release_frames(release), start=1)]
+def _manifest_kind(method: str, release: Any) -> str:
+    if method == "dp":
+        return "dp"
+    kind = release_kind(release)
+    if kind is not None:
+        return kind
+    return "protected" if method == "sdc" else "full"
 
 
-def run_plan(plan: Plan | str | os.PathLike[str], *, progress: Progress | None = None
-             ) -> PipelineResult:
+def _write_release(stage: Path, name: str, release: Any, method: str, columns: list[str],
+                   ledger: Any, ledger_path: Path | None, plan_seed: int | None) -> list[Path]:
+    """Write one release folder (implicates and manifest) into the staging folder."""
+    folder = stage / name
+    frames = release_frames(release)
+    paths = [write_table(df, folder / f"{name}_{i}.csv") for i, df in enumerate(frames, start=1)]
+    released = [str(c) for c in frames[0].columns]
+    methods = getattr(release, "methods", None)
+    seed = getattr(release, "seed", None)
+    spent = None
+    if method == "dp" and ledger is not None:
+        s = ledger.spent
+        spent = {"epsilon": s.epsilon, "delta": s.delta, "rho": s.rho}
+    write_manifest(folder, ReleaseManifest(
+        kind=_manifest_kind(method, release), implicates=tuple(p.name for p in paths),
+        seed=seed if isinstance(seed, int) and not isinstance(seed, bool) else None,
+        methods={str(k): str(v) for k, v in methods.items()} if isinstance(methods, dict)
+        else {},
+        kept=tuple(str(c) for c in getattr(release, "kept", None) or ()),
+        dropped=tuple(c for c in columns if c not in released), columns=tuple(released),
+        ledger=None if ledger_path is None or method != "dp" else "../../" + ledger_path.name,
+        spent=spent, details={"plan method": method, "plan seed": plan_seed},
+    ))
+    return paths
+
+
+def run_plan(plan: Plan | str | os.PathLike[str], *, progress: Progress | None = None,
+             force: bool = False) -> PipelineResult:
     """Run ``plan`` (a :class:`Plan` or the path of a plan file) and write its outputs.
+
+    Each release is a release folder with a manifest (:mod:`synthguard.data.manifest`);
+    ``<output>/releases`` is written as a whole through a staging folder, so it never mixes
+    two runs' files.
 
     Parameters
     ----------
     plan : the plan.
     progress : optional ``progress(stage, done, total)`` callback, called after every step.
+    force : replace the releases of an earlier run in the output folder (refused otherwise,
+        before anything is made or charged).
 
     Returns
     -------
@@ -182,6 +227,8 @@ def run_plan(plan: Plan | str | os.PathLike[str], *, progress: Progress | None =
     PlanError
         The plan does not fit the data, or a release cannot be made (the message names the
         release and its line in the plan).
+    ParameterError
+        The output folder holds an earlier run's releases and ``force`` is not set.
     DataError, SchemaError, FileFormatError
         The data cannot be read or used.
     """
@@ -197,6 +244,10 @@ def run_plan(plan: Plan | str | os.PathLike[str], *, progress: Progress | None =
         if progress is not None:
             progress(stage, step, total)
 
+    out = plan.output
+    releases_dir = out / "releases"
+    inputs = [plan.data_path] if plan.data_path is not None else []
+    check_release_target(releases_dir, force=force, inputs=inputs, option="output")
     t = time.perf_counter()
     data = _read(plan)
     _check_columns(plan, data)
@@ -211,7 +262,6 @@ def run_plan(plan: Plan | str | os.PathLike[str], *, progress: Progress | None =
     # nothing is written until every release is made and measured, except the privacy
     # ledger, which must record each charge before its noise is drawn, and the dp releases,
     # whose budget is spent: a later failure must not lose them
-    out = plan.output
     ledger = None
     ledger_path = None
     fresh: list[Path] = []  # what a failed run removes again while the ledger holds no charge
@@ -224,7 +274,54 @@ def run_plan(plan: Plan | str | os.PathLike[str], *, progress: Progress | None =
     releases: dict[str, Any] = {}
     release_paths: dict[str, list[Path]] = {}
     described: dict[str, str] = {}
+    columns = [str(c) for c in train.columns]
+    stage: Path | None = None  # the next releases/ folder, moved into place when complete
+
+    def write(name: str, method: str) -> None:
+        nonlocal stage
+        if stage is None:
+            out.mkdir(parents=True, exist_ok=True)
+            stage = Path(tempfile.mkdtemp(dir=out, prefix=".releases.new-"))
+        release_paths[name] = [
+            releases_dir / name / p.name for p in _write_release(
+                stage, name, releases[name], method, columns, ledger, ledger_path, seed)]
+
+    def paid_or_discard() -> None:
+        """After a failure: a paid DP release is kept (moved into releases/), else nothing."""
+        if stage is None:
+            return
+        if any(spec.method == "dp" and spec.name in release_paths for spec in plan.releases):
+            replace_folder(stage, releases_dir)
+        else:
+            shutil.rmtree(stage, ignore_errors=True)
+
     t = time.perf_counter()
+    try:
+        result = _make_and_write(plan, train, holdout, schema, seed, eval_rng, maker_rngs,
+                                 ledger, releases, described, write, tick, timings, t)
+    except BaseException:
+        paid_or_discard()
+        if ledger is not None and not ledger.charges:
+            _discard(fresh)
+        raise
+    if stage is not None:
+        replace_folder(stage, releases_dir)
+    evaluation, table_path, report_path = result
+    return PipelineResult(
+        plan=plan, evaluation=evaluation, releases=releases, output=out,
+        report_path=report_path, table_path=table_path, release_paths=release_paths,
+        ledger_path=ledger_path, seed=seed, timings=timings,
+    )
+
+
+def _make_and_write(plan: Plan, train: pd.DataFrame, holdout: pd.DataFrame | None,
+                    schema: Schema, seed: int | None, eval_rng: np.random.Generator,
+                    maker_rngs: list[np.random.Generator], ledger: Any,
+                    releases: dict[str, Any], described: dict[str, str],
+                    write: Callable[[str, str], None], tick: Callable[[str], None],
+                    timings: dict[str, float], t: float
+                    ) -> tuple[Evaluation, Path, Path]:
+    out = plan.output
     for spec, mrng in zip(plan.releases, maker_rngs):
         t0 = time.perf_counter()
         try:
@@ -232,8 +329,6 @@ def run_plan(plan: Plan | str | os.PathLike[str], *, progress: Progress | None =
                 warnings.simplefilter("always", SynthguardWarning)
                 release = make_release(spec, train, schema, plan, mrng, ledger)
         except SynthguardError as e:
-            if ledger is not None and not ledger.charges:
-                _discard(fresh)
             raise PlanError(f"{plan.where('releases.' + spec.name)}: release '{spec.name}' "
                             f"could not be made: {e}") from e
         for w in caught:  # shown in the report's provenance, and passed on to the caller
@@ -241,8 +336,8 @@ def run_plan(plan: Plan | str | os.PathLike[str], *, progress: Progress | None =
                 described[f"warning ({spec.name})"] = f"{w.category.__name__}: {w.message}"
             warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)
         releases[spec.name] = release
-        if spec.method == "dp":
-            release_paths[spec.name] = _write_release(out, spec.name, release)
+        if spec.method == "dp":  # its budget is spent: written at once, kept on failure
+            write(spec.name, spec.method)
         info = describe_release(release)
         described[f"release {spec.name}"] = (
             f"{spec.method}; " + ", ".join(f"{k} {v}" for k, v in info.items())
@@ -268,9 +363,9 @@ def run_plan(plan: Plan | str | os.PathLike[str], *, progress: Progress | None =
 
     t = time.perf_counter()
     out.mkdir(parents=True, exist_ok=True)
-    for name, release in releases.items():
-        if name not in release_paths:
-            release_paths[name] = _write_release(out, name, release)
+    for spec in plan.releases:
+        if spec.method != "dp":
+            write(spec.name, spec.method)
     table_path = out / "evaluation.csv"
     write_table(evaluation.to_frame().reset_index(), table_path)
     if ledger is not None:
@@ -290,8 +385,4 @@ def run_plan(plan: Plan | str | os.PathLike[str], *, progress: Progress | None =
     )
     timings["report"] = time.perf_counter() - t
     tick("report")
-    return PipelineResult(
-        plan=plan, evaluation=evaluation, releases=releases, output=out,
-        report_path=report_path, table_path=table_path, release_paths=release_paths,
-        ledger_path=ledger_path, seed=seed, timings=timings,
-    )
+    return evaluation, table_path, report_path
