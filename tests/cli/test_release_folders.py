@@ -228,3 +228,21 @@ def test_run_refuses_earlier_releases_and_force_replaces(conf):
     # the run's releases/ folder is read back with each release's kind
     res = _evaluate(conf, rel)
     assert "release 'top2': protected (from synthguard_manifest.json)" in res.output
+
+
+def test_protect_writes_a_protected_release_folder(conf):
+    out = conf / "prot"
+    res = _run("protect", conf / "conf.csv", "--out", out, "--topcode", "income:p90",
+               "--seed", 4, "--quiet")
+    assert res.exit_code == EXIT_OK, res.output
+    man = read_manifest(out)
+    assert man.kind == "protected" and man.implicates == ("protected.csv",)
+    assert dict(man.methods) == {"income": "topcode"} and man.kept == ("region", "kids")
+    assert json.loads((out / "metadata" / "steps.json").read_text())[0]["step"] == "topcode"
+    res = _evaluate(conf, out, "--table", conf / "t.csv")
+    assert res.exit_code == EXIT_OK, res.output
+    table = pd.read_csv(conf / "t.csv").set_index("release")
+    assert table.loc["prot", "kind"] == "protected"
+    assert 0 < table.loc["prot", "max_identification_risk"] <= 1  # rows align: measured
+    res = _run("protect", conf / "conf.csv", "--out", out, "--topcode", "income:p90")
+    assert res.exit_code == EXIT_BAD_INPUT and "--force" in res.output

@@ -49,10 +49,41 @@ def _one(names: list[str], option: str) -> str:
     return names[0]
 
 
+def _write_folder(release: Any, df: Any, out: Path, data: Path, force: bool, seed: int,
+                  done: list[dict[str, Any]], touched: dict[str, list[str]]) -> Path:
+    """Write the release folder (protected.csv, metadata/steps.json, manifest) at once."""
+    from synthguard.data.manifest import (
+        METADATA_DIR,
+        ReleaseManifest,
+        release_folder,
+        write_manifest,
+    )
+
+    released = [str(c) for c in release.columns]
+    with release_folder(out, force=force, inputs=[data]) as tmp:
+        write_table(release, tmp / "protected.csv")
+        (tmp / METADATA_DIR).mkdir()
+        steps_file = f"{METADATA_DIR}/steps.json"
+        (tmp / steps_file).write_text(json.dumps(done, indent=2, default=str), encoding="utf-8")
+        write_manifest(tmp, ReleaseManifest(
+            kind="protected", implicates=("protected.csv",), seed=seed,
+            methods={c: "+".join(v) for c, v in touched.items() if c in released},
+            kept=tuple(c for c in released if c not in touched),
+            dropped=tuple(str(c) for c in df.columns if str(c) not in released),
+            columns=tuple(released), metadata=(steps_file,),
+            details={"steps": [d["step"] for d in done]},
+        ))
+    return out / "protected.csv"
+
+
 @click.command("protect")
 @click.argument("data", type=click.Path(dir_okay=False, path_type=Path))
-@click.option("--out", required=True, type=click.Path(dir_okay=False, path_type=Path),
-              help="File for the protected release (format from the extension).")
+@click.option("--out", required=True, type=click.Path(path_type=Path),
+              help="Release folder (protected.csv, metadata/, synthguard_manifest.json), or a "
+                   "data file name (.csv, .parquet, .dta, ...) for the bare file without a "
+                   "manifest.")
+@click.option("--force", is_flag=True,
+              help="Replace the release already in the --out folder as a whole.")
 @click.option("--generalize", "generalize_", multiple=True, metavar="COL:EDGES",
               help="Bin a numeric column at the given edges, e.g. age:0,18,65,120; repeat.")
 @click.option("--topcode", multiple=True, metavar="COL:VALUE|COL:pNN",
@@ -95,9 +126,19 @@ def protect_cmd(
     subsample: float | None,
     record: Path | None,
     seed: int | None,
+    force: bool,
     quiet: bool,
 ) -> None:
     """Protect DATA with traditional disclosure control and write the release to --out.
+
+    --out is a release folder: protected.csv, metadata/steps.json (what each step did) and
+    synthguard_manifest.json (kind protected, seed, the steps per column, versions), which
+    `synthguard evaluate` reads, so the release is measured as protected (its rows are the
+    confidential records). A folder holding an earlier release is refused unless --force.
+    An --out ending in a data extension writes that one file only (no manifest: evaluate
+    then needs --kind NAME=protected).
+
+    Exit codes: 0 written, 2 bad input (nothing written).
 
     Steps run in this order, each on the previous step's output: generalize, topcode,
     bottomcode, noise, swap, rank-swap, suppress, subsample. Thresholds derived from
@@ -105,7 +146,7 @@ def protect_cmd(
 
     \b
     Examples:
-      synthguard protect conf.csv --out protected.csv --topcode income:p94 \\
+      synthguard protect conf.csv --out protected/ --topcode income:p94 \\
           --swap region,age:0.05 --seed 1
       synthguard protect conf.csv --out p.csv --generalize age:0,18,65,120 \\
           --suppress sex,age,region:3
@@ -113,7 +154,15 @@ def protect_cmd(
           --subsample 0.5 --within region --seed 7
     """
     from synthguard import sdc
+    from synthguard.data.io import READERS
+    from synthguard.data.manifest import check_release_target
 
+    as_folder = out.suffix.lower() not in READERS
+    if as_folder:
+        check_release_target(out, force=force, inputs=[data])
+    elif out.is_dir():
+        raise click.BadParameter(f"'{out}' is a folder; drop the extension to write a release "
+                                 "folder", param_hint="--out")
     df = read_table(data)
     if seed is None:
         seed = int(np.random.SeedSequence().generate_state(1, dtype=np.uint32)[0])
@@ -122,49 +171,66 @@ def protect_cmd(
     steps: list[tuple[str, Any]] = []
     release = df
 
-    def apply(name: str, result: Any) -> None:
+    touched: dict[str, list[str]] = {}  # column -> the steps that changed it
+
+    def apply(name: str, result: Any, columns: list[str] | None = None) -> None:
         nonlocal release
         release = result.data
         steps.append((name, result))
+        for c in columns or []:
+            touched.setdefault(c, []).append(name)
 
     for spec in generalize_:
         names, arg = parse_spec(spec, "--generalize")
         edges = [_number(e, "--generalize") for e in arg.split(",")]
-        apply("generalize", sdc.generalize(release, _one(names, "--generalize"), bins=edges))
+        apply("generalize", sdc.generalize(release, _one(names, "--generalize"), bins=edges),
+              names)
     for spec in topcode:
         names, arg = parse_spec(spec, "--topcode")
         at, pct = _censor_args(arg, "--topcode")
-        apply("topcode", sdc.topcode(release, _one(names, "--topcode"), at=at, percentile=pct))
+        apply("topcode", sdc.topcode(release, _one(names, "--topcode"), at=at, percentile=pct),
+              names)
     for spec in bottomcode:
         names, arg = parse_spec(spec, "--bottomcode")
         at, pct = _censor_args(arg, "--bottomcode")
         apply("bottomcode", sdc.bottomcode(release, _one(names, "--bottomcode"), at=at,
-                                           percentile=pct))
+                                           percentile=pct), names)
     for spec in noise:
         names, arg = parse_spec(spec, "--noise")
         apply("noise", sdc.add_noise(
             release, names, kind="multiplicative" if multiplicative else "additive",
             scale=_number(arg, "--noise"), keep_variance=keep_variance, random_state=rng,
-        ))
+        ), names)
     if swap_:
         names, arg = parse_spec(swap_, "--swap")
         apply("swap", sdc.swap(release, names, rate=_number(arg, "--swap"), within=strata,
-                               random_state=rng))
+                               random_state=rng), names)
     if rank_swap:
         names, arg = parse_spec(rank_swap, "--rank-swap")
         apply("rank swap", sdc.swap(release, names, method="rank", within=strata,
                                     max_rank_distance=_number(arg, "--rank-swap"),
-                                    random_state=rng))
+                                    random_state=rng), names)
     if suppress_:
         names, arg = parse_spec(suppress_, "--suppress")
         k = _number(arg, "--suppress")
         if not k.is_integer():
             raise click.BadParameter("k must be a whole number", param_hint="--suppress")
-        apply("suppress", sdc.suppress(release, names, k=int(k)))
+        apply("suppress", sdc.suppress(release, names, k=int(k)), names)
     if subsample is not None:
         apply("subsample", sdc.subsample(release, subsample, within=strata, random_state=rng))
     if not steps:
         raise click.UsageError("choose at least one method (see --help)")
+    # what each step did: counts and public parameters (percentile thresholds are withheld)
+    done = [
+        {
+            "step": name,
+            "n_changed_records": r.n_changed_records,
+            "n_changed_cells": r.n_changed_cells,
+            "n_removed": len(r.removed),
+            "params": {k: v for k, v in r.params.items() if k not in r.confidential},
+        }
+        for name, r in steps
+    ]
     # the record goes to a temporary file first, so an unwritable --record fails before the
     # release is written, and the two appear together
     record_tmp = None
@@ -173,22 +239,16 @@ def protect_cmd(
             "input": str(data),
             "output": str(out),
             "seed": seed,
-            "steps": [
-                {
-                    "step": name,
-                    "n_changed_records": r.n_changed_records,
-                    "n_changed_cells": r.n_changed_cells,
-                    "n_removed": len(r.removed),
-                    "params": {k: v for k, v in r.params.items() if k not in r.confidential},
-                }
-                for name, r in steps
-            ],
+            "steps": done,
         }
         record.parent.mkdir(parents=True, exist_ok=True)
         record_tmp = record.with_name(f".{record.name}.tmp")
         record_tmp.write_text(json.dumps(info, indent=2, default=str))
     try:
-        path = write_table(release, out)
+        if as_folder:
+            path = _write_folder(release, df, out, data, force, seed, done, touched)
+        else:
+            path = write_table(release, out)
     except BaseException:
         if record_tmp is not None:
             record_tmp.unlink(missing_ok=True)
