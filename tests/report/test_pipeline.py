@@ -140,6 +140,9 @@ def test_dp_release_charges_a_persistent_ledger(plan_dir, tmp_path):
     assert first.ledger_path.exists()
     ledger = pd.read_csv(tmp_path / "synthguard_output" / "ledger.csv")
     assert ledger["epsilon"].iloc[0] == pytest.approx(1.0)
+    man = read_manifest(tmp_path / "synthguard_output" / "releases" / "dp")
+    assert man.kind == "dp" and man.m == 2 and man.ledger == "../../ledger.json"
+    assert man.spent["epsilon"] == pytest.approx(1.0)
     ev = first.evaluation
     assert ev["dp"].kind == "full" and ev["dp"].m == 2
     assert "income" in ev["dp"].errors["risk"]  # the DP release holds region and sex only

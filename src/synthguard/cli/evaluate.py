@@ -145,6 +145,9 @@ def report_problems(ev: Any, quiet: bool) -> None:
         for r in ev:
             for note in r.notes:
                 click.echo(_line(f"warning: release '{r.name}': {note}"), err=True)
+            for part, why in r.errors.items():  # shown in the report, but not a failure
+                if part in r.inapplicable:
+                    click.echo(_line(f"note: release '{r.name}': {part}: {why}"), err=True)
     for where, part, why in ev.not_computed:
         who = "data" if where == "data" else f"release '{where}'"
         click.echo(_line(f"not computed: {who}: {part}: {why}"), err=True)
