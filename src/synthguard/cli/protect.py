@@ -79,9 +79,9 @@ def _write_folder(release: Any, df: Any, out: Path, data: Path, force: bool, see
 @click.command("protect")
 @click.argument("data", type=click.Path(dir_okay=False, path_type=Path))
 @click.option("--out", required=True, type=click.Path(path_type=Path),
-              help="Release folder (protected.csv, metadata/, synthguard_manifest.json), or a "
-                   "data file name (.csv, .parquet, .dta, ...) for the bare file without a "
-                   "manifest.")
+              help="Release folder (protected.csv, metadata/, synthguard_manifest.json); a "
+                   "name with a data extension (.csv, .parquet, .dta, ...) writes the bare "
+                   "file, without a manifest.")
 @click.option("--force", is_flag=True,
               help="Replace the release already in the --out folder as a whole.")
 @click.option("--generalize", "generalize_", multiple=True, metavar="COL:EDGES",
@@ -154,15 +154,11 @@ def protect_cmd(
           --subsample 0.5 --within region --seed 7
     """
     from synthguard import sdc
-    from synthguard.data.io import READERS
     from synthguard.data.manifest import check_release_target
 
-    as_folder = out.suffix.lower() not in READERS
+    as_folder = out.is_dir() or not out.suffix  # a name with an extension is one data file
     if as_folder:
         check_release_target(out, force=force, inputs=[data])
-    elif out.is_dir():
-        raise click.BadParameter(f"'{out}' is a folder; drop the extension to write a release "
-                                 "folder", param_hint="--out")
     df = read_table(data)
     if seed is None:
         seed = int(np.random.SeedSequence().generate_state(1, dtype=np.uint32)[0])
