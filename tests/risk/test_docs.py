@@ -16,20 +16,24 @@ DOC = Path(__file__).resolve().parents[2] / "docs" / "risk.md"
 def test_exports():
     assert sorted(risk.__all__) == [
         "AttributeDisclosure",
+        "Disclosure",
         "DistanceToClosestRecord",
         "IdentificationRisk",
         "KAnonymity",
         "MatchRates",
         "MembershipInference",
+        "MultiDisclosure",
         "PairwiseIdentificationRisk",
         "RiskEvaluation",
         "attribute_disclosure",
+        "disclosure",
         "distance_to_closest_record",
         "evaluate_risk",
         "identification_risk",
         "k_anonymity",
         "match_rates",
         "membership_inference",
+        "multi_disclosure",
         "pairwise_identification_risk",
     ]
     for name in risk.__all__:

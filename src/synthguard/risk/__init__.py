@@ -3,12 +3,19 @@
 * identity: record-level identification risk within known patterns and its pairwise form
   (Hu, Savitsky & Williams), match rates (Reiter & Mitra 2009), k-anonymity;
 * attributes: predictive accuracy of sensitive variables from the keys;
+* synthpop's disclosure measures (Raab, Nowok & Dibben): UiO, repU, Dorig, DiSCO, DCAP, TCAP;
 * membership and copying: distance-threshold membership inference, distance to closest record.
 
 :func:`evaluate_risk` runs all that apply. See docs/risk.md.
 """
 
 from synthguard.risk.attribute import AttributeDisclosure, attribute_disclosure
+from synthguard.risk.disclosure import (
+    Disclosure,
+    MultiDisclosure,
+    disclosure,
+    multi_disclosure,
+)
 from synthguard.risk.distance import DistanceToClosestRecord, distance_to_closest_record
 from synthguard.risk.evaluate import RiskEvaluation, evaluate_risk
 from synthguard.risk.identification import IdentificationRisk, identification_risk
@@ -19,19 +26,23 @@ from synthguard.risk.uniqueness import KAnonymity, k_anonymity
 
 __all__ = [
     "AttributeDisclosure",
+    "Disclosure",
     "DistanceToClosestRecord",
     "IdentificationRisk",
     "KAnonymity",
     "MatchRates",
     "MembershipInference",
+    "MultiDisclosure",
     "PairwiseIdentificationRisk",
     "RiskEvaluation",
     "attribute_disclosure",
+    "disclosure",
     "distance_to_closest_record",
     "evaluate_risk",
     "identification_risk",
     "k_anonymity",
     "match_rates",
     "membership_inference",
+    "multi_disclosure",
     "pairwise_identification_risk",
 ]
