@@ -7,9 +7,9 @@ import synthguard
 PROMISED = {
     "synthguard": {"Synthesizer", "synthesize", "evaluate", "load_dataset", "__version__"},
     "synthguard.data": {
-        "ColumnSchema", "Kind", "Schema", "as_implicates", "infer_schema", "list_datasets",
-        "load_dataset", "read_table", "validate_frame", "write_table", "ReleaseManifest",
-        "read_manifest", "write_manifest",
+        "ColumnSchema", "Kind", "Schema", "as_implicates", "id_like_columns", "infer_schema",
+        "list_datasets", "load_dataset", "read_table", "validate_frame", "write_table",
+        "ReleaseManifest", "read_manifest", "write_manifest",
     },
 }
 

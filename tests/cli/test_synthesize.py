@@ -144,3 +144,21 @@ def test_small_strata_exit_2_and_write_nothing(tmp_path):
     ok = CliRunner().invoke(main, [*args[:5], "UrbanRural", *args[6:], "--min-stratum-size", "0"])
     assert ok.exit_code == 0, ok.output
     assert (out / "synthetic_1.csv").exists()
+
+
+def test_synthesize_refuses_identifier_and_drops_it(tmp_path):
+    rng = np.random.default_rng(2)
+    n = 200
+    df = pd.DataFrame({"ID": np.arange(n), "x": rng.integers(0, 5, n),
+                       "y": rng.normal(size=n), "z": rng.choice(["a", "b"], n)})
+    path = tmp_path / "conf.csv"
+    df.to_csv(path, index=False)
+    res = CliRunner().invoke(main, ["synthesize", str(path), "--out", str(tmp_path / "a"),
+                                    "--quiet"])
+    assert res.exit_code != 0
+    assert "column 'ID' looks like an identifier" in res.output and "--drop ID" in res.output
+    assert not (tmp_path / "a" / "synthetic_1.csv").exists()
+    res = _run(["synthesize", path, "--out", tmp_path / "b", "--drop", "ID", "--seed", 1,
+                "--quiet"])
+    assert res.exit_code == 0, res.output
+    assert list(pd.read_csv(tmp_path / "b" / "synthetic_1.csv").columns) == ["x", "y", "z"]

@@ -95,6 +95,9 @@ def _write_outputs(result: Any, out: Path, prefix: str, diagnostics: bool, *, fo
               type=click.IntRange(min=0),
               help="Smallest stratum allowed (default 10 + 10 x synthesized columns, as "
                    "synthpop); 0 allows any.")
+@click.option("--drop", "drop", multiple=True, metavar="COL[,COL]",
+              help="Columns removed before synthesis (identifiers such as record numbers, "
+                   "which are refused otherwise); repeat or separate by commas.")
 @click.option("--schema", "schema", multiple=True, metavar="COL=KIND",
               help="Column kind override (categorical, ordinal, binary, count, numeric); repeat.")
 @click.option("--n", "n", default=None, type=click.IntRange(min=1),
@@ -135,6 +138,7 @@ def synthesize_cmd(
     visit: str | None,
     strata: str | None,
     min_stratum_size: int | None,
+    drop: tuple[str, ...],
     schema: tuple[str, ...],
     n: int | None,
     weights_col: str | None,
@@ -160,9 +164,13 @@ def synthesize_cmd(
 
     Exit codes: 0 written, 2 bad input (nothing written).
 
+    Identifiers (record numbers, ids, names) are refused: --drop them, or declare the
+    column's kind with --schema if it is not one.
+
     \b
     Examples:
       synthguard synthesize conf.csv --out syn/ --m 5 --method income=cart --seed 1
+      synthguard synthesize CEdata.csv --out syn/ --drop ID --schema Race=categorical
       synthguard synthesize ce.csv --out syn/ --keep UrbanRural,Race,KidsCount \\
           --schema Race=categorical --schema UrbanRural=categorical
       synthguard synthesize survey.dta --out syn/ --strata region --m 3
@@ -195,6 +203,7 @@ def synthesize_cmd(
         keep=split_columns(keep),
         strata=split_columns(strata),
         min_stratum_size=min_stratum_size,
+        drop=split_columns(",".join(drop)),
         schema=parse_pairs(schema, "--schema") or None,
         n=n,
         m=m,

@@ -4,7 +4,14 @@ from synthguard.data.datasets import list_datasets, load_dataset
 from synthguard.data.implicates import as_implicates
 from synthguard.data.io import read_table, write_table
 from synthguard.data.manifest import ReleaseManifest, read_manifest, write_manifest
-from synthguard.data.schema import ColumnSchema, Kind, Schema, infer_schema, validate_frame
+from synthguard.data.schema import (
+    ColumnSchema,
+    Kind,
+    Schema,
+    id_like_columns,
+    infer_schema,
+    validate_frame,
+)
 
 __all__ = [
     "ColumnSchema",
@@ -12,6 +19,7 @@ __all__ = [
     "ReleaseManifest",
     "Schema",
     "as_implicates",
+    "id_like_columns",
     "infer_schema",
     "list_datasets",
     "load_dataset",

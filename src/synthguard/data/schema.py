@@ -21,11 +21,20 @@ Inference rules (:func:`infer_schema`), overridable per column:
 Coded categories stored as numbers (race 1..6) are inferred as ``count``:
 declare them, e.g. ``overrides={"Race": "categorical"}`` or store them as a
 pandas Categorical.
+
+Identifiers (record numbers, household ids, names, uuids) are flagged, whatever their kind,
+with ``ColumnSchema.identifier`` (:func:`id_like_columns`, rules in :func:`identifier_reason`).
+An identifier says nothing about the population and points at one person: it must never be
+synthesized, released or used as a predictor, and the synthesizer refuses one unless it is
+dropped or declared. A schema override of a column is such a declaration: the column is
+then not an identifier, unless the override says so (``"identifier"`` or
+``{"identifier": True}``).
 """
 
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field, replace
 from enum import StrEnum
@@ -40,6 +49,8 @@ __all__ = [
     "ColumnSchema",
     "Kind",
     "Schema",
+    "id_like_columns",
+    "identifier_reason",
     "infer_schema",
     "validate_frame",
 ]
@@ -81,6 +92,8 @@ class ColumnSchema:
     lower, upper : public bounds of a numeric or count column (``None``: unbounded). Synthetic
         values are kept inside them. They must come from public knowledge, not the data.
     has_missing : whether the confidential column has missing values.
+    identifier : whether the column identifies records (a record number, a name, a key):
+        inferred by :func:`identifier_reason` or declared. Never synthesized or released.
     """
 
     name: str
@@ -89,6 +102,7 @@ class ColumnSchema:
     lower: float | None = None
     upper: float | None = None
     has_missing: bool = False
+    identifier: bool = False
 
     @property
     def is_categorical(self) -> bool:
@@ -100,9 +114,12 @@ class ColumnSchema:
 
     def to_dict(self) -> dict[str, Any]:
         """Plain-Python description (for plans and saved synthesizers). Levels are included:
-        they are part of the public schema, not confidential values."""
+        they are part of the public schema, not confidential values, except for an identifier,
+        whose "levels" are the confidential ids: they are left out."""
         out: dict[str, Any] = {"kind": self.kind.value}
-        if self.levels is not None:
+        if self.identifier:
+            out["identifier"] = True
+        elif self.levels is not None:
             out["levels"] = [_plain(v) for v in self.levels]
         if self.lower is not None:
             out["lower"] = self.lower
@@ -160,6 +177,10 @@ class Schema:
         """Names of numeric and count columns."""
         return [n for n, c in self.columns.items() if c.is_numeric]
 
+    def identifiers(self) -> list[str]:
+        """Names of the columns flagged as identifiers."""
+        return [n for n, c in self.columns.items() if c.identifier]
+
     def subset(self, names: Iterable[str]) -> Schema:
         return Schema({n: self[n] for n in names})
 
@@ -178,6 +199,7 @@ class Schema:
                 "lower": c.lower,
                 "upper": c.upper,
                 "has_missing": c.has_missing,
+                "identifier": c.identifier,
             }
             for c in self.columns.values()
         ]
@@ -199,6 +221,7 @@ class Schema:
                 lower=spec.get("lower"),
                 upper=spec.get("upper"),
                 has_missing=bool(spec.get("has_missing", False)),
+                identifier=bool(spec.get("identifier", False)),
             )
         return cls(cols)
 
@@ -308,22 +331,34 @@ def _infer_column(name: str, s: pd.Series) -> ColumnSchema:
 
 
 def _apply_override(col: ColumnSchema, s: pd.Series, spec: Any) -> ColumnSchema:
+    """The column as the user declared it. A declaration makes the column a non-identifier
+    unless it says ``identifier`` (the kind name ``"identifier"`` or ``identifier: true``)."""
     name = col.name
     if isinstance(spec, ColumnSchema):
         return replace(spec, name=name, has_missing=col.has_missing)
+    if isinstance(spec, str) and spec.strip().lower() == "identifier":
+        spec = {"identifier": True}
     if isinstance(spec, str | Kind):
         spec = {"kind": spec}
     if not isinstance(spec, Mapping):
         raise SchemaError(
             f"override for column '{name}': expected a kind name or a mapping with 'kind', "
-            f"'levels', 'lower', 'upper'"
+            f"'levels', 'lower', 'upper', 'identifier'"
         )
-    unknown = set(spec) - {"kind", "levels", "lower", "upper"}
+    unknown = set(spec) - {"kind", "levels", "lower", "upper", "identifier"}
     if unknown:
         raise SchemaError(
             f"override for column '{name}': unknown keys {sorted(unknown)}; "
-            f"allowed: kind, levels, lower, upper"
+            f"allowed: kind, levels, lower, upper, identifier"
         )
+    ident = spec.get("identifier", False)
+    if not isinstance(ident, bool | np.bool_):
+        raise SchemaError(f"override for column '{name}': 'identifier' must be true or false")
+    if ident:
+        return replace(col, identifier=True)
+    col = replace(col, identifier=False)
+    if set(spec) <= {"identifier"}:
+        return col
     kind = _parse_kind(name, spec.get("kind", col.kind))
     levels: tuple[Any, ...] | None
     if kind.is_categorical:
@@ -364,6 +399,9 @@ def infer_schema(
     data : the confidential DataFrame (validated with :func:`validate_frame` first).
     overrides : per-column kind name (``"categorical"``), mapping
         (``{"kind": "numeric", "lower": 0}``), :class:`ColumnSchema`, or a whole :class:`Schema`.
+        An override declares the column: it is not flagged as an identifier unless the
+        override is ``"identifier"`` or holds ``"identifier": True`` (which keeps the
+        inferred kind).
 
     Returns
     -------
@@ -389,12 +427,18 @@ def infer_schema(
         s = data[name]
         try:
             if name in overrides:
-                base = _infer_column(name, s) if not _is_text(s) else ColumnSchema(
-                    name, Kind.CATEGORICAL, None, has_missing=bool(s.isna().any())
-                )
-                col = _apply_override(base, s, overrides[name])
+                spec = overrides[name]
+                if _is_text(s) and not _declares_identifier_only(spec):
+                    base = ColumnSchema(
+                        name, Kind.CATEGORICAL, None, has_missing=bool(s.isna().any())
+                    )
+                else:
+                    base = _infer_column(name, s)
+                col = _apply_override(base, s, spec)
             else:
                 col = _infer_column(name, s)
+                if identifier_reason(str(name), s) is not None:
+                    col = replace(col, identifier=True)
         except SchemaError as e:
             problems.extend(e.problems)
             continue
@@ -402,6 +446,112 @@ def infer_schema(
     if problems:
         raise SchemaError("the schema cannot be built", problems)
     return Schema(cols)
+
+
+def _declares_identifier_only(spec: Any) -> bool:
+    if isinstance(spec, str):
+        return spec.strip().lower() == "identifier"
+    return isinstance(spec, Mapping) and set(spec) <= {"identifier"}
+
+
+#: Name tokens that mark an identifier (after splitting on punctuation and camelCase).
+_ID_TOKENS = frozenset({
+    "id", "ids", "key", "uuid", "guid", "serial", "identifier", "hid", "hhid", "pid", "uid",
+})
+#: Whole names (lower case, punctuation removed) that mark an identifier.
+_ID_NAMES = frozenset({
+    "hhid", "pid", "uid", "rowid", "recid", "caseid", "respid", "personid", "serialno",
+    "seqn", "rownum", "rownumber", "recordid", "unnamed0",
+})
+#: Share of distinct values above which a column with an identifier's name is one.
+ID_NAME_DISTINCT_SHARE = 0.2
+#: Share of distinct values above which text, or an integer sequence, is an identifier.
+ID_DISTINCT_SHARE = 0.95
+#: Fewest non-missing values for the rules that look at the data alone.
+ID_MIN_VALUES = 20
+#: Fewest distinct values of a column flagged by its name.
+ID_NAME_MIN_DISTINCT = 10
+
+
+def _name_tokens(name: str) -> list[str]:
+    return [t.lower() for t in re.findall(r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+|\d+", name)]
+
+
+def _id_like_name(name: str) -> bool:
+    if any(t in _ID_TOKENS for t in _name_tokens(name)):
+        return True
+    return re.sub(r"[^0-9a-z]", "", name.lower()) in _ID_NAMES
+
+
+def identifier_reason(name: str, s: pd.Series) -> str | None:
+    """Why column ``s`` (named ``name``) looks like an identifier, or None.
+
+    A column is ID-like when
+
+    * its name marks an identifier (a word such as ``id``, ``ID``, ``key``, ``serial``,
+      ``uuid``, ``guid`` after splitting the name on punctuation and camelCase, so
+      ``PersonID`` and ``household_id`` match and ``KidsCount`` does not; or a name such as
+      ``hhid``, ``seqn``, ``Unnamed: 0``), at least ``ID_NAME_DISTINCT_SHARE`` (20%) of its
+      non-missing values are distinct and at least ``ID_NAME_MIN_DISTINCT`` (10) values are
+      (a household id in a file of persons; a ``region_id`` with a few dozen levels in a
+      large file is a category, not an identifier); or
+    * it holds text (or unordered categories) and at least ``ID_DISTINCT_SHARE`` (95%) of its
+      values are distinct: names, e-mail addresses, free text; or
+    * it holds integer values, at least 95% distinct, that form a sequence: their range
+      ``max - min + 1`` is at most twice the number of distinct values (row numbers,
+      serial numbers; counts and incomes spread far wider or repeat).
+
+    The two data rules need at least ``ID_MIN_VALUES`` (20) non-missing values. Continuous
+    numbers are distinct by nature and are never flagged by their values alone. The reason
+    names no data value.
+    """
+    nonmiss = s.dropna()
+    n = len(nonmiss)
+    if n == 0 or pd.api.types.is_bool_dtype(s.dtype):
+        return None
+    n_distinct = int(nonmiss.nunique())
+    if n_distinct < 2:
+        return None
+    share = n_distinct / n
+    if (
+        _id_like_name(name)
+        and share >= ID_NAME_DISTINCT_SHARE
+        and n_distinct >= ID_NAME_MIN_DISTINCT
+    ):
+        return "its name marks an identifier and many of its values are distinct"
+    if n < ID_MIN_VALUES or share < ID_DISTINCT_SHARE:
+        return None
+    if isinstance(s.dtype, pd.CategoricalDtype):
+        if s.cat.ordered:
+            return None
+        return "(nearly) every value is a distinct level"
+    if _is_text(s):
+        return "(nearly) every value is distinct text"
+    if pd.api.types.is_numeric_dtype(s.dtype):
+        vals = nonmiss.to_numpy(dtype=float)
+        if not np.all(vals == np.round(vals)):
+            return None
+        if vals.max() - vals.min() + 1 <= 2 * n_distinct:
+            return "(nearly) every value is distinct and the values form an integer sequence"
+    return None
+
+
+def id_like_columns(data: pd.DataFrame) -> list[str]:
+    """Names of the columns of ``data`` that look like identifiers, in column order.
+
+    The rules are those of :func:`identifier_reason`; :func:`infer_schema` flags the same
+    columns (``ColumnSchema.identifier``) unless they are declared. An identifier must be
+    dropped before synthesis (``drop=[...]``, ``--drop COL``), never released nor used as a
+    predictor.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> df = pd.DataFrame({"PersonID": range(1, 31), "age": [30, 40, 50] * 10})
+    >>> id_like_columns(df)
+    ['PersonID']
+    """
+    return [str(c) for c in data.columns if identifier_reason(str(c), data[c]) is not None]
 
 
 def _numeric_like_text(s: pd.Series) -> int:

@@ -35,7 +35,14 @@ import numpy as np
 import pandas as pd
 
 from synthguard._random import RandomState, resolve_seed, spawn
-from synthguard.data.schema import ColumnSchema, Kind, Schema, infer_schema, validate_frame
+from synthguard.data.schema import (
+    ColumnSchema,
+    Kind,
+    Schema,
+    identifier_reason,
+    infer_schema,
+    validate_frame,
+)
 from synthguard.errors import (
     DataError,
     MethodError,
@@ -415,6 +422,14 @@ def _override_kind(spec: Any) -> Kind | None:
         return None
 
 
+def _declared_identifiers(overrides: Any, schema: Schema) -> set[str]:
+    """Columns the user's schema overrides declare to be identifiers."""
+    if overrides is None:
+        return set()
+    names = overrides if isinstance(overrides, Schema) else dict(overrides)
+    return {c for c in names if c in schema and schema[c].identifier}
+
+
 def _method_label(method: SynthesisMethod) -> str:
     return method.name or type(method).__name__
 
@@ -477,8 +492,24 @@ class Synthesizer:
         confidential data only, so they are independent. More threads are faster on several
         cores and hold one design matrix each in memory. :meth:`sample` draws strata in as
         many threads. Results do not depend on ``n_jobs``.
+    drop : str or list of str, optional
+        Columns removed from the data before anything else: never read, synthesized,
+        released or used as predictors. The way to get rid of identifiers (record numbers,
+        household ids, names), which the synthesizer refuses (see below).
     random_state : None, int or Generator
         Seed of :meth:`sample` when it is not given one there.
+
+    Notes
+    -----
+    **Identifiers.** A column the schema flags as an identifier
+    (:func:`synthguard.data.schema.identifier_reason`: an id-like name with many distinct
+    values, distinct text, a sequence of distinct integers) is refused with a
+    :class:`~synthguard.errors.DataError` when it would be synthesized, kept or used as
+    strata: synthesizing an identifier releases real ids (CART and ``sample`` draw observed
+    values) and makes it a predictor of every later column. Drop it (``drop=["ID"]``), leave
+    it out of ``visit_sequence``, or declare it in ``schema`` if it is not one
+    (``schema={"ID": "count"}``). A column declared an identifier (``schema={"ID":
+    "identifier"}``) is left out of the default visit sequence, as if dropped.
 
     Attributes
     ----------
@@ -517,6 +548,7 @@ class Synthesizer:
         default_method: str = "cart",
         n_jobs: int = 1,
         min_stratum_size: int | None = None,
+        drop: str | Sequence[str] | None = None,
         random_state: RandomState = None,
     ) -> None:
         self.methods = methods
@@ -532,6 +564,7 @@ class Synthesizer:
         self.default_method = default_method
         self.n_jobs = n_jobs
         self.min_stratum_size = min_stratum_size
+        self.drop = drop
         self.random_state = random_state
 
     # ----------------------------------------------------------------- fit
@@ -553,7 +586,7 @@ class Synthesizer:
             An unknown method name, a method that cannot synthesize the column's kind, or one
             that cannot take weights.
         """
-        overrides = self.schema
+        data, overrides = self._drop_columns(data)
         if isinstance(overrides, Schema):
             text_ok = [c for c in overrides if overrides[c].is_categorical]
         else:
@@ -578,7 +611,10 @@ class Synthesizer:
                     f"{', '.join(unknown)}; check the spelling"
                 )
         if self.visit_sequence is None:
-            visit = [c for c in columns if c not in keep and c not in strata]
+            declared = _declared_identifiers(overrides, schema)
+            visit = [
+                c for c in columns if c not in keep and c not in strata and c not in declared
+            ]
         else:
             visit = _as_list(self.visit_sequence, "visit_sequence")
             unknown = [c for c in visit if c not in schema]
@@ -614,6 +650,8 @@ class Synthesizer:
                 "parameter 'n' applies to full synthesis only; partial synthesis (keep=...) "
                 "keeps the confidential rows, so drop 'n' or 'keep'"
             )
+
+        self._refuse_identifiers(data, schema, keep + strata + visit)
 
         # single-level categoricals cannot be synthesized
         problems = []
@@ -697,6 +735,7 @@ class Synthesizer:
         self.n_rows_ = len(data)
         self.columns_ = [c for c in columns if c in set(visit) | set(keep) | set(strata)]
         self.left_out_ = [c for c in columns if c not in self.columns_]
+        self.dropped_ = _as_list(self.drop, "drop")
         self.dtypes_ = {c: data[c].dtype for c in self.columns_}
         self.index_ = data.index
         self.kind_ = "partial" if keep else "full"
@@ -735,6 +774,53 @@ class Synthesizer:
             state["_fingerprint"] = self.fingerprint_
             state["_confidential"] = None
         return state
+
+    def _drop_columns(self, data: pd.DataFrame) -> tuple[pd.DataFrame, Any]:
+        """``data`` without the ``drop`` columns, and the schema overrides of the others."""
+        drop = _as_list(self.drop, "drop")
+        overrides = self.schema
+        if not drop:
+            return data, overrides
+        if not isinstance(data, pd.DataFrame):
+            return data, overrides  # validate_frame says what is wrong
+        unknown = [c for c in drop if c not in data.columns]
+        if unknown:
+            raise ParameterError(
+                f"parameter 'drop' names columns that are not in the data: "
+                f"{', '.join(unknown)}; check the spelling"
+            )
+        for param, value in (("keep", self.keep), ("strata", self.strata),
+                             ("visit_sequence", self.visit_sequence)):
+            both = [c for c in _as_list(value, param) if c in drop]
+            if both:
+                raise ParameterError(
+                    f"columns both dropped and in '{param}': {', '.join(both)}; "
+                    f"remove them from one of the two"
+                )
+        if isinstance(overrides, Schema):
+            overrides = overrides.subset([c for c in overrides if c not in drop])
+        elif overrides is not None:
+            overrides = {c: v for c, v in dict(overrides).items() if c not in drop}
+        return data.drop(columns=drop), overrides
+
+    @staticmethod
+    def _refuse_identifiers(data: pd.DataFrame, schema: Schema, used: list[str]) -> None:
+        """Raise one :class:`DataError` naming every identifier that would be released."""
+        problems = []
+        for c in dict.fromkeys(used):
+            if not schema[c].identifier:
+                continue
+            reason = identifier_reason(c, data[c]) or "it is declared an identifier"
+            kind = schema[c].kind.value
+            problems.append(
+                f"column '{c}' looks like an identifier ({reason}); identifiers must not be "
+                f"synthesized, released or used as predictors. Drop it with drop=['{c}'] "
+                f"(command line: --drop {c}), or, if it is not an identifier, declare its "
+                f"kind in the schema (schema={{'{c}': '{kind}'}}; command line: "
+                f"--schema {c}={kind})"
+            )
+        if problems:
+            raise DataError("the data hold identifiers", problems)
 
     def _check_stratum_sizes(
         self, row_blocks: list[np.ndarray], strata: list[str], n_synthesized: int
@@ -1038,6 +1124,7 @@ class Synthesizer:
             "predictor_matrix": {k: list(v) for k, v in self.predictors_.items()},
             "strata": list(self.strata_),
             "left_out": list(self.left_out_),
+            "dropped": list(getattr(self, "dropped_", [])),
             "n_strata": len(self.blocks_),
             "method_params": self.method_params_,
             "missingness_methods": dict(self.missingness_methods_),
@@ -1093,7 +1180,8 @@ class Synthesizer:
 
     def __repr__(self) -> str:
         parts = []
-        for k in ("methods", "visit_sequence", "keep", "m", "n", "strata", "random_state"):
+        for k in ("methods", "visit_sequence", "keep", "drop", "m", "n", "strata",
+                  "random_state"):
             v = getattr(self, k)
             if v is not None and not (k == "m" and v == 1):
                 parts.append(f"{k}={v!r}")
