@@ -73,7 +73,7 @@ def test_histogram_counts_every_public_category():
     assert list(res.value.index) == ["a", "b", "c"]
     assert res.value.dtype.kind == "i"
     assert ledger.spent.epsilon == 1.0
-    with pytest.raises(DataError, match="not among"):
+    with pytest.raises(DataError, match="outside the public"):
         dp_histogram(vals, categories=["a", "b"], epsilon=1.0, random_state=0)
 
 

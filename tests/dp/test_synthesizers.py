@@ -116,12 +116,14 @@ def test_refused_fit_draws_no_noise_and_stays_unfitted():
         syn.sample()
 
 
-def test_levels_read_from_data_warn_and_numeric_needs_public_bins():
+def test_levels_read_from_data_need_not_dp_and_numeric_needs_public_bins():
     df, cats = _data(500)
-    with pytest.warns(PrivacyWarning, match="read from the confidential data"):
+    with pytest.raises(ParameterError, match="domain_from_data='not-dp'"):
         StratifiedSynthesizer(epsilon=1.0, random_state=0).fit(df)
+    with pytest.warns(PrivacyWarning, match="NOT differentially private"):
+        StratifiedSynthesizer(epsilon=1.0, domain_from_data="not-dp", random_state=0).fit(df)
     num = pd.DataFrame({"x": np.random.default_rng(0).uniform(0, 10, 200), "a": df["a"][:200]})
-    with pytest.raises(DataError, match="public"):
+    with pytest.raises(ParameterError, match="public"):
         StratifiedSynthesizer(epsilon=1.0, categories={"a": cats["a"]}, random_state=0).fit(num)
     syn = StratifiedSynthesizer(epsilon=5.0, categories={"a": cats["a"]},
                                 bins={"x": [0, 2.5, 5, 7.5, 10]}, random_state=0).fit(num)
@@ -129,7 +131,11 @@ def test_levels_read_from_data_warn_and_numeric_needs_public_bins():
     assert out["x"].between(0, 10).all() and out["x"].dtype.kind == "f"
     sch = Schema({"x": ColumnSchema("x", Kind.NUMERIC, lower=0.0, upper=10.0),
                   "a": ColumnSchema("a", Kind.CATEGORICAL, tuple(cats["a"]))})
-    syn = StratifiedSynthesizer(epsilon=5.0, schema=sch, n_bins=5, random_state=0).fit(num)
+    with pytest.raises(ParameterError, match="not a declaration"):
+        StratifiedSynthesizer(epsilon=5.0, schema=sch, n_bins=5, random_state=0).fit(num)
+    with pytest.warns(PrivacyWarning, match="NOT differentially private"):
+        syn = StratifiedSynthesizer(epsilon=5.0, schema=sch, n_bins=5, domain_from_data="not-dp",
+                                    random_state=0).fit(num)
     assert syn.n_noised_cells_ == 5 * 4
     with pytest.raises(DataError, match="missing"):
         StratifiedSynthesizer(epsilon=1.0, categories={"a": cats["a"]}, random_state=0).fit(
@@ -179,6 +185,6 @@ def test_mst_refuses_numeric_without_public_bins_before_charging():
     df, cats = _data(300)
     df["income"] = np.random.default_rng(0).lognormal(10, 1, len(df))
     ledger = PrivacyLedger(epsilon=1.0, delta=1e-5)
-    with pytest.raises(DataError, match="never read from the data"):
+    with pytest.raises(ParameterError, match=r"no public levels declared for column.s. income"):
         MSTSynthesizer(epsilon=1.0, delta=1e-6, categories=cats, ledger=ledger).fit(df)
     assert ledger.spent.epsilon == 0.0

@@ -84,7 +84,8 @@ def dp_cmd() -> None:
 @click.option("--levels", "levels_file", type=click.Path(exists=True, path_type=Path),
               default=None, help="YAML file: column -> list of public levels.")
 @click.option("--levels-from-data", is_flag=True,
-              help="Read levels from the data (reveals which values occur; warns).")
+              help="Read undeclared levels from the data: the release is NOT differentially "
+                   "private (domain_from_data='not-dp'; the ledger and provenance say so).")
 @click.option("--bins", multiple=True, help="Public bin edges of a numeric column: COL=0,10,20.")
 @click.option("--group", "groups", multiple=True,
               help="fieldgroups: a group of correlated columns, comma-separated (repeatable).")
@@ -151,7 +152,8 @@ def synthesize_dp(data: Path, method: str, epsilon: float, delta: float | None,
         if undeclared:
             raise ParameterError(
                 f"columns without public levels: {', '.join(undeclared)}; declare them in "
-                "--levels (or --bins for numbers), or pass --levels-from-data to accept the leak"
+                "--levels (or --bins for numbers), or pass --levels-from-data to read them from "
+                "the data, which makes the release NOT differentially private"
             )
     # levels in a CSV come back as numbers or text; match the declared levels' types to the data
     for c, lv in list(cats.items()):
@@ -160,7 +162,8 @@ def synthesize_dp(data: Path, method: str, epsilon: float, delta: float | None,
             if kinds and all(issubclass(k, str) for k in kinds):
                 cats[c] = [str(v) for v in lv]
     common: dict[str, Any] = {"epsilon": epsilon, "columns": cols, "categories": cats,
-                              "bins": _bins(bins), "random_state": seed}
+                              "bins": _bins(bins), "random_state": seed,
+                              "domain_from_data": "not-dp" if levels_from_data else None}
     d = delta if delta is not None else (1e-6 if method == "mst" else 0.0)
     check_release_target(out, force=force, inputs=[data])  # before any budget is spent
     new_ledger = ledger_path is not None and not ledger_path.exists()
@@ -190,7 +193,7 @@ def synthesize_dp(data: Path, method: str, epsilon: float, delta: float | None,
         files = [write_table(imp, tmp / f"dp_{method}_{i + 1}.csv").name
                  for i, imp in enumerate(release.implicates)]
         info = {"method": method, "epsilon": epsilon, "delta": d, "m": m,
-                "noise": release.noise, "provenance": release.provenance}
+                "noise": release.noise, "dp": release.dp, "provenance": release.provenance}
         meta = [f"{METADATA_DIR}/provenance.json"]
         (tmp / meta[0]).write_text(json.dumps(info, indent=2, default=str), encoding="utf-8")
         if ledger_path is None:
@@ -208,12 +211,15 @@ def synthesize_dp(data: Path, method: str, epsilon: float, delta: float | None,
             ledger=ledger_ref, metadata=tuple(meta),
             spent={"epsilon": spent.epsilon, "delta": spent.delta, "rho": spent.rho},
             details={"method": method, "epsilon": epsilon, "delta": d,
-                     "noise": release.noise},
+                     "noise": release.noise, "dp": release.dp},
         ))
     for f in files:
         click.echo(f"wrote {out / f}")
     click.echo(f"wrote {out / MANIFEST_NAME} (kind dp, ledger {ledger_ref})")
     click.echo(str(syn.ledger_))
+    if not release.dp:
+        click.echo("NOT DIFFERENTIALLY PRIVATE: levels were read from the data "
+                   "(--levels-from-data)", err=True)
 
 
 @dp_cmd.command("ledger")

@@ -293,8 +293,8 @@ def dp_histogram(
     codes = cats.get_indexer(ser)
     if (codes < 0).any():
         raise DataError(
-            f"dp_histogram: {int((codes < 0).sum())} values are not among the public "
-            "'categories' (or are missing); add the levels or recode the values first"
+            "dp_histogram: values outside the public 'categories' (or missing values); add the "
+            "levels or recode the values (a public rule) first"
         )
     counts = np.bincount(codes, minlength=len(cats))
     sens = histogram_sensitivity(relation)

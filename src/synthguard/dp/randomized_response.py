@@ -106,8 +106,8 @@ def randomized_response(
         codes = cats.get_indexer(pd.Series(np.asarray(values, dtype=object)))
         if (codes < 0).any():
             raise DataError(
-                f"randomized_response: {int((codes < 0).sum())} values are not among the "
-                "public 'categories' (or are missing); recode them first"
+                "randomized_response: values outside the public 'categories' (or missing "
+                "values); recode them (a public rule) first"
             )
     k = len(cats)
     prob = _truth_probability(p, epsilon, k)

@@ -20,6 +20,21 @@ from synthguard.errors import NotFittedError, ParameterError
 
 __all__ = ["DPSynthesizer"]
 
+NOT_DP_LABEL = "NOT DP (domain read from the data): "
+
+
+class _NotDP:
+    """Charges the wrapped ledger with every label marked NOT DP (domain_from_data='not-dp')."""
+
+    def __init__(self, ledger: Any) -> None:
+        self._ledger = ledger
+
+    def charge(self, label: str, epsilon: float, delta: float = 0.0) -> Any:
+        return self._ledger.charge(NOT_DP_LABEL + str(label), epsilon, delta)
+
+    def charge_rho(self, label: str, rho: float) -> Any:
+        return self._ledger.charge_rho(NOT_DP_LABEL + str(label), rho)
+
 
 class DPSynthesizer(ABC):
     """Base class: ``fit`` measures the data with noise (charging the ledger), ``sample`` draws.
@@ -30,10 +45,17 @@ class DPSynthesizer(ABC):
     columns : columns to synthesize (default: all).
     categories : public levels per column, ``{"sex": ["male", "female"], ...}``.
     bins : public bin edges per numeric column, ``{"age": [18, 26, 35, ...]}``.
-    schema : a :class:`~synthguard.data.Schema` with public levels and numeric bounds.
-    n_bins : number of equal-width bins for numeric columns with public schema bounds.
-    ledger : a :class:`PrivacyLedger` (or a parallel group) to charge; default: a fresh ledger
-        holding exactly (epsilon, delta), available as ``ledger_`` after fit.
+        Every synthesized column needs one of the two: a pandas Categorical dtype or a schema
+        is read from the data and is not a declaration.
+    domain_from_data : ``"not-dp"`` reads undeclared levels (Categorical categories, the
+        schema's levels and bounds, or the distinct values) from the data; the release is then
+        NOT differentially private and the ledger lines and the result say so.
+    schema : a :class:`~synthguard.data.Schema`, used only with ``domain_from_data="not-dp"``.
+    n_bins : number of equal-width bins for numeric columns with schema bounds (not-dp only).
+    ledger : a :class:`PrivacyLedger` (or a parallel group) to charge; default: a fresh
+        in-memory ledger holding exactly (epsilon, delta), available as ``ledger_`` after fit
+        and carried by the result (``release.ledger``, which :meth:`DPSyntheticData.save_ledger`
+        writes to a file).
     random_state : None draws the privacy noise with OpenDP (for releases); a seed uses numpy
         (simulation only, PrivacyWarning). Sampling rows from the fitted noisy model is
         post-processing and may always be seeded through :meth:`sample`.
@@ -52,6 +74,7 @@ class DPSynthesizer(ABC):
         bins: Mapping[str, Any] | None = None,
         schema: Schema | None = None,
         n_bins: int = 10,
+        domain_from_data: str | None = None,
         ledger: Any = None,
         random_state: RandomState = None,
     ) -> None:
@@ -62,6 +85,7 @@ class DPSynthesizer(ABC):
         self.bins = bins
         self.schema = schema
         self.n_bins = n_bins
+        self.domain_from_data = domain_from_data
         self.ledger = ledger
         self.random_state = random_state
 
@@ -86,7 +110,8 @@ class DPSynthesizer(ABC):
         self._validate_params()
         domain, codes = build_domain(
             data, columns=self.columns, categories=self.categories, bins=self.bins,
-            schema=self.schema, n_bins=self.n_bins, owner=type(self).__name__,
+            schema=self.schema, n_bins=self.n_bins, domain_from_data=self.domain_from_data,
+            owner=type(self).__name__,
         )
         rng = _noise.resolve_noise(self.random_state, stacklevel=3)
         ledger = self.ledger if self.ledger is not None else PrivacyLedger(
@@ -94,7 +119,8 @@ class DPSynthesizer(ABC):
         )
         self.ledger_ = ledger
         self.noise_ = _noise.noise_source(self.random_state)
-        self._fit(codes, domain, eps, delta, ledger, rng)
+        charger = ledger if domain.dp else _NotDP(ledger)
+        self._fit(codes, domain, eps, delta, charger, rng)
         self.domain_: Domain = domain  # set last: a refused charge leaves the object unfitted
         return self
 
@@ -140,6 +166,8 @@ class DPSynthesizer(ABC):
             noise=self.noise_,
             seed=seed,
             provenance=self._provenance(),
+            dp=self.domain_.dp,
+            ledger=self.ledger_,
         )
 
     def fit_sample(self, data: pd.DataFrame, n: int | None = None, m: int = 1,
@@ -155,4 +183,5 @@ class DPSynthesizer(ABC):
             "epsilon": float(self.epsilon),
             "delta": float(self.delta),
             "noise": self.noise_,
+            "dp": self.domain_.dp,
         }

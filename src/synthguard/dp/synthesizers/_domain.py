@@ -1,10 +1,19 @@
 """Turn a confidential frame into integer codes over a public, finite domain.
 
 DP synthesizers work on contingency tables, so every column needs a finite list of levels
-that is **public**: declared by the user (``categories=``), by a pandas Categorical dtype, or
-by a schema. Levels read from the data reveal which values occur; that is allowed only with a
-loud :class:`~synthguard.errors.PrivacyWarning`. Numeric columns are discretised with public
-bin edges (``bins=``) or public schema bounds; without them the synthesizer refuses.
+that is **public**, declared by the user: ``categories=`` (levels) or ``bins=`` (edges of a
+numeric column). Nothing read from the data counts as a declaration: not a pandas Categorical
+dtype (``read_parquet`` and Stata value labels make one from the file), not a schema
+(``infer_schema(df)`` lists the levels that occur), not the values themselves — a level held by
+one record would otherwise appear in the domain and, through the noisy table's mass on it, in
+the release. A column without a declaration is refused.
+
+``domain_from_data="not-dp"`` reads the undeclared levels from the data anyway (Categorical
+categories, the schema's levels and bounds, or the distinct values); the release is then **not
+differentially private**: :attr:`Domain.dp` is False, the ledger lines and the result say so.
+
+Error messages name columns and never a count or a value of the confidential data (a count of
+values outside the declared levels would release that count for free).
 """
 
 from __future__ import annotations
@@ -31,6 +40,12 @@ class Domain:
     levels: dict[str, tuple[Any, ...]]
     edges: dict[str, np.ndarray]
     dtypes: dict[str, Any]
+    read_from_data: tuple[str, ...] = ()
+
+    @property
+    def dp(self) -> bool:
+        """True when every level and edge was declared public (the release can be DP)."""
+        return not self.read_from_data
 
     @property
     def sizes(self) -> tuple[int, ...]:
@@ -49,11 +64,16 @@ class Domain:
                 vals = np.asarray(lv, dtype=object)[k]
                 dtype = self.dtypes.get(c)
                 if isinstance(dtype, pd.CategoricalDtype):
-                    out[c] = pd.Categorical(vals, categories=dtype.categories,
+                    # the domain's levels, never the data dtype's categories (they may hold
+                    # undeclared levels of the confidential file)
+                    out[c] = pd.Categorical(vals, categories=pd.Index(lv),
                                             ordered=dtype.ordered)
                 else:
                     out[c] = pd.Series(vals).infer_objects().to_numpy()
         return pd.DataFrame(out, columns=list(self.columns))
+
+
+NOT_DP = "not-dp"
 
 
 def build_domain(
@@ -64,11 +84,18 @@ def build_domain(
     bins: Mapping[str, Any] | None = None,
     schema: Schema | None = None,
     n_bins: int = 10,
+    domain_from_data: str | None = None,
     owner: str = "DP synthesizer",
 ) -> tuple[Domain, dict[str, np.ndarray]]:
     """Public domain and integer codes of ``data`` (see the module docstring for the rules)."""
     if not isinstance(data, pd.DataFrame) or data.empty:
         raise DataError(f"{owner}: expected a non-empty DataFrame")
+    if domain_from_data not in (None, NOT_DP):
+        raise ParameterError(
+            f"{owner}: parameter 'domain_from_data': expected None (levels declared with "
+            f"categories=/bins=) or '{NOT_DP}' (read them from the data; the release is not DP)"
+        )
+    from_data = domain_from_data == NOT_DP
     cols = list(data.columns) if columns is None else list(columns)
     missing_cols = [c for c in cols if c not in data.columns]
     if missing_cols:
@@ -80,7 +107,16 @@ def build_domain(
         raise ParameterError(
             f"{owner}: 'categories'/'bins' name columns not synthesized: {', '.join(unknown)}"
         )
-    sch = schema if schema is not None else infer_schema(data[cols])
+    undeclared = [c for c in cols if c not in categories and c not in bins]
+    if undeclared and not from_data:
+        raise ParameterError(
+            f"{owner}: no public levels declared for column(s) {', '.join(map(str, undeclared))}"
+            "; declare them with categories={column: [levels]} or bins={column: [edges]} (a "
+            "pandas Categorical dtype, a file's value labels or a schema inferred from the data "
+            f"are not a declaration), or pass domain_from_data='{NOT_DP}' to read them from the "
+            "data, which makes the release NOT differentially private"
+        )
+    sch = schema if schema is not None else infer_schema(data[undeclared]) if undeclared else None
     levels: dict[str, tuple[Any, ...]] = {}
     edges: dict[str, np.ndarray] = {}
     codes: dict[str, np.ndarray] = {}
@@ -91,8 +127,8 @@ def build_domain(
         s = data[c]
         if s.isna().any():
             problems.append(
-                f"column '{c}': {int(s.isna().sum())} missing values; recode them as an "
-                "explicit public level (e.g. 'missing') before DP synthesis"
+                f"column '{c}': has missing values; recode them as an explicit public level "
+                "(e.g. 'missing') before DP synthesis"
             )
             continue
         dtypes[c] = s.dtype
@@ -104,29 +140,33 @@ def build_domain(
             edges[c] = e
         elif c in categories:
             levels[c] = tuple(categories[c])
-        elif isinstance(s.dtype, pd.CategoricalDtype):
-            levels[c] = tuple(s.cat.categories)
-        elif c in sch and sch[c].is_numeric:
-            col = sch[c]
-            if schema is None or col.lower is None or col.upper is None:
-                problems.append(
-                    f"column '{c}' is numeric: give public bin edges (bins={{'{c}': [...]}}) or "
-                    "public lower/upper bounds in the schema; bounds are never read from the data"
-                )
+            if len(set(levels[c])) != len(levels[c]) or not levels[c]:
+                problems.append(f"column '{c}': 'categories' needs distinct public levels")
                 continue
-            edges[c] = np.linspace(float(col.lower), float(col.upper), int(n_bins) + 1)
-        elif schema is not None and c in sch and sch[c].levels is not None:
-            levels[c] = tuple(sch[c].levels or ())
-        else:
-            levels[c] = tuple(sch[c].levels or ())
+        else:  # domain_from_data='not-dp': read from the data
             read_from_data.append(c)
+            col = sch[c] if sch is not None and c in sch else None
+            if isinstance(s.dtype, pd.CategoricalDtype):
+                levels[c] = tuple(s.cat.categories)
+            elif col is not None and col.is_numeric:
+                if col.lower is None or col.upper is None:
+                    problems.append(
+                        f"column '{c}' is numeric: give public bin edges (bins={{'{c}': [...]}})"
+                        " or lower/upper bounds in the schema"
+                    )
+                    continue
+                edges[c] = np.linspace(float(col.lower), float(col.upper), int(n_bins) + 1)
+            elif col is not None and col.levels is not None:
+                levels[c] = tuple(col.levels)
+            else:
+                levels[c] = tuple(pd.unique(s.astype(object)))
         if c in edges:
             e = edges[c]
             x = pd.to_numeric(s, errors="coerce").to_numpy(dtype=np.float64, na_value=np.nan)
             if np.isnan(x).any():
                 problems.append(
-                    f"column '{c}': {int(np.isnan(x).sum())} values are not numbers but the "
-                    "column has 'bins'; clean them, or give public levels instead of bins"
+                    f"column '{c}': holds values that are not numbers but the column has 'bins'; "
+                    "clean them, or give public levels instead of bins"
                 )
                 continue
             codes[c] = np.clip(np.searchsorted(e, x, side="right") - 1, 0, e.size - 2)
@@ -135,7 +175,8 @@ def build_domain(
             idx = pd.Index(levels[c]).get_indexer(s.astype(object))
             if (idx < 0).any():
                 problems.append(
-                    f"column '{c}': {int((idx < 0).sum())} values are not among its public levels"
+                    f"column '{c}': holds values outside its declared public levels; add the "
+                    "levels to the declaration or recode the values (a public rule) first"
                 )
                 continue
             codes[c] = idx.astype(np.int64)
@@ -143,10 +184,10 @@ def build_domain(
         raise DataError(f"{owner}: the data cannot be put on a public domain", problems)
     if read_from_data:
         warnings.warn(
-            f"{owner}: the levels of column(s) {', '.join(map(str, read_from_data))} were read "
-            "from the confidential data, which reveals which values occur; declare them "
-            "publicly with categories={...} or a pandas Categorical",
+            f"{owner}: domain_from_data='{NOT_DP}': the levels or bounds of column(s) "
+            f"{', '.join(map(str, read_from_data))} were read from the confidential data; "
+            "the release is NOT differentially private (the ledger and the result say so)",
             PrivacyWarning,
             stacklevel=3,
         )
-    return Domain(tuple(cols), levels, edges, dtypes), codes
+    return Domain(tuple(cols), levels, edges, dtypes, tuple(read_from_data)), codes
