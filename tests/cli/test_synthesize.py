@@ -117,7 +117,7 @@ def test_demo_runs_and_compares(tmp_path):
     conf = load_dataset("ce")
     np.testing.assert_array_equal(ce["KidsCount"], conf["KidsCount"])
     np.testing.assert_array_equal(ce["Race"], conf["Race"].astype(int))
-    table = pd.read_csv(out / "ce" / "comparison.csv")
+    table = pd.read_csv(out / "ce" / "metadata" / "comparison.csv")
     mean = table[(table["column"] == "Expenditure") & (table["statistic"] == "mean")].iloc[0]
     assert mean["confidential"] == pytest.approx(10197.38, abs=0.01)  # data README figure
     # pooled synthetic mean of 5 x 5133 cart draws: within 3 SE of the confidential mean

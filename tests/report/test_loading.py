@@ -77,3 +77,13 @@ def test_status_incomplete_when_a_measure_fails(tmp_path):
                   targets=["income"], formulas=["income ~ nosuch"],
                   thresholds={"kway_tv": 1e-9}, random_state=1)
     assert ev.status == "failed"
+
+
+def test_partial_release_against_the_wrong_data_is_not_computed(tmp_path):
+    conf = make_conf(n=150, seed=7)
+    part = shuffled(conf, ["income"], 2).iloc[:120]  # made from another (shorter) file
+    ev = evaluate(conf, {"p": part}, keys=["region"], targets=["income"],
+                  kinds={"p": "partial"}, random_state=1)
+    assert "identification risk" in ev["p"].not_computed
+    assert "declared partially synthetic" in ev["p"].not_computed["identification risk"]
+    assert ev.status == "incomplete"

@@ -94,10 +94,23 @@ def _print_comparison(ctx: DemoContext, table: pd.DataFrame) -> None:
 
 
 def _release(ctx: DemoContext, name: str, conf: pd.DataFrame, result: Any) -> None:
+    """Write a release folder (implicates, manifest, metadata/comparison.csv), replacing the
+    previous demo run's."""
+    from synthguard.data.manifest import ReleaseManifest, release_folder, write_manifest
+
     folder = ctx.out / name
-    ctx.files.extend(result.write(folder))
     table = compare_frames(conf[result.implicates[0].columns], result.implicates, result.kept)
-    ctx.files.append(write_table(table, folder / "comparison.csv"))
+    with release_folder(folder, force=True) as tmp:
+        files = [p.name for p in result.write(tmp)]
+        write_table(table, tmp / "metadata" / "comparison.csv")
+        write_manifest(tmp, ReleaseManifest(
+            kind=result.kind, implicates=tuple(files), seed=result.seed,
+            methods=dict(result.methods), kept=tuple(result.kept),
+            columns=tuple(str(c) for c in result.implicates[0].columns),
+            metadata=("metadata/comparison.csv",),
+        ))
+    ctx.files.extend(folder / f for f in files)
+    ctx.files.append(folder / "metadata" / "comparison.csv")
     ctx.releases[name] = (conf, result)
     ctx.echo(result.summary())
     ctx.echo()

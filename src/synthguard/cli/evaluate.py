@@ -284,8 +284,15 @@ def evaluate_cmd(conf: str, releases: tuple[str, ...], keys: tuple[str, ...],
         if table:
             write_table(ev.to_frame().reset_index(), table)
         if report:
+            provenance = {"data": conf, "releases": ", ".join(releases)}
+            for name, r in loaded.items():
+                provenance[f"release {name}"] = f"{r.describe()}; evaluated as {kind_map[name]}"
+                if r.manifest is not None:
+                    provenance[f"release {name}"] += (
+                        f"; seed {r.manifest.seed}; written {r.manifest.created} by synthguard "
+                        f"{r.manifest.versions.get('synthguard', '?')}")
             path = write_report(ev, report, min_cell=min_cell, ledger=ledger,
-                                provenance={"data": conf, "releases": ", ".join(releases)})
+                                provenance=provenance)
             echo(f"report: {path}")
     report_problems(ev, quiet)
     exit_with_verdict(ev)

@@ -578,6 +578,12 @@ def evaluate(
                 )
             except Exception as e:
                 errors["identification risk"] = safe_error(e)
+        elif kind == "partial":  # declared row for row, yet the rows do not line up
+            errors["identification risk"] = (
+                "the release is declared partially synthetic but its implicates do not have as "
+                "many rows as the data; evaluate it against the confidential file it was made "
+                "from (the training part when a holdout was set aside)"
+            )
         else:
             inapplicable.add("identification risk")
             errors["identification risk"] = (
