@@ -111,10 +111,14 @@ def test_columns_that_differ_are_refused_naming_them(conf, drifted):
 
 
 def test_common_columns_evaluates_on_the_shared_ones(conf, drifted):
-    # keys/targets must be shared: a risk measure on a missing column is bad input
+    # the target is not among the shared columns: the risk measures are named as not computed
     res = _run("evaluate", conf / "conf.csv", drifted, "--keys", "region", "--target",
                "income", "--common-columns")
-    assert res.exit_code == EXIT_BAD_INPUT and "income" in res.output
+    assert res.exit_code == EXIT_NOT_COMPUTED, res.output
+    assert "release 'bad': measured on the 1 column(s) it shares with the data " \
+           "(--common-columns: missing kids, income; extra Income)" in res.output
+    assert "not computed: release 'bad': risk: the release lacks the key or target " \
+           "column(s) income" in res.stderr
     shuffled = conf / "shuf"
     shuffled.mkdir()
     df = pd.read_csv(conf / "conf.csv").drop(columns="kids")
@@ -123,8 +127,8 @@ def test_common_columns_evaluates_on_the_shared_ones(conf, drifted):
     res = _run("evaluate", conf / "conf.csv", shuffled, "--keys", "region", "--target",
                "income", "--common-columns", "--table", conf / "t.csv", "--seed", 1)
     assert res.exit_code == EXIT_OK, res.output
-    assert "evaluating on the 2 column(s) every release shares with the data; left out: " \
-           "kids" in res.output
+    assert "release 'shuf': measured on the 2 column(s) it shares with the data " \
+           "(--common-columns: missing kids; extra extra)" in res.output
     table = pd.read_csv(conf / "t.csv").set_index("release")
     assert table.loc["shuf", "pmse_ratio"] > 0
 

@@ -66,53 +66,50 @@ def _resolve_kinds(loaded: dict[str, Any], kind_map: dict[str, str],
     return kinds
 
 
-def _align_columns(conf_df: pd.DataFrame, hold_df: pd.DataFrame | None,
-                   loaded: dict[str, Any], common_columns: bool, needed: list[str],
-                   echo: Callable[[str], None]) -> tuple[pd.DataFrame, pd.DataFrame | None,
-                                                        dict[str, list[pd.DataFrame]]]:
-    """Check every release has the data's columns; with --common-columns (or columns a
-    manifest declares dropped) keep only the shared ones, saying so."""
+def _align_columns(conf_df: pd.DataFrame, loaded: dict[str, Any], common_columns: bool,
+                   echo: Callable[[str], None]) -> dict[str, list[pd.DataFrame]]:
+    """Check every release has the data's columns. A release lacking columns its manifest
+    declares dropped, or any release with --common-columns, is measured on the columns it
+    shares with the data (said for each); otherwise a difference is bad input. A release
+    that lacks a key or target then has its risk measures reported as not computed."""
     from synthguard.errors import ParameterError
 
     conf_cols = [str(c) for c in conf_df.columns]
-    problems, keep = [], set(conf_cols)
+    problems = []
+    out = {}
     for name, rel in loaded.items():
         cols: set[str] = set()
         for df in rel.implicates:
             cols |= {str(c) for c in df.columns}
-        shared = {c for c in conf_cols if all(c in map(str, df.columns) for df in rel.implicates)}
+        shared = [c for c in conf_cols
+                  if all(c in {str(x) for x in df.columns} for df in rel.implicates)]
         missing = [c for c in conf_cols if c not in shared]
         extra = sorted(cols - set(conf_cols))
         declared = set(rel.manifest.dropped) if rel.manifest is not None else set()
         undeclared = [c for c in missing if c not in declared]
-        if (undeclared or extra) and not common_columns:
-            parts = []
-            if undeclared:
-                parts.append(f"missing {', '.join(undeclared)}")
-            if extra:
-                parts.append(f"extra {', '.join(extra)}")
+        parts = []
+        if undeclared:
+            parts.append(f"missing {', '.join(undeclared)}")
+        if extra:
+            parts.append(f"extra {', '.join(extra)}")
+        if parts and not common_columns:
             problems.append(f"release '{name}' does not have the data's columns: "
                             + "; ".join(parts))
-        keep &= shared
+        elif parts or missing:
+            why = []
+            if missing and len(undeclared) < len(missing):
+                why.append("dropped by its manifest: "
+                           + ", ".join(c for c in missing if c in declared))
+            if parts:
+                why.append("--common-columns: " + "; ".join(parts))
+            echo(f"release '{name}': measured on the {len(shared)} column(s) it shares with the "
+                 f"data ({'; '.join(why)})")
+        out[name] = [df[[c for c in df.columns if str(c) in shared]] for df in rel.implicates]
     if problems:
         raise ParameterError("; ".join(problems) + "; fix the release, or pass "
-                             "--common-columns to evaluate on the columns it shares with the "
-                             "data")
-    lost = [c for c in needed if c not in keep]
-    if lost:
-        raise ParameterError(f"the key or target column(s) {', '.join(lost)} are not in every "
-                             f"release; the disclosure-risk measures need them")
-    left = [c for c in conf_cols if c not in keep]
-    cols_kept = [c for c in conf_df.columns if str(c) in keep]
-    if left:
-        echo(f"evaluating on the {len(cols_kept)} column(s) every release shares with the "
-             f"data; left out: {', '.join(left)}")
-        conf_df = conf_df[cols_kept]
-        if hold_df is not None:
-            hold_df = hold_df[cols_kept]
-    rel = {name: [df[[c for c in df.columns if str(c) in keep]] for df in r.implicates]
-           for name, r in loaded.items()}
-    return conf_df, hold_df, rel
+                             "--common-columns to evaluate it on the columns it shares with "
+                             "the data")
+    return out
 
 
 def _open_ledgers(loaded: dict[str, Any], echo_err: Callable[[str], None]) -> Any:
@@ -189,8 +186,9 @@ def exit_with_verdict(ev: Any) -> None:
                    "synthetic unless declared partial: its rows are never assumed to be the "
                    "confidential records).")
 @click.option("--common-columns", is_flag=True,
-              help="Evaluate on the columns every release shares with the data (default: a "
-                   "release whose columns differ is refused, exit 2).")
+              help="Measure each release on the columns it shares with the data (default: a "
+                   "release whose columns differ is refused, exit 2, unless its manifest "
+                   "declares the missing ones dropped).")
 @click.option("--report", "report", type=click.Path(dir_okay=False), default=None,
               help="Write the HTML report here.")
 @click.option("--table", "table", type=click.Path(dir_okay=False), default=None,
@@ -268,8 +266,7 @@ def evaluate_cmd(conf: str, releases: tuple[str, ...], keys: tuple[str, ...],
     if unknown:
         raise ParameterError(f"options --keys/--target name columns that are not in the data: "
                              f"{', '.join(unknown)}")
-    conf_df, hold_df, rel = _align_columns(conf_df, hold_df, loaded, common_columns,
-                                           [*_split(keys), *_split(targets)], echo)
+    rel = _align_columns(conf_df, loaded, common_columns, echo)
     kind_map = _resolve_kinds(loaded, kind_map, echo)
     ledger = _open_ledgers(loaded, lambda s: click.echo(_line(s), err=True))
     with warnings_to_stderr(quiet):
