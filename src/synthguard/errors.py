@@ -18,6 +18,7 @@ Warnings::
     SynthguardWarning(UserWarning)
     ├── DisclosureWarning      something in a release may disclose (copied records, singleton patterns)
     ├── PrivacyWarning         a DP setting outside its guarantee (classic Gaussian with epsilon >= 1, seeded noise)
+    ├── InputWarning           a file that may not read as meant (spaces around names or levels, missing-value codes)
     └── UtilityWarning         a utility computation that is unreliable (tiny samples, separation)
 
 Messages follow one format: what went wrong, where (column or parameter),
@@ -32,6 +33,7 @@ __all__ = [
     "DataError",
     "DisclosureWarning",
     "FileFormatError",
+    "InputWarning",
     "MethodError",
     "NotFittedError",
     "ParameterError",
@@ -105,6 +107,11 @@ class DisclosureWarning(SynthguardWarning):
 
 class PrivacyWarning(SynthguardWarning):
     """A differential-privacy setting lies outside the guarantee it is meant to give."""
+
+
+class InputWarning(SynthguardWarning):
+    """A data file may not read as its owner means: names or levels with spaces around them,
+    levels that look like missing-value codes (``?``, ``.``, ``NA``, ``-9``)."""
 
 
 class UtilityWarning(SynthguardWarning):

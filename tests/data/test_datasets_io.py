@@ -73,3 +73,88 @@ def test_read_errors(tmp_path):
     with pytest.raises(FileFormatError, match="could not be read"):
         read_table(corrupt)
     assert [p.name for p in tmp_path.iterdir() if p.name.startswith(".")] == []
+
+
+# --- bad input at the boundary (issue 11, item 4) -------------------------------------------
+
+def _write(path, text):
+    path.write_text(text, encoding="utf-8")
+    return path
+
+
+@pytest.mark.parametrize("text, line, got", [
+    ("a,b,c\n1,2,3\n4,5\n6,7,8\n", 3, 2),          # short row: pandas would fill a missing value
+    ("a,b,c\n1,2,3\n4,5,6\n7,8,9,10\n", 4, 4),     # long row: pandas' C error
+    ("a,b\n1,2,\n3,4,\n", 2, 3),                   # every row one field more: pandas makes an index
+])
+def test_ragged_csv_names_line_and_counts(tmp_path, text, line, got):
+    with pytest.raises(FileFormatError) as e:
+        read_table(_write(tmp_path / "r.csv", text))
+    msg = str(e.value)
+    assert f"line {line} has {got} fields but the header has" in msg
+    assert "\n" not in msg
+
+
+def test_ragged_csv_counts_quoted_separator_as_one_field(tmp_path):
+    df = read_table(_write(tmp_path / "q.csv", 'a,b\n"x,y",2\n,3\n'))
+    assert df.shape == (2, 2)
+
+
+def test_other_formats_under_a_csv_name(tmp_path):
+    import zipfile
+
+    book = tmp_path / "book.xlsx"
+    pd.DataFrame({"a": [1, 2], "b": ["x", "y"]}).to_excel(book, index=False)
+    (tmp_path / "book.csv").write_bytes(book.read_bytes())
+    pd.DataFrame({"a": [1]}).to_parquet(tmp_path / "p.csv")
+    with zipfile.ZipFile(tmp_path / "z.csv", "w") as z:
+        z.writestr("inner.csv", "a\n1\n")
+    (tmp_path / "u.csv").write_bytes("a\tb\n1\t2\n".encode("utf-16"))
+    for name, what in [("book.csv", "is an Excel workbook"), ("p.csv", "is a Parquet file"),
+                       ("z.csv", "is a zip archive"), ("u.csv", "UTF-16")]:
+        with pytest.raises(FileFormatError, match=what):
+            read_table(tmp_path / name)
+    df = read_table(book)  # the workbook under its own name reads, with its types
+    assert df["a"].tolist() == [1, 2] and pd.api.types.is_integer_dtype(df["a"])
+    assert df["b"].tolist() == ["x", "y"]
+
+
+def test_duplicate_column_names_refused(tmp_path):
+    with pytest.raises(FileFormatError, match="'Income' appear more than once"):
+        read_table(_write(tmp_path / "d.csv", "Income,Race,Income\n1,2,3\n"))
+    with pytest.raises(FileFormatError, match="'Income' appear more than once"):
+        read_table(_write(tmp_path / "d2.csv", "Income,Income \n1,2\n"), strip=True)
+    book = tmp_path / "d.xlsx"
+    pd.DataFrame([[1, 2]], columns=["a", "b"]).rename(columns={"b": "a"}).to_excel(book, index=False)
+    with pytest.raises(FileFormatError, match="'a' appear more than once"):
+        read_table(book)
+
+
+def test_strip_and_na_values(tmp_path):
+    from synthguard.errors import InputWarning
+
+    f = _write(tmp_path / "s.csv", "age, sex ,inc\n 39, Male ,?\n40,Female,-9\n41, ?,5\n")
+    with pytest.warns(InputWarning) as rec:
+        raw = read_table(f)
+    msgs = " | ".join(str(w.message) for w in rec)
+    assert "' sex '" in msgs and "start or end with a space" in msgs
+    assert "hold '?'" in msgs and "hold '-9'" in msgs
+    assert "Male" not in msgs and "39" not in msgs  # names columns, never values
+    assert raw["inc"].dtype == object or pd.api.types.is_string_dtype(raw["inc"])
+    df = read_table(f, strip=True, na_values=["?", "-9"])
+    assert list(df.columns) == ["age", "sex", "inc"]
+    assert df["sex"].tolist()[:2] == ["Male", "Female"] and pd.isna(df["sex"].iloc[2])
+    assert pd.api.types.is_float_dtype(df["inc"]) and df["inc"].isna().tolist() == [True, True, False]
+    assert df["age"].tolist() == [39, 40, 41]
+
+
+def test_numeric_missing_code_warns_and_na_values_clears_it(tmp_path):
+    from synthguard.errors import InputWarning
+
+    f = tmp_path / "n.parquet"
+    pd.DataFrame({"income": [-8.0, 1200.0, 3000.0], "t": [-5.0, -3.0, 1.0]}).to_parquet(f)
+    with pytest.warns(InputWarning, match=r"column\(s\) 'income' hold '-8'"):
+        read_table(f)
+    df = read_table(f, na_values=["-8"])
+    assert df["income"].isna().tolist() == [True, False, False]
+    assert df["t"].tolist() == [-5.0, -3.0, 1.0]
