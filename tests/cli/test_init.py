@@ -51,3 +51,63 @@ def test_init_out_file_and_force(data, tmp_path):
 def test_help_has_example():
     res = CliRunner().invoke(main, ["init", "--help"])
     assert res.exit_code == 0 and "synthguard init conf.csv > plan.yaml" in res.output
+
+
+def test_init_guesses_a_stewards_plan_and_never_an_identifier(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    # CE-like: a record number, a coded race, two sensitive amounts; Income outranks Expenditure
+    rng = np.random.default_rng(5)
+    n = 300
+    df = pd.DataFrame({
+        "ID": np.arange(1001, 1001 + n),
+        "Expenditure": np.round(rng.lognormal(9, 0.8, n), 2),
+        "hours": rng.integers(1, 30, n),
+        "Race": rng.integers(1, 7, n),
+        "UrbanRural": rng.integers(1, 3, n),
+        "Income": np.round(rng.lognormal(10, 1, n)),
+        "household_size": rng.integers(1, 9, n),
+        "fnlwgt": rng.integers(10_000, 900_000, n),
+        "pets": rng.integers(0, 4, n),
+    })
+    df.to_csv(tmp_path / "ce.csv", index=False)
+    res = CliRunner().invoke(main, ["init", "ce.csv"])
+    assert res.exit_code == 0, res.output
+    plan = parse_plan(res.output, base_dir=tmp_path)
+    assert plan.targets == ("Income",)
+    # demographic/geographic names first (race, urban, household), then other few-level
+    # columns in file order (hours before pets) up to 4 keys; listed in file order
+    assert plan.keys == ("hours", "Race", "UrbanRural", "household_size")
+    assert "ID" not in res.output.split("left out as identifiers")[1].split("\n", 2)[2]
+    assert plan.columns is not None and "ID" not in plan.columns
+    assert "fnlwgt" not in plan.keys and "ID" not in str(plan.formulas)
+    for line in res.output.splitlines():
+        if line.lstrip().startswith(("keys:", "targets:", "keep:", "columns:", "formulas:")):
+            assert "# guess: check" in line, line
+
+
+def test_init_target_falls_back_to_the_most_skewed_column(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    rng = np.random.default_rng(6)
+    n = 300
+    pd.DataFrame({
+        "sex": rng.choice(["f", "m"], n),
+        "x": rng.normal(50, 10, n),            # symmetric
+        "y": np.round(rng.lognormal(3, 1.2, n), 3),  # right-skewed, like an amount
+    }).to_csv(tmp_path / "d.csv", index=False)
+    res = CliRunner().invoke(main, ["init", "d.csv"])
+    assert res.exit_code == 0, res.output
+    plan = parse_plan(res.output, base_dir=tmp_path)
+    assert plan.targets == ("y",) and plan.keys == ("sex",)
+
+
+def test_init_writes_read_options_into_the_plan(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    rows = ["sex ,age,Income"] + [f"{s},{a},{i}" for s, a, i in
+                                  zip([" f", "m ", " ?"] * 40, range(20, 140), np.arange(120) * 37 % 101 * 1000.5,
+                                      strict=True)]
+    (tmp_path / "s.csv").write_text("\n".join(rows) + "\n", encoding="utf-8")
+    res = CliRunner().invoke(main, ["init", "s.csv", "--strip", "--na-values", "?"])
+    assert res.exit_code == 0, res.output
+    plan = parse_plan(res.output, base_dir=tmp_path)
+    assert dict(plan.read_options) == {"na_values": ["?"], "strip": True}
+    assert "sex" in plan.keys

@@ -11,6 +11,7 @@ from typing import Any
 import click
 import yaml
 
+from synthguard.cli._options import read_options
 from synthguard.data.io import read_table, write_table
 from synthguard.errors import ParameterError, PrivacyWarning
 
@@ -77,6 +78,7 @@ def dp_cmd() -> None:
 
 @dp_cmd.command("synthesize")
 @click.argument("data", type=click.Path(exists=True, dir_okay=False, path_type=Path))
+@read_options
 @click.option("--method", type=click.Choice(_METHODS), default="mst", show_default=True)
 @click.option("--epsilon", type=float, required=True, help="Privacy-loss budget of this fit.")
 @click.option("--delta", type=float, default=None, help="delta (MST; default 1e-6).")
@@ -103,7 +105,7 @@ def dp_cmd() -> None:
               help="Release folder (refused when it holds an earlier release, unless --force).")
 @click.option("--force", is_flag=True,
               help="Replace the release already in --out as a whole.")
-def synthesize_dp(data: Path, method: str, epsilon: float, delta: float | None,
+def synthesize_dp(data: Path, read_kw: dict[str, Any], method: str, epsilon: float, delta: float | None,
                   columns: str | None, levels_file: Path | None, levels_from_data: bool,
                   bins: tuple[str, ...], groups: tuple[str, ...], ledger_path: Path | None,
                   budget: float | None, budget_delta: float | None, n_rows: int | None, m: int,
@@ -135,7 +137,7 @@ def synthesize_dp(data: Path, method: str, epsilon: float, delta: float | None,
         StratifiedSynthesizer,
     )
 
-    df = read_table(data)
+    df = read_table(data, **read_kw)
     cats: dict[str, Any] = {}
     if levels_file is not None:
         try:

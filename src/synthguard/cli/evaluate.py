@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
+from synthguard.cli._options import read_options
 from synthguard.cli.run import progress_bar, warnings_to_stderr
 
 if TYPE_CHECKING:
@@ -169,6 +170,7 @@ def exit_with_verdict(ev: Any) -> None:
 @click.command("evaluate")
 @click.argument("conf", type=click.Path(exists=True, dir_okay=False))
 @click.argument("releases", nargs=-1, required=True, type=click.Path(exists=True))
+@read_options
 @click.option("--keys", "keys", multiple=True, help="Key variables (comma-separated or repeated).")
 @click.option("--target", "targets", multiple=True, required=True,
               help="Target variable(s) the intruder seeks (comma-separated or repeated).")
@@ -201,7 +203,7 @@ def exit_with_verdict(ev: Any) -> None:
 @click.option("--seed", type=int, default=None, help="Seed of the randomised measures.")
 @click.option("--quiet", "-q", is_flag=True,
               help="Print nothing but errors and the measures not computed.")
-def evaluate_cmd(conf: str, releases: tuple[str, ...], keys: tuple[str, ...],
+def evaluate_cmd(conf: str, read_kw: dict[str, Any], releases: tuple[str, ...], keys: tuple[str, ...],
                  targets: tuple[str, ...], holdout: str | None, radius: float,
                  formulas: tuple[str, ...], thresholds: tuple[str, ...], schema: tuple[str, ...],
                  kinds: tuple[str, ...], common_columns: bool, report: str | None,
@@ -238,8 +240,8 @@ def evaluate_cmd(conf: str, releases: tuple[str, ...], keys: tuple[str, ...],
     echo: Callable[[str], None] = (lambda s: None) if quiet else click.echo
     schema_map = _pairs(schema, "--schema")
     text_ok = [c for c, k in schema_map.items() if k in ("categorical", "ordinal", "binary")]
-    conf_df = validate_frame(read_table(conf), text_overrides=text_ok)
-    hold_df = validate_frame(read_table(holdout), name="holdout",
+    conf_df = validate_frame(read_table(conf, **read_kw), text_overrides=text_ok)
+    hold_df = validate_frame(read_table(holdout, **read_kw), name="holdout",
                              text_overrides=text_ok) if holdout else None
     if hold_df is not None:
         lacking = [str(c) for c in conf_df.columns if c not in hold_df.columns]

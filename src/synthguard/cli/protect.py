@@ -9,6 +9,7 @@ from typing import Any
 import click
 import numpy as np
 
+from synthguard.cli._options import read_options
 from synthguard.data.io import read_table, write_table
 
 __all__ = ["parse_spec", "protect_cmd"]
@@ -78,6 +79,7 @@ def _write_folder(release: Any, df: Any, out: Path, data: Path, force: bool, see
 
 @click.command("protect")
 @click.argument("data", type=click.Path(dir_okay=False, path_type=Path))
+@read_options
 @click.option("--out", required=True, type=click.Path(path_type=Path),
               help="Release folder (protected.csv, metadata/, synthguard_manifest.json); a "
                    "name with a data extension (.csv, .parquet, .dta, ...) writes the bare "
@@ -112,6 +114,7 @@ def _write_folder(release: Any, df: Any, out: Path, data: Path, force: bool, see
 @click.option("--quiet", is_flag=True, help="No summary.")
 def protect_cmd(
     data: Path,
+    read_kw: dict[str, Any],
     out: Path,
     generalize_: tuple[str, ...],
     topcode: tuple[str, ...],
@@ -159,7 +162,7 @@ def protect_cmd(
     as_folder = out.is_dir() or not out.suffix  # a name with an extension is one data file
     if as_folder:
         check_release_target(out, force=force, inputs=[data])
-    df = read_table(data)
+    df = read_table(data, **read_kw)
     if seed is None:
         seed = int(np.random.SeedSequence().generate_state(1, dtype=np.uint32)[0])
     rng = np.random.default_rng(seed)

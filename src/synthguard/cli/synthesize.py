@@ -10,6 +10,7 @@ from typing import Any
 import click
 import numpy as np
 
+from synthguard.cli._options import read_options
 from synthguard.data.io import read_table, write_table
 
 __all__ = ["parse_pairs", "split_columns", "synthesize_cmd"]
@@ -77,6 +78,7 @@ def _write_outputs(result: Any, out: Path, prefix: str, diagnostics: bool, *, fo
 
 @click.command("synthesize")
 @click.argument("data", type=click.Path(dir_okay=False, path_type=Path))
+@read_options
 @click.option("--out", required=True, type=click.Path(file_okay=False, path_type=Path),
               help="Folder for the synthetic files (created if needed).")
 @click.option("--m", "m", default=1, show_default=True, type=click.IntRange(min=1),
@@ -130,6 +132,7 @@ def _write_outputs(result: Any, out: Path, prefix: str, diagnostics: bool, *, fo
 @click.option("--quiet", is_flag=True, help="No progress bar or summary.")
 def synthesize_cmd(
     data: Path,
+    read_kw: dict[str, Any],
     out: Path,
     m: int,
     methods: tuple[str, ...],
@@ -182,7 +185,7 @@ def synthesize_cmd(
     from synthguard.synthesis import Synthesizer
 
     check_release_target(out, force=force, inputs=[data])  # before the slow part
-    df = read_table(data)
+    df = read_table(data, **read_kw)
     weights: np.ndarray | str | None = weights_col
     # --- issue 5: risk weights computed from the options above replace `weights` here ---
     if risk_kind is not None:

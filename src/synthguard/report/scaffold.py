@@ -1,46 +1,123 @@
-"""``synthguard init``: a commented example plan for a data file.
+"""``synthguard init``: a commented plan a steward starts from.
 
-The plan is a starting point a steward edits, not a recommendation: the key
-variables are guessed as the categorical columns (and counts) with few levels, the
-target as the numeric column whose name sounds sensitive (income, wage, expenditure,
-amount) or else the first continuous column. Every field carries a comment saying
-what it means and what to change.
+The plan guesses what a steward would choose, and says each guess is one ("# guess: check"):
+
+* **keys** (what an intruder knows from a linkage file such as a voter roll or a register):
+  categorical columns, or numbers used as codes, with 2 to ``MAX_KEY_LEVELS`` (50) levels, at
+  most ``MAX_KEYS`` (4) of them; demographic and geographic names (age, sex, gender, race,
+  ethnicity, marital status, education, region, state, county, urban/rural, country, ...)
+  come first, in that order, then the other candidates in file order. A column named like a
+  demographic may have up to ``MAX_DEMOGRAPHIC_LEVELS`` (100) levels (age in years is a
+  classic key). Survey weights and identifiers are never keys.
+* **target** (the sensitive value the intruder seeks): the numeric column whose name sounds
+  most sensitive, in the order income, earnings, wage, salary, wealth, assets, expenditure,
+  spending, capital, amount, debt, tax, cost, payment, price, value; else the most
+  right-skewed numeric column with more than 50 distinct values (sample skewness), the shape
+  incomes and amounts take. Only one column per demographic is a key (age, not also an age
+  group). With no numeric column, the target is the last column that is not a key.
+* **never an identifier**: columns :func:`synthguard.data.schema.identifier_reason` flags
+  (an id-like name, nearly all values distinct, an integer sequence) are left out of
+  ``data.columns`` and of every key, target and formula, with the reason.
 """
 
 from __future__ import annotations
 
 import os
 import re
+from collections.abc import Mapping, Sequence
 from pathlib import Path
+from typing import Any
 
+import numpy as np
 import pandas as pd
 
 from synthguard.data.io import read_table
-from synthguard.data.schema import Kind, Schema, infer_schema, validate_frame
+from synthguard.data.schema import Kind, Schema, identifier_reason, infer_schema, validate_frame
 
 __all__ = ["guess_keys_targets", "init_plan"]
 
-_SENSITIVE = re.compile(r"income|wage|salar|earn|expend|spend|amount|value|price|revenue|tax",
-                        re.IGNORECASE)
+MAX_KEYS = 4
+MAX_KEY_LEVELS = 50
+MAX_DEMOGRAPHIC_LEVELS = 100
+
+# demographic and geographic names, in the order a linkage file usually holds them
+_DEMOGRAPHIC = [re.compile(p, re.IGNORECASE) for p in (
+    r"^age|[^a-z]age\b|age_?group|agegrp", r"sex|gender", r"race|ethni", r"marital|married",
+    r"educ|school|degree", r"urban|rural|metro", r"region|state|county|district|province|"
+    r"place|city|zip|postcode|postal|area|geo", r"country|nativ|citizen|birth", r"tenure|house",
+)]
+_SENSITIVE = [re.compile(p, re.IGNORECASE) for p in (
+    r"income", r"earn", r"wage", r"salar", r"wealth|asset", r"expend", r"spend", r"capital",
+    r"amount", r"debt|loan", r"tax", r"cost", r"pay", r"price", r"value",
+)]
+# survey weights and design variables: neither keys nor targets
+_WEIGHT = re.compile(r"weight|wgt|wght|^wt|_wt$|^pw|^hw|stratum|strata|^psu|varunit|cluster",
+                     re.IGNORECASE)
 
 
-def guess_keys_targets(data: pd.DataFrame, schema: Schema, max_keys: int = 3
+def _rank(name: str, patterns: Sequence[re.Pattern[str]]) -> int | None:
+    return next((i for i, p in enumerate(patterns) if p.search(name)), None)
+
+
+def _skewness(x: pd.Series) -> float:
+    v = pd.to_numeric(x, errors="coerce").dropna().to_numpy(dtype=float)
+    if len(v) < 3 or np.std(v) == 0:
+        return -np.inf
+    return float(np.mean((v - v.mean()) ** 3) / np.std(v) ** 3)
+
+
+def identifiers(data: pd.DataFrame, schema: Schema | None = None) -> dict[str, str]:
+    """Columns that look like identifiers, with the reason (no data value in it)."""
+    out: dict[str, str] = {}
+    for c in data.columns:
+        flagged = schema is not None and c in schema.names and getattr(schema[c], "identifier", False)
+        reason = identifier_reason(str(c), data[c])
+        if flagged or reason is not None:
+            out[str(c)] = reason or "looks like an identifier"
+    return out
+
+
+def guess_keys_targets(data: pd.DataFrame, schema: Schema, max_keys: int = MAX_KEYS
                        ) -> tuple[list[str], list[str]]:
-    """Heuristic key variables (few-level categorical and count columns) and target (a continuous
-    column, preferring sensitive-sounding names)."""
-    keys: list[str] = []
-    for c in schema.names:
+    """Guessed key variables and target, by the rules in this module's docstring.
+
+    Returns ``(keys, targets)``; ``targets`` holds at most one column. Identifiers and survey
+    weights are never chosen.
+    """
+    ids = identifiers(data, schema)
+    usable = [c for c in schema.names if c not in ids and not _WEIGHT.search(c)]
+    numeric = [c for c in usable if schema[c].is_numeric and not schema[c].is_categorical]
+    ranked = [(r, i, c) for i, c in enumerate(numeric)
+              if (r := _rank(c, _SENSITIVE)) is not None]
+    if ranked:
+        target: str | None = min(ranked)[2]
+    else:
+        wide = [c for c in numeric if data[c].nunique(dropna=True) > MAX_KEY_LEVELS]
+        skew = [(_skewness(data[c]), -i, c) for i, c in enumerate(wide)]
+        target = max(skew)[2] if skew else None
+    candidates = []
+    for i, c in enumerate(usable):
+        if c == target:
+            continue
         col = schema[c]
-        n_levels = data[c].nunique(dropna=True)
-        if (col.is_categorical or col.kind is Kind.COUNT) and 2 <= n_levels <= 20:
-            keys.append(c)
+        demo = _rank(c, _DEMOGRAPHIC)
+        n_levels = int(data[c].nunique(dropna=True))
+        codes = col.is_categorical or col.kind is Kind.COUNT
+        limit = MAX_DEMOGRAPHIC_LEVELS if demo is not None else MAX_KEY_LEVELS
+        if (codes or (demo is not None and col.is_numeric)) and 2 <= n_levels <= limit:
+            candidates.append((demo if demo is not None else len(_DEMOGRAPHIC), i, c))
+    keys: list[str] = []
+    seen: set[int] = set()
+    for demo, _, c in sorted(candidates):  # one column per demographic (age, not also agegroup)
+        if demo < len(_DEMOGRAPHIC) and demo in seen:
+            continue
+        seen.add(demo)
+        keys.append(c)
     keys = keys[:max_keys]
-    numeric = [c for c in schema.names if schema[c].kind is Kind.NUMERIC and c not in keys]
-    if not numeric:
-        numeric = [c for c in schema.names if schema[c].is_numeric and c not in keys]
-    sensitive = [c for c in numeric if _SENSITIVE.search(c)]
-    targets = (sensitive or numeric)[:1]
-    return keys, targets
+    keys.sort(key=list(schema.names).index)
+    if target is None:  # no numeric column: the last other column, so the plan validates
+        target = next((c for c in reversed(usable) if c not in keys), None)
+    return keys, [target] if target is not None else []
 
 
 def _yaml_list(names: list[str]) -> str:
@@ -52,7 +129,7 @@ def _quote(name: str) -> str:
 
 
 def init_plan(data_path: str | os.PathLike[str], *, plan_dir: str | os.PathLike[str] | None = None,
-              seed: int = 20240101) -> str:
+              seed: int = 20240101, read_options: Mapping[str, Any] | None = None) -> str:
     """A commented example plan (YAML text) for the data file ``data_path``.
 
     Parameters
@@ -61,13 +138,17 @@ def init_plan(data_path: str | os.PathLike[str], *, plan_dir: str | os.PathLike[
     plan_dir : folder the plan will be saved in (the data path is written relative to it);
         default the current folder.
     seed : the seed written into the plan.
+    read_options : keywords of :func:`synthguard.data.read_table` (``na_values``, ``strip``);
+        written into the plan's ``data.read_options`` so ``run`` reads the file the same way.
     """
-    data = validate_frame(read_table(data_path))
+    read_options = dict(read_options or {})
+    data = validate_frame(read_table(data_path, **read_options))
     schema = infer_schema(data)
+    ids = identifiers(data, schema)
     keys, targets = guess_keys_targets(data, schema)
     start = Path(plan_dir) if plan_dir is not None else Path.cwd()
     rel = os.path.relpath(Path(data_path).resolve(), start.resolve())
-    others = [c for c in schema.names if c not in keys]
+    others = [c for c in schema.names if c not in keys and c not in ids]
     target = targets[0] if targets else None
     coded = [c for c in schema.names if schema[c].kind is Kind.COUNT and c in keys]
 
@@ -78,9 +159,22 @@ def init_plan(data_path: str | os.PathLike[str], *, plan_dir: str | os.PathLike[
         "",
         "data:",
         f"  path: {_quote(rel)}",
-        "  schema:                       # column kinds as inferred; change any that are wrong",
     ]
+    if read_options:
+        lines.append("  read_options:                 # how the file is read (CLI --na-values, --strip)")
+        for k, v in read_options.items():
+            val = _yaml_list([str(t) for t in v]) if isinstance(v, list | tuple) else str(v).lower()
+            lines.append(f"    {k}: {val}")
+    if ids:
+        lines.append("  # left out as identifiers (never synthesized, released or used as a predictor):")
+        for c, why in ids.items():
+            lines.append(f"  #   {c}: {why}")
+        lines.append(f"  columns: {_yaml_list([c for c in schema.names if c not in ids])}"
+                     "   # guess: check")
+    lines.append("  schema:                       # guess: check. Column kinds as inferred; fix any wrong")
     for c in schema.names:
+        if c in ids:
+            continue
         note = ""
         if c in coded:
             note = "   # numbers used as codes? declare categorical"
@@ -103,7 +197,7 @@ def init_plan(data_path: str | os.PathLike[str], *, plan_dir: str | os.PathLike[
             "  partial:                     # partially synthetic: the keys kept, the rest synthesized",
             "    method: synthesis          # parameters of synthguard.Synthesizer",
             "    m: 5                       # implicates",
-            f"    keep: {_yaml_list(keys)}",
+            f"    keep: {_yaml_list(keys)}   # guess: check (the keys)",
             f"    methods: {{{', '.join(f'{_quote(c)}: cart' for c in others)}}}",
         ]
     lines += [
@@ -116,7 +210,7 @@ def init_plan(data_path: str | os.PathLike[str], *, plan_dir: str | os.PathLike[
             "  topcoded:                    # traditional SDC: censor the top 5% of the target",
             "    method: sdc",
             "    steps:                     # synthguard.sdc functions applied in turn",
-            f"      - topcode: {{column: {_quote(target)}, percentile: 95}}",
+            f"      - topcode: {{column: {_quote(target)}, percentile: 95}}   # guess: check",
             "  # weighted:                  # risk-weighted Bayesian synthesis (Hu, Savitsky & Williams)",
             "  #   method: risk_weighted",
             "  #   model: bayes_norm",
@@ -130,15 +224,17 @@ def init_plan(data_path: str | os.PathLike[str], *, plan_dir: str | os.PathLike[
         "  #   epsilon: 1.0",
         "",
         "evaluation:",
-        f"  keys: {_yaml_list(keys)}        # what an intruder knows about a person (quasi-identifiers)",
-        f"  targets: {_yaml_list(targets)}  # the sensitive variable(s) the intruder seeks",
+        f"  keys: {_yaml_list(keys)}        # guess: check. What an intruder knows from a linkage file",
+        "                               # (few-level demographic/geographic columns come first)",
+        f"  targets: {_yaml_list(targets)}  # guess: check. The sensitive value the intruder seeks",
         "  radius: 0.2                  # a guess within 20% of the true value identifies",
         "  max_distance_records: 10000  # DCR and membership attack on samples of this size",
     ]
-    numeric_others = [c for c in schema.names if schema[c].is_numeric and c != target]
+    numeric_others = [c for c in schema.names if schema[c].is_numeric and c != target
+                      and c not in ids and not _WEIGHT.search(c)]
     if target is not None and numeric_others:
         lines.append(f'  formulas: ["{target} ~ {" + ".join(numeric_others[:3])}"]'
-                     "   # analysts' regressions to compare")
+                     "   # guess: check. Analysts' regressions to compare")
     else:
         lines.append("  formulas: []                 # analysts' regressions, e.g. [\"y ~ x1 + x2\"]")
     lines += [
