@@ -22,10 +22,27 @@ of budget spent. Opening a ledger on an existing file restores it. Several proce
 the same ledger file: each charge takes an exclusive lock (``fcntl.flock`` on ``<file>.lock``,
 POSIX), re-reads the file, checks the budget against every charge recorded there and writes,
 so two processes can never both spend the last of a budget.
+
+The file cannot be switched off quietly:
+
+* **Integrity.** Each charge carries a SHA-256 hash chained to the previous one, starting from a
+  hash of the budget, and the file records the chain's head and length. Every read recomputes
+  the chain; a raised budget, an emptied or shortened list, an edited amount or a removed line
+  is detected and the ledger refused with :class:`~synthguard.errors.DataError` (restore the
+  file from a backup). The chain has no secret key: it catches edits, not a forger who
+  recomputes every hash; keep the file read-only to others and under backup.
+* **Amounts** are checked on load as on charge: a NaN, infinite or negative ε/δ/ρ (a "credit")
+  is refused.
+* **Creation** of a new file happens under the lock and is exclusive (a complete temporary
+  file hard-linked into place, which fails like ``O_CREAT | O_EXCL`` when the file exists), so
+  two processes creating the same new ledger both end up charging one file.
+* A **read-only** ledger file is refused rather than replaced (``os.replace`` needs only the
+  directory's permission); temporary files left by a crashed writer are removed under the lock.
 """
 
 from __future__ import annotations
 
+import hashlib
 import json
 import math
 import os
@@ -53,8 +70,9 @@ __all__ = [
 ]
 
 _FORMAT = "synthguard-privacy-ledger"
-_VERSION = 1
+_VERSION = 2
 _TOL = 1e-12
+_KINDS = ("pure", "approx", "zcdp", "parallel")
 
 
 def zcdp_to_dp(rho: float, delta: float) -> float:
@@ -115,7 +133,8 @@ class Charge:
 
     @classmethod
     def from_dict(cls, d: dict[str, Any]) -> Charge:
-        return cls(
+        """Rebuild a charge from its file form; ValueError on non-finite or negative amounts."""
+        c = cls(
             label=str(d["label"]),
             epsilon=float(d["epsilon"]),
             delta=float(d["delta"]),
@@ -124,10 +143,33 @@ class Charge:
             time=str(d["time"]),
             parts=tuple(cls.from_dict(p) for p in d.get("parts", [])),
         )
+        for v in (c.epsilon, c.delta, c.rho):
+            if not math.isfinite(v) or v < 0:
+                raise ValueError("a charge amount is not a finite number >= 0")
+        if c.delta > 1 or c.kind not in _KINDS or (c.parts and c.kind != "parallel"):
+            raise ValueError("a charge is malformed")
+        if c.kind == "parallel":
+            top = _group(c.label, c.parts, c.time)
+            if (c.epsilon, c.delta, c.rho) != (top.epsilon, top.delta, top.rho):
+                raise ValueError("a parallel group does not cost the maximum of its parts")
+        return c
 
 
 def _now() -> str:
     return datetime.now(UTC).isoformat(timespec="microseconds")
+
+
+def _canonical(obj: Any) -> bytes:
+    return json.dumps(obj, sort_keys=True, separators=(",", ":"), allow_nan=False).encode()
+
+
+def _genesis(epsilon: float, delta: float) -> str:
+    """The chain's first link: a hash of the format and the budget."""
+    return hashlib.sha256(_canonical({"format": _FORMAT, "budget": [epsilon, delta]})).hexdigest()
+
+
+def _link(previous: str, charge: Charge) -> str:
+    return hashlib.sha256(previous.encode() + _canonical(charge.to_dict())).hexdigest()
 
 
 def _check_amount(value: float, name: str, *, upper: float = math.inf) -> float:
@@ -168,6 +210,25 @@ def _fsync_dir(directory: Path) -> None:
         pass
     finally:
         os.close(fd)
+
+
+def _read_only(path: Path) -> bool:
+    """No write permission bit, or no write access (root passes os.access, not the bits)."""
+    return (path.stat().st_mode & 0o222) == 0 or not os.access(path, os.W_OK)
+
+
+def _create_exclusive(tmp: str, path: Path) -> None:
+    """Put the complete file ``tmp`` at ``path`` only if nothing is there (FileExistsError)."""
+    try:
+        os.link(tmp, path)  # atomic and exclusive, like O_CREAT | O_EXCL, and never partial
+    except FileExistsError:
+        raise
+    except OSError:  # pragma: no cover - filesystems without hard links
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644)
+        with os.fdopen(fd, "wb") as out, open(tmp, "rb") as src:
+            out.write(src.read())
+            out.flush()
+            os.fsync(out.fileno())
 
 
 class ParallelCharges:
@@ -245,20 +306,24 @@ class PrivacyLedger:
         self.path = Path(path) if path is not None else None
         self._charges: list[Charge] = []
         self._lock = threading.RLock()
-        if self.path is not None and self.path.exists():
-            budget, charges = self._read(self.path)
-            if not (
-                math.isclose(budget.epsilon, epsilon, rel_tol=1e-12, abs_tol=0)
-                and math.isclose(budget.delta, delta, rel_tol=1e-12, abs_tol=0)
-            ):
-                raise ParameterError(
-                    "ledger file: its budget differs from parameters 'epsilon'/'delta'; a budget "
-                    "is never changed silently: open it with PrivacyLedger.open(path) or pass "
-                    "the budget it was created with"
-                )
-            self._charges = charges
-        elif self.path is not None:
-            self._write()
+        if self.path is not None:
+            # exists-check and creation under the lock: two processes creating the same new
+            # ledger must end up on one file, neither overwriting the other's charges
+            with self._file_lock(read=False):
+                if self.path.exists():
+                    budget, charges = self._read(self.path)
+                    if not (
+                        math.isclose(budget.epsilon, epsilon, rel_tol=1e-12, abs_tol=0)
+                        and math.isclose(budget.delta, delta, rel_tol=1e-12, abs_tol=0)
+                    ):
+                        raise ParameterError(
+                            "ledger file: its budget differs from parameters 'epsilon'/'delta';"
+                            " a budget is never changed silently: open it with "
+                            "PrivacyLedger.open(path) or pass the budget it was created with"
+                        )
+                    self._charges = charges
+                else:
+                    self._write(create=True)
 
     # ----------------------------------------------------------------- persistence
     @classmethod
@@ -266,6 +331,18 @@ class PrivacyLedger:
         """Restore a ledger from its file, taking the budget recorded there."""
         budget, _ = cls._read(Path(path))
         return cls(epsilon=budget.epsilon, delta=budget.delta, path=path)
+
+    @classmethod
+    def merge_into(cls, path: str | os.PathLike[str], source: PrivacyLedger) -> PrivacyLedger:
+        """Record every charge of ``source`` (e.g. a release's in-memory ledger) in the file
+        ``path``, created with ``source``'s budget when absent. All the charges are checked
+        against the file's budget together and recorded at once, or none is
+        (PrivacyBudgetError)."""
+        p = Path(path)
+        target = cls.open(p) if p.exists() else cls(epsilon=source.epsilon,
+                                                    delta=source.delta, path=p)
+        target._put_many(list(source.charges))
+        return target
 
     @staticmethod
     def _read(path: Path) -> tuple[Budget, list[Charge]]:
@@ -275,33 +352,81 @@ class PrivacyLedger:
                 raise ValueError("format")
             budget = Budget(float(doc["budget"]["epsilon"]), float(doc["budget"]["delta"]))
             charges = [Charge.from_dict(c) for c in doc["charges"]]
-        except (OSError, ValueError, KeyError, TypeError) as e:
+        except (OSError, ValueError, KeyError, TypeError, AttributeError) as e:
             raise DataError(
-                f"ledger file '{path.name}': not a readable synthguard privacy ledger; "
-                "restore it from a backup (never start a fresh ledger for the same data)"
+                f"ledger file '{path.name}': not a readable synthguard privacy ledger (or an "
+                "amount in it is not a finite number >= 0); restore it from a backup (never "
+                "start a fresh ledger for the same data)"
             ) from e
+        if not (math.isfinite(budget.epsilon) and budget.epsilon > 0
+                and math.isfinite(budget.delta) and 0 <= budget.delta < 1):
+            raise DataError(f"ledger file '{path.name}': its budget is not a valid (epsilon, "
+                            "delta); restore the file from a backup")
+        PrivacyLedger._verify(path, doc, budget, charges)
         return budget, charges
 
-    def _write(self) -> None:
-        assert self.path is not None
-        doc = {
+    @staticmethod
+    def _verify(path: Path, doc: dict[str, Any], budget: Budget, charges: list[Charge]) -> None:
+        """Recompute the hash chain; refuse a file whose budget or charges were edited."""
+        broken = DataError(
+            f"ledger file '{path.name}': its integrity check fails (the budget or the charges "
+            "were edited, or lines removed, after they were recorded); the ledger is refused: "
+            "restore it from a backup, never edit it by hand"
+        )
+        if doc.get("version") != _VERSION:
+            raise DataError(
+                f"ledger file '{path.name}': written without an integrity check (format version "
+                f"{doc.get('version')!r}, expected {_VERSION}); it cannot be trusted: restore a "
+                "checked copy from a backup"
+            )
+        h = _genesis(budget.epsilon, budget.delta)
+        raw = doc["charges"]
+        for c, d in zip(charges, raw):
+            h = _link(h, c)
+            if not isinstance(d, dict) or d.get("hash") != h:
+                raise broken
+        if doc.get("head") != h or doc.get("count") != len(charges):
+            raise broken
+
+    def _document(self) -> dict[str, Any]:
+        h = _genesis(self.epsilon, self.delta)
+        rows = []
+        for c in self._charges:
+            h = _link(h, c)
+            rows.append({**c.to_dict(), "hash": h})
+        return {
             "format": _FORMAT,
             "version": _VERSION,
             "budget": {"epsilon": self.epsilon, "delta": self.delta},
-            "charges": [c.to_dict() for c in self._charges],
+            "charges": rows,
+            "count": len(rows),
+            "head": h,
         }
+
+    def _write(self, *, create: bool = False) -> None:
+        """Write the file atomically (under the lock). ``create``: only if it does not exist."""
+        assert self.path is not None
+        doc = self._document()
         directory = self.path.resolve().parent
+        if not create and self.path.exists() and _read_only(self.path):
+            raise PrivacyBudgetError(
+                f"ledger file '{self.path.name}' is read-only; a charge is never recorded by "
+                "replacing a protected file: make it writable to spend budget, or stop"
+            )
         fd, tmp = tempfile.mkstemp(dir=directory, prefix=f".{self.path.name}.", suffix=".tmp")
         try:
             with os.fdopen(fd, "w", encoding="utf-8") as fh:
                 json.dump(doc, fh, indent=1)
                 fh.flush()
                 os.fsync(fh.fileno())
-            os.replace(tmp, self.path)
-        except BaseException:
+            os.chmod(tmp, 0o644)
+            if create:
+                _create_exclusive(tmp, self.path)
+            else:
+                os.replace(tmp, self.path)
+        finally:
             if os.path.exists(tmp):
                 os.unlink(tmp)
-            raise
         _fsync_dir(directory)
 
     # ----------------------------------------------------------------- arithmetic
@@ -343,8 +468,9 @@ class PrivacyLedger:
         return tuple(self._charges)
 
     @contextmanager
-    def _file_lock(self) -> Iterator[None]:
-        """Exclusive inter-process lock on ``<path>.lock`` and a fresh read of the file."""
+    def _file_lock(self, *, read: bool = True) -> Iterator[None]:
+        """Exclusive inter-process lock on ``<path>.lock``, stale temporary files removed, and
+        (``read``) a fresh read of the file."""
         if self.path is None:
             yield
             return
@@ -355,19 +481,29 @@ class PrivacyLedger:
                 import fcntl
 
                 fcntl.flock(fd, fcntl.LOCK_EX)
-            if self.path.exists():
+            # every writer holds this lock while its temporary file exists: any left is stale
+            for stale in self.path.parent.glob(f".{self.path.name}.*.tmp"):
+                stale.unlink(missing_ok=True)
+            if read and self.path.exists():
                 _, self._charges = self._read(self.path)
             yield
         finally:
             os.close(fd)  # closing the descriptor releases the lock
 
-    def _put(self, charge: Charge, index: int | None = None) -> int:
+    def _put_many(self, charges: list[Charge]) -> None:
+        """Append several charges at once (all or none)."""
+        if charges:
+            self._put(charges[0], extra=charges[1:])
+
+    def _put(self, charge: Charge, index: int | None = None,
+             extra: list[Charge] | None = None) -> int:
         """Check ``charge`` against the budget, record it (replacing ``index``), persist it."""
         with self._lock, self._file_lock():
             new = list(self._charges)
             if index is None:
                 new.append(charge)
                 index = len(new) - 1
+                new.extend(extra or [])
             else:
                 new[index] = charge
             total = self._total(new, self.delta)
