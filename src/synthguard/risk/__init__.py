@@ -2,6 +2,8 @@
 
 * identity: record-level identification risk within known patterns and its pairwise form
   (Hu, Savitsky & Williams), match rates (Reiter & Mitra 2009), k-anonymity;
+* sdcMicro's measures: individual re-identification risk with sampling weights (Benedetti &
+  Franconi, as in measure_risk);
 * attributes: predictive accuracy of sensitive variables from the keys;
 * synthpop's disclosure measures (Raab, Nowok & Dibben): UiO, repU, Dorig, DiSCO, DCAP, TCAP;
 * membership and copying: distance-threshold membership inference, distance to closest record.
@@ -19,6 +21,7 @@ from synthguard.risk.disclosure import (
 from synthguard.risk.distance import DistanceToClosestRecord, distance_to_closest_record
 from synthguard.risk.evaluate import RiskEvaluation, evaluate_risk
 from synthguard.risk.identification import IdentificationRisk, identification_risk
+from synthguard.risk.individual_risk import IndividualRisk, individual_risk
 from synthguard.risk.matching import MatchRates, match_rates
 from synthguard.risk.membership import MembershipInference, membership_inference
 from synthguard.risk.pairwise import PairwiseIdentificationRisk, pairwise_identification_risk
@@ -29,6 +32,7 @@ __all__ = [
     "Disclosure",
     "DistanceToClosestRecord",
     "IdentificationRisk",
+    "IndividualRisk",
     "KAnonymity",
     "MatchRates",
     "MembershipInference",
@@ -40,6 +44,7 @@ __all__ = [
     "distance_to_closest_record",
     "evaluate_risk",
     "identification_risk",
+    "individual_risk",
     "k_anonymity",
     "match_rates",
     "membership_inference",
