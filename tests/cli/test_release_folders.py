@@ -250,3 +250,24 @@ def test_protect_writes_a_protected_release_folder(conf):
     assert 0 < table.loc["prot", "max_identification_risk"] <= 1  # rows align: measured
     res = _run("protect", conf / "conf.csv", "--out", out, "--topcode", "income:p90")
     assert res.exit_code == EXIT_BAD_INPUT and "--force" in res.output
+
+
+def test_other_libraries_warnings_are_one_line_without_paths(capsys):
+    import warnings
+
+    from synthguard.cli.run import warnings_to_stderr
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("default")
+        with warnings_to_stderr(False):
+            warnings.warn_explicit("income 98765 is odd", RuntimeWarning,
+                                   "/venv/lib/site-packages/numpy/lib/core.py", 7)
+        with warnings_to_stderr(True):  # quiet: nothing
+            warnings.warn_explicit("x", RuntimeWarning, "/v/site-packages/pandas/a.py", 1)
+    err = capsys.readouterr().err
+    assert err == ("warning: RuntimeWarning from numpy (details withheld: the message may "
+                   "quote data)\n")
+    with warnings.catch_warnings():  # an error filter (as in this test suite) still raises
+        warnings.simplefilter("error")
+        with pytest.raises(RuntimeWarning), warnings_to_stderr(False):
+            warnings.warn_explicit("x", RuntimeWarning, "/v/site-packages/pandas/a.py", 1)

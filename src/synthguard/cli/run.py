@@ -12,10 +12,32 @@ import click
 __all__ = ["progress_bar", "run_cmd", "warnings_to_stderr"]
 
 
+def _package(filename: str) -> str:
+    """The package a warning came from, by its file (``site-packages/<package>/...``)."""
+    parts = filename.replace("\\", "/").split("/")
+    for marker in ("site-packages", "dist-packages"):
+        if marker in parts and parts.index(marker) + 1 < len(parts):
+            return parts[parts.index(marker) + 1].removesuffix(".py")
+    return "python"
+
+
+def _show_foreign(message: Any, category: type[Warning], filename: str, lineno: int,
+                  file: Any = None, line: str | None = None) -> None:
+    """One line for another library's warning: its type and package, no source path, and no
+    message (it may quote the data, as ``safe_error`` withholds other libraries' errors)."""
+    click.echo(f"warning: {category.__name__} from {_package(filename)} (details withheld: "
+               "the message may quote data)", err=True)
+
+
+def _silent(*args: Any, **kwargs: Any) -> None:
+    return None
+
+
 @contextmanager
 def warnings_to_stderr(quiet: bool) -> Any:
     """Show synthguard's warnings as one ``warning: ...`` line each on stderr (none when quiet);
-    other warnings keep Python's format."""
+    other libraries' warnings as one line naming their type and package. The warning filters
+    still apply (an ``error`` filter raises, ``ignore`` hides)."""
     import warnings
 
     from synthguard.errors import SynthguardWarning
@@ -33,7 +55,9 @@ def warnings_to_stderr(quiet: bool) -> Any:
                         click.echo(msg, err=True)
                     seen.add(msg)
                 else:
-                    warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)
+                    with warnings.catch_warnings():
+                        warnings.showwarning = _silent if quiet else _show_foreign
+                        warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)
 
 
 @contextmanager
