@@ -271,3 +271,14 @@ def test_other_libraries_warnings_are_one_line_without_paths(capsys):
         warnings.simplefilter("error")
         with pytest.raises(RuntimeWarning), warnings_to_stderr(False):
             warnings.warn_explicit("x", RuntimeWarning, "/v/site-packages/pandas/a.py", 1)
+
+
+@pytest.mark.parametrize("cmd", [["evaluate"], ["run"]])
+def test_helps_promise_the_exit_codes_and_kind_rule(cmd):
+    res = _run(*cmd, "--help")
+    assert res.exit_code == 0
+    text = " ".join(res.output.split())
+    assert "3 a requested measure could not be computed" in text
+    assert "1 a release fail" in text
+    if cmd == ["evaluate"]:
+        assert "without a manifest, full" in text and "--common-columns" in text

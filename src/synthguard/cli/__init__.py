@@ -50,6 +50,10 @@ def main() -> None:
     """synthguard: synthesize, protect, evaluate and report on confidential microdata.
 
     \b
+    Exit codes: 0 ok; 1 a release failed a threshold; 2 bad input (nothing written);
+    3 a requested measure could not be computed (evaluate, run).
+
+    \b
     Examples:
       synthguard datasets
       synthguard demo --out demo_output
