@@ -81,7 +81,7 @@ def report(tmp_path_factory) -> Path:
     ev = evaluate(conf, {"shuffled": [shuffled(conf, ["income"], s) for s in (1, 2)],
                          "topcoded": top},
                   keys=["region", "sex"], targets="income", random_state=1,
-                  formulas=["spend ~ income"],
+                  formulas=["spend ~ income"], thresholds={"max_identification_risk": 0.5},
                   kinds={"shuffled": "partial", "topcoded": "protected"})
     return write_report(ev, tmp_path_factory.mktemp("browser") / "report.html")
 
@@ -127,3 +127,70 @@ def test_probe_detects_a_broken_figure_and_a_script_error(chromium, report, tmp_
     images, decoded, errors = map(int, m.groups())
     assert decoded == images - 1
     assert errors == 1
+
+
+# end of <body>: once laid out, does every summary column (the last is the verdict) end inside
+# the page, and is any figure wider than the page?
+_FIT = """
+<script>
+window.addEventListener("load", function () {
+  var width = document.documentElement.clientWidth, out = [];
+  document.querySelectorAll("table.summary").forEach(function (t) {
+    var cells = t.rows[0].cells, last = cells[cells.length - 1];
+    out.push(t.id + ":" + cells.length + ":" + last.textContent + ":" +
+             (last.getBoundingClientRect().right <= width ? "in" : "out"));
+  });
+  var wide = Array.prototype.filter.call(document.images, function (i) {
+    return i.getBoundingClientRect().right > width + 1; }).length;
+  var p = document.createElement("p");
+  p.id = "fit";
+  p.textContent = "width=" + width + " " + out.join(" ") + " wide_images=" + wide;
+  document.body.appendChild(p);
+});
+</script>
+"""
+
+
+@pytest.mark.parametrize(("width", "printed"), [(1000, False), (700, True)])
+def test_summary_columns_fit_on_screen_and_on_paper(chromium, report, tmp_path, width, printed):
+    # 700 CSS px is the text width of an A4 page (210 mm less 12 mm margins; Letter is wider),
+    # laid out with the print rules applied
+    html = report.read_text(encoding="utf-8")
+    if printed:
+        html = html.replace("@media print", "@media all")
+    page = tmp_path / "fit.html"
+    page.write_text(html.replace("</body>", _FIT + "</body>"), encoding="utf-8")
+    res = _run(chromium, [f"--window-size={width},1200", "--virtual-time-budget=10000",
+                          "--dump-dom", page.as_uri()], tmp_path / "profile4")
+    m = re.search(r'id="fit">width=(\d+) (.*?) wide_images=(\d+)<', res.stdout)
+    assert m is not None, res.stderr[-2000:]
+    tables = m.group(2).split()
+    assert [t.split(":")[0] for t in tables] == ["summary-utility", "summary-risk"]
+    for t in tables:
+        tid, n_cols, last, where = t.split(":")
+        assert last == "verdict" and int(n_cols) >= 5
+        assert where == "in", f"{tid}: the verdict column is cut off at {width} px"
+    assert m.group(3) == "0"
+
+
+@pytest.mark.parametrize("paper", ["A4", "Letter"])
+def test_printed_pdf_shows_every_summary_column(chromium, report, tmp_path, paper):
+    pdftotext = shutil.which("pdftotext")
+    if pdftotext is None:
+        pytest.skip("pdftotext (poppler-utils) not found — printed check skipped")
+    html = report.read_text(encoding="utf-8").replace(
+        "@page { margin: 12mm; }", f"@page {{ size: {paper}; margin: 12mm; }}")
+    page = tmp_path / "print.html"
+    page.write_text(html, encoding="utf-8")
+    pdf = tmp_path / "report.pdf"
+    res = _run(chromium, ["--no-pdf-header-footer", f"--print-to-pdf={pdf}", page.as_uri()],
+               tmp_path / "profile5")
+    assert pdf.exists(), res.stderr[-2000:]
+    text = subprocess.run([pdftotext, "-layout", str(pdf), "-"], capture_output=True,
+                          text=True, check=True).stdout
+    first = text[: text.index("Utility\n")] if "Utility\n" in text else text
+    # each summary table prints its verdict column and each release's verdict
+    assert first.count("verdict") == 2
+    assert first.count("fail") >= 2 and "FAIL" in first
+    for label in ("pMSE ratio", "SPECKS", "AUC", "mean", "max", "exact", "copies"):
+        assert label in first, label

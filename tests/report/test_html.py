@@ -101,6 +101,7 @@ def test_sections_and_figures_present(evaluation, html):
     assert "Board pack" in html and "seed: 7" in html
     assert "line withheld" in html  # the plan line naming the small category
     assert "FAIL" in html  # the top-coded release fails max IR <= 0.5
+    assert 'id="not-computed"' not in html or "<details open" in html
     assert 'id="top-risky"' in html
     assert 'id="utility-details"' in html
 
@@ -120,8 +121,72 @@ def test_detail_tables_show_declared_measures_only(evaluation):
 def test_top_risky_records_show_ranges(html):
     table = html[html.index('id="top-risky"'):]
     table = table[: table.index("</table>")]
-    # the riskiest records' incomes appear only as ranges "a – b"
-    assert table.count(" – ") >= 10
+    # the riskiest records' incomes appear only as ranges "a – b" or pooled tails
+    cells = re.findall(r"<tr><td>\d+</td><td>([^<]*)</td>", table)
+    assert len(cells) == 10
+    for c in cells:
+        assert re.fullmatch(r"[\d,.]+ – [\d,.]+|(top|bottom) \d+%", c), c
+
+
+def _section(html: str, start: str, end: str = "</ul>") -> str:
+    part = html[html.index(start):]
+    return part[: part.index(end)]
+
+
+def test_each_failing_verdict_says_fail_once(evaluation, html):
+    failing = evaluation.failed
+    assert "topcoded" in failing  # max IR 1 > 0.5
+    verdicts = _section(html, 'id="verdicts"')
+    lines = re.findall(r"<li>(.*?)</li>", verdicts, flags=re.S)
+    assert len(lines) == len(evaluation)
+    for line, r in zip(lines, evaluation):
+        assert line.count("FAIL") == (0 if r.passed else 1), line
+    # nowhere else in the page is the word shouted again
+    assert html.count("FAIL") == len(failing)
+
+
+def test_summary_is_two_tables_with_every_column_and_a_verdict(evaluation, html):
+    from synthguard.report.metrics import METRICS
+
+    table = evaluation.to_frame()
+    computed = [m for m in METRICS if table[m].notna().any()]
+    shown = []
+    for tid, section in (("summary-utility", "utility"), ("summary-risk", "risk")):
+        part = html[html.index(f'id="{tid}"'):]
+        part = part[: part.index("</table>")]
+        header = re.findall(r"<th[^>]*>([^<]*)</th>", part.split("</tr>")[0])
+        assert header[0] == "release" and header[-1] == "verdict"
+        labels = [METRICS[m].label for m in computed if METRICS[m].section == section]
+        assert [h.replace("&amp;", "&") for h in header if h in labels] == labels
+        shown += labels
+        # one row per release, each ending with its verdict
+        assert part.count("<tr>") == 1 + len(evaluation)
+    assert sorted(shown) == sorted(METRICS[m].label for m in computed)
+    assert "exp. matches (count)" in html
+
+
+def test_story_says_what_failed_by_how_much_and_what_to_try(evaluation, html):
+    stories = _section(html, 'id="stories"')
+    top = re.search(r"<b>topcoded</b>(.*?)</li>", stories, flags=re.S).group(1)
+    rr = evaluation["topcoded"].record_risk
+    n_up = int((rr > 0.5).sum())
+    from synthguard.report.safety import format_number
+
+    v = evaluation["topcoded"].metrics["max_identification_risk"]
+    assert v > 0.5
+    assert (f"max IR {format_number(v, 3)} &gt; 0.5 ({format_number(v - 0.5, 2)} above the "
+            f"limit)") in top
+    assert f"{n_up:,} record(s) have a risk above 0.5" in top
+    assert "pairwise risk weights" in top and "coarser keys" in top
+    assert "statistical disclosure control" in top  # what the release is
+
+
+def test_glossary_states_the_ideal(html):
+    gloss = html[html.index('id="glossary"'):]
+    row = re.search(r"<td class=\"name\">pMSE ratio</td><td class=\"name\">([^<]*)</td>", gloss)
+    assert row.group(1) == "≈ 1 is ideal; well above 1 is worse"
+    assert "negative when they do not overlap" in gloss
+    assert "n_train / (n_train + n_holdout)" in gloss
 
 
 def test_write_report_is_atomic_and_returns_path(evaluation, tmp_path):

@@ -12,7 +12,8 @@ import datetime as _dt
 import importlib.metadata
 import os
 import platform
-from collections.abc import Callable, Mapping
+import re
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -24,7 +25,14 @@ import pandas as pd
 from synthguard.report import figures as F
 from synthguard.report.evaluate import Evaluation
 from synthguard.report.metrics import METRICS
-from synthguard.report.safety import Redactor, format_number, safe_error, value_range
+from synthguard.report.narrative import glossary, release_story, verdict_line
+from synthguard.report.safety import (
+    Redactor,
+    format_number,
+    record_range,
+    round_sig,
+    safe_error,
+)
 from synthguard.report.sections import (
     attribute_table,
     correlation_differences,
@@ -75,26 +83,60 @@ def _fig(figs: list[Figure], fid: str, title: str, fig: Any, caption: str = "") 
     figs.append(Figure(fid, title, F.to_png(fig), caption))
 
 
-def _summary_rows(ev: Evaluation) -> tuple[list[str], list[dict[str, Any]]]:
+def _summary_tables(ev: Evaluation, count: Callable[[int], str]) -> list[dict[str, Any]]:
+    """The summary as two tables that fit a page: utility measures and risk measures.
+
+    Each table lists only the measures computed for some release, and repeats the release's
+    name and verdict so that each can be read (and printed) alone. A measure a new section
+    adds to :data:`METRICS` joins the table of its ``section``.
+    """
     table = ev.to_frame()
-    shown = [m for m in METRICS if table[m].notna().any()]
-    rows = []
-    for name, r in ev.releases.items():
-        cells = []
-        for m in shown:
-            v = r.metrics.get(m)
-            failed = any(c.passed is False and c.threshold.metric == m for c in r.checks)
-            cells.append({"text": format_number(v, 3), "failed": failed})
-        rows.append({
-            "name": name, "kind": r.kind, "m": r.m, "n_rows": f"{r.n_rows:,}",
-            "cells": cells, "passed": r.passed, "has_checks": bool(r.checks),
-            "verdict": r.verdict(),
-        })
-    return [METRICS[m].label for m in shown], rows
+    tables = []
+    for section, title in (("utility", "Utility"), ("risk", "Disclosure risk")):
+        shown = [m for m in METRICS if METRICS[m].section == section
+                 and m in table.columns and table[m].notna().any()]
+        rows = []
+        for name, r in ev.releases.items():
+            cells = []
+            for m in shown:
+                v = r.metrics.get(m)
+                failed = any(c.passed is False and c.threshold.metric == m for c in r.checks)
+                cells.append({"text": format_number(v, 3), "failed": failed})
+            word, _ = verdict_line(r)
+            rows.append({"name": name, "kind": r.kind, "m": r.m, "n_rows": count(r.n_rows),
+                         "cells": cells, "verdict": word})
+        tables.append({"id": f"summary-{section}", "title": title, "section": section,
+                       "header": [METRICS[m].label for m in shown], "metrics": shown,
+                       "rows": rows})
+    return tables
+
+
+def _baseline_share(ev: Evaluation) -> float | None:
+    """The closer-to-data share expected with nothing memorized: n_train / (n_train + n_holdout)."""
+    for r in ev.releases.values():
+        d = getattr(r.risk, "distance", None) if r.risk is not None else None
+        b = getattr(d, "baseline_share", None)
+        if isinstance(b, int | float) and np.isfinite(b):
+            return float(b)
+    if ev.n_holdout:
+        return ev.n_records / (ev.n_records + ev.n_holdout)
+    return None
+
+
+def _exact_count(n: int) -> str:
+    return f"{int(n):,}"
+
+
+def _rounded_count(n: int) -> str:
+    """A number of confidential records in a DP report: 2 significant figures, "about"."""
+    if not n:
+        return "0"
+    return f"about {round_sig(float(n), 2):,.0f}"
 
 
 def _top_risky(ev: Evaluation, redactor: Redactor, top: int = 10) -> dict[str, Any] | None:
-    """Hu, Savitsky & Williams' Table 2: the riskiest records, their target value as a range."""
+    """Hu, Savitsky & Williams' Table 2: the riskiest records, their target value as a range
+    never narrower than a floor, or pooled as "bottom 1%" / "top 1%" (:func:`record_range`)."""
     if ev.data_risk is None:
         return None
     aligned = {n: r.record_risk for n, r in ev.releases.items() if r.record_risk is not None}
@@ -106,14 +148,16 @@ def _top_risky(ev: Evaluation, redactor: Redactor, top: int = 10) -> dict[str, A
     for rank, i in enumerate(order, start=1):
         rows.append({
             "rank": rank,
-            "range": value_range(float(tv[i])) if numeric else "(category withheld)",
+            "range": (record_range(float(tv[i]), tv, min_cell=redactor.min_cell) if numeric
+                      else "(category withheld)"),
             "risks": [format_number(ev.data_risk[i], 2)]
             + [format_number(float(r[i]), 2) for r in aligned.values()],
         })
-    return {"target": target, "columns": ["data", *aligned], "rows": rows}
+    return {"target": redactor.label(target), "columns": ["data", *aligned], "rows": rows}
 
 
-def _risk_distribution(ev: Evaluation) -> list[dict[str, Any]]:
+def _risk_distribution(ev: Evaluation, count: Callable[[int], str] = _exact_count
+                       ) -> list[dict[str, Any]]:
     risks: dict[str, np.ndarray] = {}
     if ev.data_risk is not None:
         risks["data"] = ev.data_risk
@@ -127,7 +171,7 @@ def _risk_distribution(ev: Evaluation) -> list[dict[str, Any]]:
             "q1": format_number(q[0], 3), "median": format_number(q[1], 3),
             "q3": format_number(q[2], 3), "iqr": format_number(q[2] - q[0], 3),
             "max": format_number(r.max(), 3),
-            "above": f"{int((r > 0.5).sum()):,}",
+            "above": count(int((r > 0.5).sum())),
         })
     return out
 
@@ -179,6 +223,7 @@ def build_report(
     min_cell: int = 10,
     max_variables: int = 20,
     progress: Callable[[str, int, int], None] | None = None,
+    dp_releases: Iterable[str] | None = None,
 ) -> str:
     """The report as one HTML string.
 
@@ -193,10 +238,29 @@ def build_report(
         bins with fewer records are drawn empty.
     max_variables : per-variable figures are drawn for at most this many columns.
     progress : optional ``progress(stage, done, total)`` callback.
+    dp_releases : names of the releases made with differential privacy (releases of kind
+        ``"dp"`` count too). With any DP release, or a ``ledger``, the report is a *DP
+        report*: its header says what the ledger covers (the releases) and what it does not
+        (this report, which is computed from the confidential data without noise), and every
+        number of confidential records it prints is rounded to 2 significant figures.
     """
     ev = evaluation
     frames = [ev.conf] + ([ev.holdout] if ev.holdout is not None else [])
     redactor = Redactor.from_data(frames, ev.schema, min_cell=min_cell)
+    dp_names = {str(n) for n in (dp_releases or ())} | {
+        n for n, r in ev.releases.items() if r.kind == "dp"}
+    is_dp = bool(dp_names) or ledger is not None
+    count = _rounded_count if is_dp else _exact_count
+    exact_ns = [n for n in (ev.n_records, ev.n_holdout, ev.n_records + ev.n_holdout) if n]
+
+    def scrub(text: Any) -> str:
+        out = redactor.text(text)
+        if is_dp:
+            for n in sorted(exact_ns, reverse=True):
+                out = re.sub(rf"(?<![\d.,]){n:,}(?![\d,]|\.\d)", count(n), out)
+                out = re.sub(rf"(?<![\d.,]){n}(?![\d,]|\.\d)", count(n), out)
+        return out
+
     names = list(ev.releases)
     colors = F.palette(names)
     impl = dict(ev.implicates)
@@ -257,7 +321,7 @@ def build_report(
     ir_limit = next((t.limit for t in ev.thresholds if t.metric == "max_identification_risk"), None)
     _fig(figs_risk, "fig-violin", "Record-level identification risk",
          F.risk_violins(risks, colors, threshold=ir_limit),
-         f"Distribution of IR_i over the {ev.n_records:,} confidential records (keys: "
+         f"Distribution of IR_i over the {count(ev.n_records)} confidential records (keys: "
          f"{', '.join(ev.keys) or 'none'}; radius {ev.radius:g}); bar: mean (Hu, Savitsky & "
          f"Williams, Figures 2 and 8 style).")
     aligned = [n for n in names if ev.releases[n].record_risk is not None]
@@ -269,7 +333,7 @@ def build_report(
                                        ev.releases[other].record_risk,  # type: ignore[arg-type]
                                        base, other, threshold=ir_limit or 0.5)
             _fig(figs_risk, f"fig-whack-{other}", f"Whack-a-mole: {base} → {other}", fig,
-                 f"Each record's risk under {base} (x) and {other} (y); {n_up:,} records' risk "
+                 f"Each record's risk under {base} (x) and {other} (y); {count(n_up)} records' risk "
                  f"rose by 0.25 or more (Hu, Savitsky & Williams, Figures 3 and 9 style).")
             whack.append((base, other, n_up))
     tick("risk figures")
@@ -292,18 +356,29 @@ def build_report(
          "ECDF of each released record's distance to its closest confidential record (solid) "
          "and of each holdout record's (dashed): a release whose records sit much closer to the "
          "data than fresh records do copies or memorizes them (the course's holdout baseline).")
-    header, rows = _summary_rows(ev)
-    errors = [(n, part, msg) for n, r in ev.releases.items() for part, msg in r.errors.items()]
+    summary_tables = _summary_tables(ev, count)
+    baseline = _baseline_share(ev)
+    verdicts = []
+    stories = []
+    for n, r in ev.releases.items():
+        word, text = verdict_line(r)
+        verdicts.append({"name": n, "word": word, "text": text})
+        stories.append(release_story(r, importance=imp.get(n), count=count, baseline=baseline,
+                                     kind="dp" if n in dp_names else None))
+    # notes and errors may quote a term naming a category level (a regression error's
+    # C(country)[T.<level>]) or, in a DP report, the exact number of records: both withheld
+    errors = [(n, part, scrub(msg)) for n, r in ev.releases.items()
+              for part, msg in r.errors.items()]
     if ev.data_risk_error:
-        errors.insert(0, ("data", "identification risk", ev.data_risk_error))
-    notes = [("data", msg) for msg in ev.data_notes]
-    notes += [(n, msg) for n, r in ev.releases.items() for msg in r.notes]
+        errors.insert(0, ("data", "identification risk", scrub(ev.data_risk_error)))
+    notes = [("data", scrub(msg)) for msg in ev.data_notes]
+    notes += [(n, scrub(msg)) for n, r in ev.releases.items() for msg in r.notes]
     tick("tables")
 
     prov = {
         "generated": _dt.datetime.now(_dt.UTC).strftime("%Y-%m-%d %H:%M UTC"),
-        "confidential records": f"{ev.n_records:,}",
-        "holdout records": f"{ev.n_holdout:,}",
+        "confidential records": count(ev.n_records),
+        "holdout records": count(ev.n_holdout),
         "evaluation seed": str(ev.seed),
         "evaluation time": f"{ev.seconds:.1f} s",
         "keys": ", ".join(ev.keys) or "none",
@@ -313,13 +388,17 @@ def build_report(
         "formulas": "; ".join(ev.formulas) or "none",
         "smallest printed cell": str(min_cell),
     }
-    prov.update({str(k): str(v) for k, v in (provenance or {}).items()})
+    prov.update({scrub(k): scrub(v) for k, v in (provenance or {}).items()})
     tick("provenance")
 
     html = _env().get_template("report.html").render(
         title=title,
-        header=header,
-        rows=rows,
+        summary_tables=summary_tables,
+        verdicts=verdicts,
+        stories=stories,
+        baseline=None if baseline is None else format_number(baseline, 3),
+        dp=dp_names or (ledger is not None),
+        dp_names=sorted(dp_names),
         all_passed=ev.passed,
         any_checks=bool(ev.thresholds),
         errors=errors,
@@ -332,14 +411,13 @@ def build_report(
         figs_risk=figs_risk,
         univariate=univariate,
         top_risky=_top_risky(ev, redactor),
-        risk_distribution=_risk_distribution(ev),
+        risk_distribution=_risk_distribution(ev, count),
         whack=whack,
         ledger=_ledger_rows(ledger),
         provenance=prov,
         versions=_versions(),
         plan_text=_safe_plan(plan_text, redactor),
-        glossary=[(m.label, "lower" if m.goal == "min" else "higher", m.description)
-                  for m in METRICS.values()],
+        glossary=glossary(),
         min_cell=min_cell,
     )
     tick("render")

@@ -85,7 +85,9 @@ METRICS: dict[str, Metric] = {
         Metric(
             "ci_overlap", "CI overlap", "utility", "max", None, 1.0,
             ("mean:regressions.*.mean_overlap", "ci_overlap"),
-            "mean overlap of the 95% intervals of the regression coefficients (Snoke et al. 2018)",
+            "mean overlap of the 95% intervals of the regression coefficients (Snoke et al. 2018); "
+            "1 for identical intervals, negative when they do not overlap (−1: a gap as wide "
+            "as the intervals)",
         ),
         Metric(
             "mean_identification_risk", "mean IR", "risk", "min", 0.0, 1.0,
@@ -98,7 +100,7 @@ METRICS: dict[str, Metric] = {
             "largest record-level identification risk (Hu, Savitsky & Williams, eq. 1)",
         ),
         Metric(
-            "expected_match_risk", "exp. match", "risk", "min", 0.0, None,
+            "expected_match_risk", "exp. matches (count)", "risk", "min", 0.0, None,
             ("match.expected_match_risk", "matching.expected_match_risk",
              "expected_match_risk"),
             "expected number of records an intruder matches correctly (Reiter & Mitra 2009)",
@@ -130,7 +132,8 @@ METRICS: dict[str, Metric] = {
             ("distance.share_closer_to_conf", "dcr.share_closer_to_conf",
              "distance_to_closest_record.share_closer_to_conf", "closer_to_data"),
             "share of released records closer to the training data than to the holdout; about "
-            "the holdout's share of the pooled records when nothing was memorized",
+            "the training data's share of the pooled training and holdout records, "
+            "n_train / (n_train + n_holdout), when nothing was memorized",
         ),
     ]
 }

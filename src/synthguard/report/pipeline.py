@@ -382,6 +382,7 @@ def _make_and_write(plan: Plan, train: pd.DataFrame, holdout: pd.DataFrame | Non
     report_path = write_report(
         evaluation, out / plan.report_file, title=plan.title, plan_text=plan.text,
         ledger=ledger, provenance=provenance, min_cell=plan.min_cell,
+        dp_releases=[s.name for s in plan.releases if s.method == "dp"],
     )
     timings["report"] = time.perf_counter() - t
     tick("report")
