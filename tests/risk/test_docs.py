@@ -26,6 +26,7 @@ def test_exports():
         "MultiDisclosure",
         "PairwiseIdentificationRisk",
         "RiskEvaluation",
+        "Suda2",
         "attribute_disclosure",
         "disclosure",
         "distance_to_closest_record",
@@ -37,6 +38,7 @@ def test_exports():
         "membership_inference",
         "multi_disclosure",
         "pairwise_identification_risk",
+        "suda2",
     ]
     for name in risk.__all__:
         assert getattr(risk, name).__doc__

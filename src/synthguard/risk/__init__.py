@@ -3,7 +3,7 @@
 * identity: record-level identification risk within known patterns and its pairwise form
   (Hu, Savitsky & Williams), match rates (Reiter & Mitra 2009), k-anonymity;
 * sdcMicro's measures: individual re-identification risk with sampling weights (Benedetti &
-  Franconi, as in measure_risk);
+  Franconi, as in measure_risk) and SUDA2 special-uniques scores (Elliot, Manning & Ford);
 * attributes: predictive accuracy of sensitive variables from the keys;
 * synthpop's disclosure measures (Raab, Nowok & Dibben): UiO, repU, Dorig, DiSCO, DCAP, TCAP;
 * membership and copying: distance-threshold membership inference, distance to closest record.
@@ -25,6 +25,7 @@ from synthguard.risk.individual_risk import IndividualRisk, individual_risk
 from synthguard.risk.matching import MatchRates, match_rates
 from synthguard.risk.membership import MembershipInference, membership_inference
 from synthguard.risk.pairwise import PairwiseIdentificationRisk, pairwise_identification_risk
+from synthguard.risk.suda2 import Suda2, suda2
 from synthguard.risk.uniqueness import KAnonymity, k_anonymity
 
 __all__ = [
@@ -39,6 +40,7 @@ __all__ = [
     "MultiDisclosure",
     "PairwiseIdentificationRisk",
     "RiskEvaluation",
+    "Suda2",
     "attribute_disclosure",
     "disclosure",
     "distance_to_closest_record",
@@ -50,4 +52,5 @@ __all__ = [
     "membership_inference",
     "multi_disclosure",
     "pairwise_identification_risk",
+    "suda2",
 ]
