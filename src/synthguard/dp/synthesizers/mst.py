@@ -69,6 +69,58 @@ def _select_index(scores: np.ndarray, rho: float, rng: np.random.Generator | Non
     return int(m([float(s) for s in scores]))
 
 
+def _is_identity(mapping: np.ndarray) -> bool:
+    return bool(np.array_equal(mapping, np.arange(mapping.size)))
+
+
+def compress_levels(noisy_counts: dict[str, np.ndarray], threshold: float
+                    ) -> tuple[dict[str, np.ndarray], dict[str, int]]:
+    """MST's domain compression (McKenna, Miklau & Sheldon 2021, §4): merge rare levels.
+
+    Per column, the levels whose noisy count is below ``threshold`` are merged into one rare
+    level placed last; the kept levels keep their order. ``mapping[c][level] = compressed code``.
+    Fewer than two such levels leave the column as it is (merging one level only relabels it),
+    so a compressed column always has fewer levels than the original and an uncompressed one
+    has the identity mapping. Post-processing of the noisy counts.
+    """
+    mapping: dict[str, np.ndarray] = {}
+    csize: dict[str, int] = {}
+    for c, y in noisy_counts.items():
+        keep = np.asarray(y) >= threshold
+        k = int(keep.sum())
+        if keep.size - k < 2 or k == 0:
+            mapping[c] = np.arange(keep.size)
+            csize[c] = keep.size
+            continue
+        m = np.empty(keep.size, dtype=np.int64)
+        m[keep] = np.arange(k)
+        m[~keep] = k
+        mapping[c] = m
+        csize[c] = k + 1
+    return mapping, csize
+
+
+def expand_levels(codes: np.ndarray, mapping: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+    """Map compressed codes back to original levels (inverse of :func:`compress_levels`).
+
+    A kept level maps back to its own level; the rare level is spread uniformly over the levels
+    merged into it (post-processing: nothing is known about them beyond their noisy sum).
+    """
+    codes = np.asarray(codes, dtype=np.int64)
+    if _is_identity(mapping):
+        return codes
+    ncomp = int(mapping.max()) + 1
+    members = [np.nonzero(mapping == j)[0] for j in range(ncomp)]
+    out = np.empty(codes.size, dtype=np.int64)
+    for j, lv in enumerate(members):
+        hit = codes == j
+        if lv.size == 1:
+            out[hit] = lv[0]
+        elif hit.any():
+            out[hit] = rng.choice(lv, size=int(hit.sum()))
+    return out
+
+
 class MSTSynthesizer(DPSynthesizer):
     """MST (McKenna, Miklau & Sheldon 2021): noisy 1- and 2-way marginals on a spanning tree + Private-PGM.
 
@@ -113,26 +165,15 @@ class MSTSynthesizer(DPSynthesizer):
             one_way[c] = _noise.add_gaussian(counts, sigma1, rng)
 
         # domain compression: levels with noisy count < 3σ merge into one rare level
-        mapping: dict[str, np.ndarray] = {}
-        csize: dict[str, int] = {}
-        for c in cols:
-            keep = one_way[c] >= 3 * sigma1
-            if not self.compress or keep.all() or keep.sum() == 0:
-                mapping[c] = np.arange(sizes[c])
-                csize[c] = sizes[c]
-            else:
-                m = np.empty(sizes[c], dtype=np.int64)
-                m[keep] = np.arange(int(keep.sum()))
-                m[~keep] = int(keep.sum())
-                mapping[c] = m
-                csize[c] = int(keep.sum()) + 1
+        mapping, csize = compress_levels(
+            {c: one_way[c] for c in cols}, 3 * sigma1 if self.compress else -math.inf)
         ccodes = {c: mapping[c][codes[c]] for c in cols}
         full = mbi.Domain(tuple(cols), tuple(sizes[c] for c in cols))
         cdom = mbi.Domain(tuple(cols), tuple(csize[c] for c in cols))
         measurements = []
         for c in cols:
             meas = mbi.LinearMeasurement(one_way[c], (c,), stddev=sigma1)
-            if csize[c] != sizes[c]:
+            if not _is_identity(mapping[c]):
                 meas = meas.compress({c: mapping[c]}, full)
             measurements.append(meas)
 
@@ -244,22 +285,7 @@ class MSTSynthesizer(DPSynthesizer):
                 u = rng.random(n)
                 k = (u[:, None] > cum[comp[par]]).sum(axis=1)
                 comp[child] = np.minimum(k, c.shape[1] - 1)
-        out: dict[str, np.ndarray] = {}
-        for col, k in comp.items():
-            m = self.mapping_[col]
-            if self.compressed_sizes_[col] == m.size:
-                out[col] = k
-                continue
-            # a compressed rare level expands uniformly over the levels merged into it
-            rare = self.compressed_sizes_[col] - 1
-            kept = np.nonzero(m != rare)[0]
-            merged = np.nonzero(m == rare)[0]
-            res = np.empty(n, dtype=np.int64)
-            is_rare = k == rare
-            res[~is_rare] = kept[k[~is_rare]]
-            res[is_rare] = rng.choice(merged, size=int(is_rare.sum()))
-            out[col] = res
-        return out
+        return {col: expand_levels(k, self.mapping_[col], rng) for col, k in comp.items()}
 
     def _provenance(self) -> dict[str, Any]:
         out = super()._provenance()
