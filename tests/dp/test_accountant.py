@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import math
 import os
 import signal
 import subprocess
@@ -22,6 +21,7 @@ from synthguard.dp import (
     sum_sensitivity,
     zcdp_to_dp,
 )
+from synthguard.dp.conversion import rho_to_epsilon
 from synthguard.errors import DataError, ParameterError, PrivacyBudgetError
 
 pytestmark = pytest.mark.filterwarnings("ignore:seeded numpy noise:synthguard.errors.PrivacyWarning")
@@ -80,13 +80,19 @@ def test_zcdp_conversion_hand_computed():
     ledger.charge_rho("a", 0.25)
     ledger.charge_rho("b", 0.25)  # ρ's add up before one conversion
     assert ledger.spent.rho == 0.5
-    assert ledger.spent.epsilon == pytest.approx(5.756522, abs=1e-6)
+    # the ledger converts with the tight bound (Canonne, Kamath & Steinke 2020), below 5.756522
+    tight = rho_to_epsilon(0.5, 1e-6)
+    assert 5.0 < tight < 5.756522 - 0.3
+    assert ledger.spent.epsilon == pytest.approx(tight, abs=1e-9)
     ledger.charge("laplace", 1.0)
-    assert ledger.spent.epsilon == pytest.approx(6.756522, abs=1e-6)
+    assert ledger.spent.epsilon == pytest.approx(1.0 + tight, abs=1e-9)
     # δ used by approximate-DP charges is not available to the conversion
     ledger.charge("gauss", 0.0, 5e-7)
-    expected = 1.0 + 0.5 + 2 * math.sqrt(0.5 * math.log(1 / 5e-7))
+    expected = 1.0 + rho_to_epsilon(0.5, 5e-7)
+    assert expected > 1.0 + tight
     assert ledger.spent.epsilon == pytest.approx(expected)
+    # each ρ line prints the (ε, δ) it is worth alone, at the ledger's δ
+    assert f"alone: epsilon={rho_to_epsilon(0.25, 1e-6):.4g}, delta=1e-06" in ledger.summary()
     with pytest.raises(PrivacyBudgetError, match="delta > 0"):
         PrivacyLedger(epsilon=1.0).charge_rho("x", 0.01)
 

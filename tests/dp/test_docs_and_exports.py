@@ -19,6 +19,7 @@ PROMISED = {
     "histogram_sensitivity", "dp_count", "dp_sum", "dp_mean", "dp_histogram", "dp_quantile",
     "clamp_negative", "round_counts", "rescale_to_total", "consistent_hierarchy",
     "randomized_response", "randomized_response_estimate", "rr_probability", "zcdp_to_dp",
+    "epsilon_to_rho", "rho_to_epsilon", "rho_to_delta",
     "StratifiedSynthesizer", "FieldGroupsSynthesizer", "MSTSynthesizer", "DPSyntheticData",
 }
 

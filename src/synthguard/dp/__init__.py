@@ -13,6 +13,7 @@ from synthguard.dp.accountant import (
     pure_to_zcdp,
     zcdp_to_dp,
 )
+from synthguard.dp.conversion import epsilon_to_rho, rho_to_delta, rho_to_epsilon
 from synthguard.dp.mechanisms import (
     discrete_gaussian,
     discrete_gaussian_sigma,
@@ -74,6 +75,7 @@ __all__ = [
     "dp_mean",
     "dp_quantile",
     "dp_sum",
+    "epsilon_to_rho",
     "gaussian",
     "gaussian_sigma",
     "histogram_sensitivity",
@@ -84,6 +86,8 @@ __all__ = [
     "randomized_response",
     "randomized_response_estimate",
     "rescale_to_total",
+    "rho_to_delta",
+    "rho_to_epsilon",
     "round_counts",
     "rr_epsilon",
     "rr_probability",

@@ -6,8 +6,9 @@ Accounting rules (course, "Important Theorems"; Bun & Steinke 2016):
   ε = Σ εⱼ, δ = Σ δⱼ (McSherry 2009; Dwork & Roth 2014, Theorem 3.16).
 * **Parallel composition** — mechanisms run on *disjoint* partitions cost the maximum:
   ε = maxⱼ εⱼ (McSherry 2009). Use ``with ledger.parallel("label") as part: ...``.
-* **zCDP** — ρ-zCDP charges add up (Σ ρⱼ) and are converted once, at the end, with
-  ε = ρ + 2√(ρ ln(1/δ)) (Bun & Steinke 2016, Proposition 1.3). The conversion uses all of the
+* **zCDP** — ρ-zCDP charges add up (Σ ρⱼ) and are converted once, at the end, with the tight
+  conversion of Canonne, Kamath & Steinke (2020) (:func:`synthguard.dp.conversion.rho_to_epsilon`;
+  never above ε = ρ + 2√(ρ ln(1/δ)), Bun & Steinke 2016, Prop. 1.3). The conversion uses all of the
   ledger's δ that approximate-DP charges have not used, so a ledger holding zCDP charges
   reports its whole δ as spent.
 
@@ -58,6 +59,7 @@ from typing import Any
 
 import pandas as pd
 
+from synthguard.dp.conversion import rho_to_epsilon
 from synthguard.errors import DataError, ParameterError, PrivacyBudgetError
 
 __all__ = [
@@ -77,6 +79,9 @@ _KINDS = ("pure", "approx", "zcdp", "parallel")
 
 def zcdp_to_dp(rho: float, delta: float) -> float:
     """ε such that ρ-zCDP implies (ε, δ)-DP: ε = ρ + 2√(ρ ln(1/δ)) (Bun & Steinke 2016, Prop. 1.3).
+
+    The simple bound; the ledger converts with the tighter
+    :func:`synthguard.dp.conversion.rho_to_epsilon` (Canonne, Kamath & Steinke 2020).
 
     Examples
     --------
@@ -439,7 +444,7 @@ class PrivacyLedger:
             rest = budget_delta - delta
             if rest <= 0:
                 return Budget(math.inf, max(delta, budget_delta), rho)
-            return Budget(eps + zcdp_to_dp(rho, rest), budget_delta, rho)
+            return Budget(eps + rho_to_epsilon(rho, rest), budget_delta, rho)
         return Budget(eps, delta, 0.0)
 
     def _refresh(self) -> None:
@@ -594,13 +599,19 @@ class PrivacyLedger:
         ]
         for c in self._charges:
             lines.append(f"{c.label[:32]:<32} {c.kind:<9} {c.epsilon:>10.4g} {c.delta:>10.3g} "
-                         f"{c.rho:>10.4g}")
+                         f"{c.rho:>10.4g}" + self._worth(c))
             for p in c.parts:
                 lines.append(f"  {p.label[:30]:<30} {'(part)':<9} {p.epsilon:>10.4g} "
                              f"{p.delta:>10.3g} {p.rho:>10.4g}")
         lines.append(f"spent:     epsilon={s.epsilon:.6g}, delta={s.delta:.3g}, rho={s.rho:.4g}")
         lines.append(f"remaining: epsilon={r.epsilon:.6g}, delta={r.delta:.3g}")
         return "\n".join(lines)
+
+    def _worth(self, c: Charge) -> str:
+        """What a zCDP line alone is worth in (ε, δ) at the ledger's δ (ρ's add, ε's do not)."""
+        if c.rho <= 0 or not 0 < self.delta < 1:
+            return ""
+        return f"  (alone: epsilon={rho_to_epsilon(c.rho, self.delta):.4g}, delta={self.delta:.3g})"
 
     def __str__(self) -> str:
         return self.summary()

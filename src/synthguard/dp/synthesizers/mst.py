@@ -16,8 +16,10 @@ data" (McKenna, Miklau & Sheldon 2021, Algorithm 1). With ρ the zCDP budget, a 
    descent; McKenna, Sheldon & Miklau 2019) and sample records from it (post-processing).
 
 Privacy: the steps compose to ρ-zCDP under add/remove neighbours (each marginal has l2
-sensitivity 1); ρ is chosen so that ρ + 2√(ρ ln(1/δ)) = ε (Bun & Steinke 2016), so the fit is
-(ε, δ)-DP and is charged to the ledger as one (ε, δ) line before any noise is drawn.
+sensitivity 1); ρ is the largest whose tight conversion (Canonne, Kamath & Steinke 2020;
+:func:`synthguard.dp.conversion.epsilon_to_rho`) is ε at δ, so the fit is (ε, δ)-DP. It is
+charged to the ledger as one ρ line (zCDP, pooled with the ledger's other ρ) before any noise
+is drawn; ``conversion="simple"`` uses ε = ρ + 2√(ρ ln(1/δ)) (Bun & Steinke 2016) instead.
 
 Implementation: OpenDP 0.16 ships an MST (``opendp.extras.mbi.MST``) but only over Polars
 LazyFrames (Polars is not a dependency here), so this module drives the installed ``mbi``
@@ -37,7 +39,7 @@ from typing import Any
 import numpy as np
 
 from synthguard.dp import _noise
-from synthguard.dp.mechanisms import zcdp_rho_for
+from synthguard.dp.conversion import CONVERSIONS, epsilon_to_rho
 from synthguard.dp.synthesizers._base import DPSynthesizer
 from synthguard.dp.synthesizers._domain import Domain
 from synthguard.errors import ParameterError
@@ -129,6 +131,8 @@ class MSTSynthesizer(DPSynthesizer):
     epsilon, delta : (ε, δ) budget of the fit; δ > 0 is required (e.g. 1e-6 or < 1/n).
     iters : mirror-descent iterations of the Private-PGM estimation (fixed step 2/(L·N)).
     compress : merge levels whose noisy 1-way count is below 3σ (as MST does).
+    conversion : ``"tight"`` (default; Canonne, Kamath & Steinke 2020) or ``"simple"``
+        (Bun & Steinke 2016): how (ε, δ) is turned into the ρ the noise is calibrated to.
     Other parameters: see :class:`~synthguard.dp.synthesizers._base.DPSynthesizer`. Numeric
     columns need public ``bins`` (or public schema bounds): they are never read from the data.
     """
@@ -137,14 +141,18 @@ class MSTSynthesizer(DPSynthesizer):
     _needs_delta = True
 
     def __init__(self, *, epsilon: float, delta: float = 1e-6, iters: int = 2000,
-                 compress: bool = True, **kwargs: Any) -> None:
+                 compress: bool = True, conversion: str = "tight", **kwargs: Any) -> None:
         super().__init__(epsilon=epsilon, delta=delta, **kwargs)
         self.iters = iters
         self.compress = compress
+        self.conversion = conversion
 
     def _validate_params(self) -> None:
         if int(self.iters) < 1:
             raise ParameterError("parameter 'iters': expected a positive number of iterations")
+        if self.conversion not in CONVERSIONS:
+            raise ParameterError(
+                f"parameter 'conversion': expected one of {', '.join(CONVERSIONS)}")
 
     def _fit(self, codes: dict[str, np.ndarray], domain: Domain, epsilon: float, delta: float,
              ledger: Any, rng: np.random.Generator | None) -> None:
@@ -153,8 +161,8 @@ class MSTSynthesizer(DPSynthesizer):
         if d < 2:
             raise ParameterError("MSTSynthesizer: needs at least two columns")
         mbi = _mbi()
-        rho = zcdp_rho_for(epsilon, delta)
-        ledger.charge("mst: 1-way + selection + 2-way marginals", epsilon, delta)
+        rho = epsilon_to_rho(epsilon, delta, conversion=self.conversion)
+        ledger.charge_rho("mst: 1-way + selection + 2-way marginals", rho)
         sizes = dict(zip(cols, domain.sizes))
 
         # 1. one-way marginals, rho/3
