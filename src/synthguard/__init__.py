@@ -28,11 +28,18 @@ _LAZY = {
 }
 
 
+# The rooms (subpackages), imported on first attribute access: `synthguard.risk.disclosure`.
+_ROOMS = ("bayes", "data", "dp", "errors", "report", "risk", "sdc", "synthesis", "utility")
+
+
 def __getattr__(name: str) -> Any:
     if name in _LAZY:
         return getattr(importlib.import_module(_LAZY[name]), name)
+    if name in _ROOMS:
+        return importlib.import_module(f"synthguard.{name}")
     raise AttributeError(f"module 'synthguard' has no attribute '{name}'")
 
 
 def __dir__() -> list[str]:
-    return sorted(set(globals()) | set(__all__))
+    """Only the public names: the top-level API and the rooms (no imports, no helpers)."""
+    return sorted(set(__all__) | set(_ROOMS))

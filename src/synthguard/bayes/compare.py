@@ -23,6 +23,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from synthguard._display import Summarized
 from synthguard._random import RandomState, check_random_state
 from synthguard.data import as_implicates
 from synthguard.errors import ParameterError
@@ -33,7 +34,7 @@ __all__ = ["ReleaseComparison", "compare_releases"]
 
 
 @dataclass(frozen=True, eq=False)
-class ReleaseComparison:
+class ReleaseComparison(Summarized):
     """Risk and utility of several releases of one target.
 
     Attributes

@@ -15,6 +15,8 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
+from synthguard._display import Summarized
+
 __all__ = ["MCMCDiagnostics", "effective_sample_size", "slice_step"]
 
 
@@ -122,7 +124,7 @@ def slice_step(
 
 
 @dataclass(frozen=True)
-class MCMCDiagnostics:
+class MCMCDiagnostics(Summarized):
     """What an MCMC fit did: draws kept, burn-in, thinning, acceptance and effective sizes.
 
     Attributes

@@ -31,6 +31,7 @@ from typing import Literal
 import numpy as np
 import pandas as pd
 
+from synthguard._display import Summarized
 from synthguard.errors import DataError, DisclosureWarning, ParameterError
 from synthguard.risk import identification_risk, pairwise_identification_risk
 
@@ -38,7 +39,7 @@ __all__ = ["RiskWeights", "combine_weights", "normalize_survey_weights", "risk_w
 
 
 @dataclass(frozen=True, eq=False)
-class RiskWeights:
+class RiskWeights(Summarized):
     """Record-level likelihood weights alpha_i in [0, 1] and how they were made.
 
     Attributes

@@ -23,6 +23,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from synthguard._display import Summarized
 from synthguard._random import RandomState, resolve_seed, spawn
 from synthguard.data.implicates import as_implicates, release_kind
 from synthguard.data.schema import Schema, infer_schema
@@ -47,8 +48,18 @@ Progress = Callable[[str, int, int], None]
 KINDS = ("partial", "full", "protected")
 
 
-@dataclass(frozen=True)
-class ReleaseEvaluation:
+class Verdict(str):
+    """A release's verdict line. A string; calling it returns itself, so ``r.verdict()``
+    written when ``verdict`` was a method still works."""
+
+    __slots__ = ()
+
+    def __call__(self) -> str:
+        return str(self)
+
+
+@dataclass(frozen=True, repr=False)
+class ReleaseEvaluation(Summarized):
     """Utility and risk of one release.
 
     Attributes
@@ -98,16 +109,33 @@ class ReleaseEvaluation:
     def failures(self) -> list[ThresholdCheck]:
         return [c for c in self.checks if c.passed is False]
 
-    def verdict(self) -> str:
-        """One line: pass/fail and the reasons."""
+    @property
+    def verdict(self) -> Verdict:
+        """One line: pass/fail and the reasons (an attribute, like ``Evaluation.failed``;
+        calling it, ``verdict()``, still works for code written before)."""
         if not self.checks:
-            return f"{self.name}: no thresholds set"
+            return Verdict(f"{self.name}: no thresholds set")
         word = "PASS" if self.passed else "FAIL"
-        return f"{self.name}: {word} — " + "; ".join(c.describe() for c in self.checks)
+        return Verdict(f"{self.name}: {word} — " + "; ".join(c.describe() for c in self.checks))
+
+    def summary(self) -> str:
+        """The release's headline numbers and its verdict."""
+        shown = {METRICS[k].label if k in METRICS else k: v for k, v in self.metrics.items()
+                 if v is not None}
+        lines = [f"{self.name}: {self.kind} release, {self.m} implicate(s) of {self.n_rows:,} rows"]
+        lines += [f"  {k}: {v:.3g}" if isinstance(v, float) else f"  {k}: {v}"
+                  for k, v in shown.items()]
+        lines += [f"  not computed: {k} ({v})" for k, v in self.not_computed.items()]
+        lines.append(str(self.verdict))
+        return "\n".join(lines)
+
+    def __repr__(self) -> str:
+        return f"<ReleaseEvaluation {self.name!r}: {self.kind}, m={self.m}, " \
+               f"{'passed' if self.passed else 'FAILED'}>"
 
 
-@dataclass(frozen=True)
-class Evaluation:
+@dataclass(frozen=True, repr=False)
+class Evaluation(Summarized):
     """Utility and risk of several releases against one confidential data set.
 
     Index it by release name; :meth:`to_frame` is the comparison table (one row per
@@ -204,11 +232,21 @@ class Evaluation:
             + (f" (holdout {self.n_holdout:,})" if self.n_holdout else ""),
             text.to_string(),
         ]
-        lines.extend(r.verdict() for r in self.releases.values())
+        lines.extend(r.verdict for r in self.releases.values())
         return "\n".join(lines)
 
+    def __repr__(self) -> str:
+        verdict = f"failed: {', '.join(self.failed)}" if self.failed else self.status
+        return (f"<Evaluation of {len(self)} release(s) ({', '.join(self.releases)}) against "
+                f"{self.n_records:,} records; {verdict}; print() it for the summary>")
+
     def _repr_html_(self) -> str:
-        return self.to_frame().to_html(float_format=lambda v: f"{v:.3g}")
+        import html
+
+        verdicts = "".join(f"<li>{html.escape(r.verdict)}</li>" for r in self.releases.values())
+        table = self.to_frame().to_html(float_format=lambda v: f"{v:.3g}")
+        return (f"<p>Evaluation of {len(self)} release(s) against {self.n_records:,} "
+                f"confidential records</p>{table}<ul>{verdicts}</ul>")
 
 
 def _call(fn: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:

@@ -31,6 +31,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from synthguard._display import Summarized
 from synthguard._random import resolve_seed, spawn
 from synthguard.data.datasets import load_dataset
 from synthguard.data.implicates import release_kind
@@ -54,7 +55,7 @@ Progress = Callable[[str, int, int], None]
 
 
 @dataclass(frozen=True)
-class PipelineResult:
+class PipelineResult(Summarized):
     """What a run wrote and measured.
 
     Attributes

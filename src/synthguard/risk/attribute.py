@@ -10,6 +10,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from synthguard._display import Summarized
 from synthguard.data import Schema, as_implicates, infer_schema
 from synthguard.errors import ParameterError
 from synthguard.risk._common import as_list
@@ -19,7 +20,7 @@ __all__ = ["AttributeDisclosure", "attribute_disclosure"]
 
 
 @dataclass(frozen=True, eq=False)
-class AttributeDisclosure:
+class AttributeDisclosure(Summarized):
     """Predictive accuracy of the key-variable attack on every target.
 
     Attributes

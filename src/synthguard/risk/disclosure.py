@@ -13,6 +13,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from synthguard._display import Summarized
 from synthguard.data import as_implicates
 from synthguard.errors import DataError, ParameterError
 from synthguard.risk._common import as_list
@@ -34,7 +35,7 @@ _HEADLINE = ("uio", "uis", "uisio", "repu", "dorig", "dsyn", "iso", "dis", "disc
 
 
 @dataclass(frozen=True, eq=False)
-class Disclosure:
+class Disclosure(Summarized):
     """synthpop's disclosure measures of one target from a set of keys.
 
     Every measure is a share in [0, 1] (synthpop prints percentages); attributes hold the mean
@@ -244,7 +245,7 @@ def disclosure(
 
 
 @dataclass(frozen=True, eq=False)
-class MultiDisclosure:
+class MultiDisclosure(Summarized):
     """:func:`disclosure` for several targets from the same keys (synthpop's
     ``multi.disclosure``).
 

@@ -11,6 +11,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from synthguard._display import Summarized
 from synthguard.data import Schema, as_implicates
 from synthguard.errors import DisclosureWarning
 from synthguard.risk._encoding import encode_frames
@@ -22,7 +23,7 @@ _EXACT = 1e-12
 
 
 @dataclass(frozen=True, eq=False)
-class DistanceToClosestRecord:
+class DistanceToClosestRecord(Summarized):
     """Distances from released records to the confidential (training) records.
 
     Attributes

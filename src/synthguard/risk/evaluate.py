@@ -9,6 +9,7 @@ from typing import Any
 
 import pandas as pd
 
+from synthguard._display import Summarized
 from synthguard.data import Schema, as_implicates, infer_schema
 from synthguard.errors import DisclosureWarning
 from synthguard.risk._common import as_list
@@ -23,7 +24,7 @@ __all__ = ["RiskEvaluation", "evaluate_risk"]
 
 
 @dataclass(frozen=True, eq=False)
-class RiskEvaluation:
+class RiskEvaluation(Summarized):
     """The disclosure-risk measures of one release; None where a measure does not apply.
 
     ``notes`` says why a measure was skipped (e.g. identification risk and match rates need a

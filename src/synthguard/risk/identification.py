@@ -15,6 +15,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from synthguard._display import Summarized
 from synthguard.data import as_implicates
 from synthguard.errors import ParameterError
 from synthguard.risk._balls import make_balls
@@ -34,7 +35,7 @@ __all__ = ["IdentificationRisk", "identification_risk"]
 
 
 @dataclass(frozen=True, eq=False)
-class IdentificationRisk:
+class IdentificationRisk(Summarized):
     """Record-level identification risk of the confidential data or of a release.
 
     Attributes

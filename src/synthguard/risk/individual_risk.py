@@ -10,6 +10,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
+from synthguard._display import Summarized
 from synthguard.errors import DataError, ParameterError
 from synthguard.risk._common import as_list
 from synthguard.risk._patterns import check_columns
@@ -19,7 +20,7 @@ __all__ = ["IndividualRisk", "individual_risk", "key_codes", "wildcard_frequenci
 
 
 @dataclass(frozen=True, eq=False)
-class IndividualRisk:
+class IndividualRisk(Summarized):
     """Per-record risk of re-identification from the key variables.
 
     Attributes

@@ -11,6 +11,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from synthguard._display import Summarized
 from synthguard.data import Schema, as_implicates, infer_schema
 from synthguard.errors import DataError, ParameterError, SchemaError
 from synthguard.risk._balls import make_balls
@@ -21,7 +22,7 @@ __all__ = ["MatchRates", "match_rates"]
 
 
 @dataclass(frozen=True, eq=False)
-class MatchRates:
+class MatchRates(Summarized):
     """Identity-disclosure match rates of a partially synthetic release.
 
     Attributes

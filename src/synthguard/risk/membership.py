@@ -11,6 +11,7 @@ import numpy as np
 import pandas as pd
 from scipy.stats import rankdata
 
+from synthguard._display import Summarized
 from synthguard._random import RandomState, resolve_seed
 from synthguard.data import Schema, as_implicates
 from synthguard.errors import DataError, ParameterError
@@ -21,7 +22,7 @@ __all__ = ["MembershipInference", "membership_inference"]
 
 
 @dataclass(frozen=True, eq=False)
-class MembershipInference:
+class MembershipInference(Summarized):
     """Result of the distance-threshold membership attack.
 
     Attributes

@@ -9,6 +9,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
+from synthguard._display import Summarized
 from synthguard.errors import ParameterError
 from synthguard.risk._balls import Balls, make_balls
 from synthguard.risk._common import (
@@ -26,7 +27,7 @@ __all__ = ["PairwiseIdentificationRisk", "pairwise_identification_risk"]
 
 
 @dataclass(frozen=True, eq=False)
-class PairwiseIdentificationRisk:
+class PairwiseIdentificationRisk(Summarized):
     """Normalised pairwise risk of every confidential record.
 
     Attributes

@@ -9,6 +9,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
+from synthguard._display import Summarized
 from synthguard.errors import ParameterError
 from synthguard.risk._common import as_list
 from synthguard.risk._patterns import check_columns
@@ -17,7 +18,7 @@ __all__ = ["KAnonymity", "k_anonymity"]
 
 
 @dataclass(frozen=True, eq=False)
-class KAnonymity:
+class KAnonymity(Summarized):
     """Equivalence-class sizes of the key variables.
 
     Attributes

@@ -22,10 +22,12 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from synthguard._display import Summarized
+
 __all__ = ["ProtectedData"]
 
 @dataclass(frozen=True)
-class ProtectedData:
+class ProtectedData(Summarized):
     """A release made by a statistical disclosure control method.
 
     Attributes

@@ -28,6 +28,8 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from synthguard._display import Summarized
+
 __all__ = [
     "SynthesisDiagnostics",
     "hash_rows",
@@ -165,7 +167,7 @@ def leaf_summary(method: Any) -> dict[str, float] | None:
 
 
 @dataclass(frozen=True, eq=False)
-class SynthesisDiagnostics:
+class SynthesisDiagnostics(Summarized):
     """Disclosure diagnostics of one synthetic release (Bowen et al. 2020 style).
 
     Attributes

@@ -10,6 +10,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from synthguard._display import Summarized
 from synthguard.data.io import write_table
 from synthguard.errors import ParameterError
 
@@ -17,7 +18,7 @@ __all__ = ["SyntheticData"]
 
 
 @dataclass(frozen=True, eq=False)
-class SyntheticData:
+class SyntheticData(Summarized):
     """A synthetic release: ``m`` implicates and how they were made.
 
     Attributes

@@ -29,6 +29,7 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
+from synthguard._display import Summarized
 from synthguard.errors import DataError, ParameterError, UtilityWarning
 from synthguard.utility._inputs import check_level
 from synthguard.utility._metric import ResultDisplay
@@ -39,7 +40,7 @@ CombineMethod = Literal["partial", "full", "simple", "proper"]
 
 
 @dataclass(frozen=True)
-class CombinedEstimate(ResultDisplay):
+class CombinedEstimate(ResultDisplay, Summarized):
     """An estimate combined over implicates.
 
     Attributes are floats for one estimand, or arrays when ``combine`` was given arrays of

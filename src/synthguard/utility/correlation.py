@@ -10,6 +10,7 @@ from typing import Any, ClassVar
 import numpy as np
 import pandas as pd
 
+from synthguard._display import Summarized
 from synthguard.data import Schema, as_implicates
 from synthguard.errors import DataError
 from synthguard.utility._inputs import category_codes, check_conf, numeric_values, resolve
@@ -19,7 +20,7 @@ __all__ = ["CorrelationFit", "correlation_fit", "cramers_v_matrix"]
 
 
 @dataclass(frozen=True)
-class CorrelationFit(ResultDisplay):
+class CorrelationFit(ResultDisplay, Summarized):
     """Differences of correlation matrices, synthetic minus confidential.
 
     Attributes

@@ -12,6 +12,7 @@ import pandas as pd
 from sklearn.metrics import roc_auc_score
 from threadpoolctl import threadpool_limits
 
+from synthguard._display import Summarized
 from synthguard._random import RandomState, resolve_seed
 from synthguard.data import Schema
 from synthguard.errors import ParameterError
@@ -28,7 +29,7 @@ Validation = Literal["holdout", "cv"]
 
 
 @dataclass(frozen=True)
-class PMSEResult(ResultDisplay):
+class PMSEResult(ResultDisplay, Summarized):
     """Propensity-score utility of a release, averaged over implicates.
 
     Attributes

@@ -10,6 +10,7 @@ from typing import Any, ClassVar
 import numpy as np
 import pandas as pd
 
+from synthguard._display import Summarized
 from synthguard.errors import DataError
 from synthguard.utility._metric import MetricInfo, ResultDisplay
 
@@ -34,7 +35,7 @@ def ecdf_distances(a: np.ndarray, b: np.ndarray) -> tuple[float, float]:
 
 
 @dataclass(frozen=True)
-class ECDFUtility(ResultDisplay):
+class ECDFUtility(ResultDisplay, Summarized):
     """ECDF utility of one variable, per implicate and averaged.
 
     Attributes

@@ -11,6 +11,7 @@ from typing import Any, Literal
 import numpy as np
 import pandas as pd
 
+from synthguard._display import Summarized
 from synthguard._random import RandomState, resolve_seed
 from synthguard.data import Schema, infer_schema
 from synthguard.data.implicates import release_kind
@@ -29,7 +30,7 @@ __all__ = ["UtilityEvaluation", "evaluate_utility"]
 
 
 @dataclass(frozen=True)
-class UtilityEvaluation(ResultDisplay):
+class UtilityEvaluation(ResultDisplay, Summarized):
     """All utility measures of one release.
 
     Attributes

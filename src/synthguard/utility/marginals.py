@@ -10,6 +10,7 @@ from typing import Any, ClassVar
 import numpy as np
 import pandas as pd
 
+from synthguard._display import Summarized
 from synthguard._random import RandomState, resolve_seed
 from synthguard.data import Schema
 from synthguard.errors import ParameterError
@@ -20,7 +21,7 @@ __all__ = ["KWayMarginalScore", "kway_marginal_score"]
 
 
 @dataclass(frozen=True)
-class KWayMarginalScore(ResultDisplay):
+class KWayMarginalScore(ResultDisplay, Summarized):
     """Average total-variation distance of random k-way marginals.
 
     Attributes

@@ -9,6 +9,7 @@ from typing import Any, ClassVar, Literal
 import numpy as np
 import pandas as pd
 
+from synthguard._display import Summarized
 from synthguard.errors import ParameterError
 from synthguard.utility._metric import MetricInfo, ResultDisplay
 
@@ -88,7 +89,7 @@ def ci_overlap(
 
 
 @dataclass(frozen=True)
-class SSOResult(ResultDisplay):
+class SSOResult(ResultDisplay, Summarized):
     """Sign, significance and overlap match (Barrientos et al. 2021).
 
     Attributes

@@ -10,6 +10,7 @@ from typing import Any, ClassVar, Literal
 import numpy as np
 import pandas as pd
 
+from synthguard._display import Summarized
 from synthguard.data import as_implicates
 from synthguard.errors import DataError, ParameterError
 from synthguard.utility._compare import comparison_columns
@@ -22,7 +23,7 @@ Family = Literal["gaussian", "binomial", "poisson"]
 
 
 @dataclass(frozen=True)
-class RegressionComparison(ResultDisplay):
+class RegressionComparison(ResultDisplay, Summarized):
     """Coefficients of one regression on the confidential data and on the release.
 
     Attributes

@@ -14,6 +14,7 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
+from synthguard._display import Summarized
 from synthguard._random import RandomState, resolve_seed
 from synthguard.data import Schema
 from synthguard.errors import DataError, ParameterError
@@ -28,7 +29,7 @@ _QUANTILE = re.compile(r"^q(\d+(?:\.\d+)?)$")
 
 
 @dataclass(frozen=True)
-class StatisticsComparison(ResultDisplay):
+class StatisticsComparison(ResultDisplay, Summarized):
     """Point estimates and intervals of statistics on the confidential data and the release.
 
     Attributes

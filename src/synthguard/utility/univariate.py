@@ -10,6 +10,7 @@ from typing import Any, ClassVar
 import numpy as np
 import pandas as pd
 
+from synthguard._display import Summarized
 from synthguard.data import Schema
 from synthguard.utility._inputs import category_codes, numeric_values, resolve
 from synthguard.utility._metric import MetricInfo, ResultDisplay
@@ -20,7 +21,7 @@ PERCENTILES = (1, 5, 10, 25, 50, 75, 90, 95, 99)
 
 
 @dataclass(frozen=True)
-class UnivariateComparison(ResultDisplay):
+class UnivariateComparison(ResultDisplay, Summarized):
     """Per-variable summaries of the confidential data and the release.
 
     Attributes

@@ -8,13 +8,14 @@ from typing import Any
 
 import pandas as pd
 
+from synthguard._display import Summarized
 from synthguard.errors import ParameterError
 
 __all__ = ["DPSyntheticData"]
 
 
 @dataclass(frozen=True)
-class DPSyntheticData:
+class DPSyntheticData(Summarized):
     """Differentially private synthetic data (fully synthetic: every value is drawn).
 
     Accepted by :func:`synthguard.data.as_implicates` (it has ``implicates``), so the utility
