@@ -12,6 +12,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from synthguard._display import Summarized
 from synthguard.errors import ParameterError
 from synthguard.risk._common import as_list
 from synthguard.risk._patterns import check_columns
@@ -24,7 +25,7 @@ MAX_KEYS = 20
 
 
 @dataclass(frozen=True, eq=False)
-class Suda2:
+class Suda2(Summarized):
     """SUDA2 scores of every record.
 
     Attributes
