@@ -6,7 +6,7 @@ import pandas as pd
 import pandas.testing as pdt
 import pytest
 
-from synthguard.data import as_implicates
+from synthguard.data import as_implicates, read_manifest
 from synthguard.errors import ParameterError
 from synthguard.synthesis import Synthesizer
 
@@ -23,6 +23,9 @@ def test_write_one_csv_per_implicate(result, tmp_path):
     assert [p.name for p in paths] == ["synthetic_1.csv", "synthetic_2.csv"]
     back = pd.read_csv(paths[1])
     pdt.assert_series_equal(back["share"], result.implicates[1]["share"].reset_index(drop=True))
+    man = read_manifest(tmp_path / "out")  # the folder says what it is
+    assert man.kind == "partial" and man.implicates == ("synthetic_1.csv", "synthetic_2.csv")
+    assert man.kept == ("region",) and man.seed == 3
     with pytest.raises(ParameterError):
         result.write(tmp_path, prefix="")
 

@@ -114,16 +114,28 @@ class SyntheticData(Summarized):
     def write(
         self, directory: str | os.PathLike[str], *, prefix: str = "synthetic", ext: str = ".csv"
     ) -> list[Path]:
-        """Write one file per implicate, ``<prefix>_<i>.csv`` (i = 1..m), each atomically.
+        """Write one file per implicate, ``<prefix>_<i>.csv`` (i = 1..m), each atomically, and
+        the folder's ``synthguard_manifest.json`` (kind, m, seed, methods, kept and dropped
+        columns; :mod:`synthguard.data.manifest`), so ``synthguard evaluate`` reads these
+        implicates, and no other file, with this release's kind.
 
-        Returns the paths written.
+        Returns the paths of the implicates written.
         """
         if not ext.startswith("."):
             ext = "." + ext
         if not prefix or os.sep in prefix:
             raise ParameterError("parameter 'prefix': expected a plain file-name prefix")
+        from synthguard.data.manifest import ReleaseManifest, write_manifest
+
         d = Path(directory)
-        return [
+        paths = [
             write_table(df, d / f"{prefix}_{i}{ext}")
             for i, df in enumerate(self.implicates, start=1)
         ]
+        write_manifest(d, ReleaseManifest(
+            kind=self.kind, implicates=tuple(p.name for p in paths), seed=self.seed,
+            methods=dict(self.methods), kept=tuple(self.kept),
+            dropped=tuple(str(c) for c in self.provenance.get("left_out") or ()),
+            columns=tuple(str(c) for c in self.implicates[0].columns) if self.implicates else (),
+        ))
+        return paths
