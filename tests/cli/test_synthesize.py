@@ -162,3 +162,19 @@ def test_synthesize_refuses_identifier_and_drops_it(tmp_path):
                 "--quiet"])
     assert res.exit_code == 0, res.output
     assert list(pd.read_csv(tmp_path / "b" / "synthetic_1.csv").columns) == ["x", "y", "z"]
+
+
+def test_synthesize_safeguard_and_method_option_flags(conf_csv, tmp_path):
+    path, df = conf_csv
+    out = tmp_path / "s"
+    res = _run(["synthesize", path, "--out", out, "--seed", 2, "--method",
+                "income=cart:smoothing=density", "--replicated-uniques", "keep",
+                "--extremes", 0])
+    assert res.exit_code == 0, res.output
+    syn = pd.read_csv(out / "synthetic_1.csv")
+    assert syn["income"].between(df["income"].min(), df["income"].max()).all()
+    assert not syn["income"].isin(df["income"]).all()  # smoothed
+    assert "replicated uniques kept on request" in res.output
+    res = CliRunner().invoke(main, ["synthesize", str(path), "--out", str(tmp_path / "t"),
+                                    "--min-rows", "1000", "--quiet"])
+    assert res.exit_code != 0 and "--min-rows 0" in res.output

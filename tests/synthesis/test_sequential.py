@@ -76,7 +76,7 @@ def test_levels_never_invented_bounds_hold_counts_integer(mixed):
         visit_sequence=["region", "urban", "income", "kids", "share", "edu"],
         predictor_matrix={"kids": ["income"], "share": ["kids"]},
         schema={"share": {"kind": "numeric", "lower": 0.0, "upper": 1.0}},
-        random_state=2,
+        replicated_uniques="keep", extremes=0, random_state=2,
     ).fit(mixed).sample()
     df = res.implicates[0]
     assert set(df["region"].dropna()) <= {"north", "south", "east"}
@@ -98,14 +98,16 @@ def test_models_fit_on_confidential_and_drawn_from_synthetic(mixed):
     mixed = mixed.assign(income=mixed["income"].fillna(1.0))
     # partial: income copies kept 'share' of the same row
     syn = Synthesizer(keep=["share"], methods={"income": "test_copy_x"},
-                      visit_sequence=["income"], random_state=0).fit(mixed)
+                      visit_sequence=["income"], replicated_uniques="keep", extremes=0,
+                      random_state=0).fit(mixed)
     np.testing.assert_array_equal(syn.blocks_[0].models[0].value.method.fit_X_[:, 0],
                                   mixed["share"])
     res = syn.sample()
     np.testing.assert_allclose(res.implicates[0]["income"], mixed["share"])
     # full: 'share' is drawn first, 'income' copies the synthetic share, not the confidential
     res = Synthesizer(methods={"share": "test_marginal", "income": "test_copy_x"},
-                      visit_sequence=["share", "income"], random_state=0).fit(mixed).sample()
+                      visit_sequence=["share", "income"], extremes=0,
+                      random_state=0).fit(mixed).sample()
     df = res.implicates[0]
     np.testing.assert_allclose(df["income"], df["share"])
     assert not np.allclose(df["share"], mixed["share"])
@@ -229,7 +231,7 @@ def test_methods_declaring_float32_get_float32_fortran_designs(mixed):
     data = mixed.assign(income=mixed["income"].fillna(1.0))
     Synthesizer(methods={"share": "test_marginal", "income": "test_float32"},
                 visit_sequence=["share", "income"], keep=["edu"],
-                random_state=0).fit(data).sample()
+                replicated_uniques="keep", random_state=0).fit(data).sample()
     fit_X, draw_X = Float32Recorder.seen
     assert fit_X.dtype == np.float32 and fit_X.flags.f_contiguous
     assert draw_X.dtype == np.float32 and draw_X.shape == (len(data), 3)

@@ -84,7 +84,9 @@ def _write_outputs(result: Any, out: Path, prefix: str, diagnostics: bool, *, fo
 @click.option("--m", "m", default=1, show_default=True, type=click.IntRange(min=1),
               help="Number of implicates.")
 @click.option("--method", "methods", multiple=True, metavar="COL=METHOD",
-              help="Method of a column (sample, norm, normrank, logreg, polyreg, cart, ...); repeat.")
+              help="Method of a column (sample, norm, normrank, logreg, polyreg, cart, ...), "
+                   "with options as METHOD:KEY=VALUE, e.g. Income=cart:smoothing=density; "
+                   "repeat.")
 @click.option("--default-method", default="cart", show_default=True,
               help="Method of columns without --method (the first column gets 'sample').")
 @click.option("--keep", default=None, metavar="COL,COL",
@@ -96,6 +98,17 @@ def _write_outputs(result: Any, out: Path, prefix: str, diagnostics: bool, *, fo
 @click.option("--min-stratum-size", "min_stratum_size", default=None,
               type=click.IntRange(min=0),
               help="Smallest stratum allowed (default 10 + 10 x synthesized columns, as "
+                   "synthpop); 0 allows any.")
+@click.option("--replicated-uniques", "replicated_uniques", default="redraw",
+              show_default=True, type=click.Choice(["redraw", "remove", "keep"]),
+              help="Synthetic records identical to a record unique in DATA: smooth/redraw "
+                   "them, remove them, or keep them (releases real people).")
+@click.option("--extremes", "extremes", default=5, show_default=True,
+              type=click.IntRange(min=0),
+              help="Records per tail whose values are never released (bottom/top coding of "
+                   "numeric synthesized columns); 0 releases the extremes.")
+@click.option("--min-rows", "min_rows", default=None, type=click.IntRange(min=0),
+              help="Fewest records allowed (default 10 + 10 x synthesized columns, as "
                    "synthpop); 0 allows any.")
 @click.option("--drop", "drop", multiple=True, metavar="COL[,COL]",
               help="Columns removed before synthesis (identifiers such as record numbers, "
@@ -141,6 +154,9 @@ def synthesize_cmd(
     visit: str | None,
     strata: str | None,
     min_stratum_size: int | None,
+    replicated_uniques: str,
+    extremes: int,
+    min_rows: int | None,
     drop: tuple[str, ...],
     schema: tuple[str, ...],
     n: int | None,
@@ -207,6 +223,9 @@ def synthesize_cmd(
         strata=split_columns(strata),
         min_stratum_size=min_stratum_size,
         drop=split_columns(",".join(drop)),
+        replicated_uniques=replicated_uniques,
+        extremes=extremes,
+        min_rows=min_rows,
         schema=parse_pairs(schema, "--schema") or None,
         n=n,
         m=m,

@@ -189,12 +189,24 @@ class SynthesisDiagnostics(Summarized):
     methods : DataFrame
         One row per method: the columns it synthesized and the share of synthetic records
         identical to a confidential record on the kept columns plus those columns.
+    safeguards : SafeguardReport or None
+        Replicated uniques found, redrawn, removed and released, and extreme values coded,
+        per implicate (:mod:`synthguard.synthesis.safeguards`).
     """
 
     replicated_share: float
     replicated_by_implicate: tuple[float, ...]
     columns: pd.DataFrame = field(repr=False)
     methods: pd.DataFrame = field(repr=False)
+    safeguards: Any = field(default=None, repr=False)
+
+    @property
+    def replicated_uniques(self) -> int:
+        """Released records that replicate a confidential unique, summed over implicates
+        (0 by default; -1 when the safeguards were not recorded)."""
+        if self.safeguards is None:
+            return -1
+        return int(sum(self.safeguards.remaining))
 
     def to_frame(self) -> pd.DataFrame:
         """The per-column table."""
@@ -206,6 +218,8 @@ class SynthesisDiagnostics(Summarized):
             f"{self.replicated_share:.2%} "
             f"(mean over {len(self.replicated_by_implicate)} implicates)"
         ]
+        if self.safeguards is not None:
+            lines.append(self.safeguards.summary())
         if "n_homogeneous_leaves" in self.columns:
             tree = self.columns.dropna(subset=["n_leaves"])
             for col, row in tree.iterrows():
@@ -257,9 +271,13 @@ class ConfidentialFingerprint:
             groups.setdefault(self.methods[c], []).append(c)
         return groups
 
-    def measure(self, arrs: Mapping[str, np.ndarray]) -> dict[str, Any]:
+    def measure(
+        self, arrs: Mapping[str, np.ndarray], rows: np.ndarray | None = None
+    ) -> dict[str, Any]:
         """Replication shares of one synthetic implicate given in working form (so implicates
-        need not be held in memory together)."""
+        need not be held in memory together). In partial synthesis ``rows`` (a boolean mask
+        of the confidential rows) says which rows the implicate holds, when some were
+        removed."""
         cum = np.zeros(len(self.visit))
         same = np.full(len(self.visit), np.nan)
         h: np.ndarray | None = None
@@ -270,7 +288,8 @@ class ConfidentialFingerprint:
             h = _combine(h, hc, len(self.base) + j)
             cum[j] = _share_in(h, self.cumulative[j])
             if self.partial:
-                same[j] = float(np.mean(hc == self.row_hashes[c]))
+                ref = self.row_hashes[c] if rows is None else self.row_hashes[c][rows]
+                same[j] = float(np.mean(hc == ref)) if len(hc) else float("nan")
         by_method = {
             name: _share_in(hash_rows(arrs, self.base + cols), self.by_method[name])
             for name, cols in self.method_groups().items()

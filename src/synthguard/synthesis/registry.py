@@ -10,7 +10,9 @@ from synthguard.errors import MethodError
 if TYPE_CHECKING:
     from synthguard.synthesis.methods.base import SynthesisMethod
 
-__all__ = ["available_methods", "get_method", "make_method", "register_method"]
+__all__ = [
+    "available_methods", "get_method", "make_method", "parse_method_spec", "register_method",
+]
 
 _REGISTRY: dict[str, type[SynthesisMethod]] = {}
 T = TypeVar("T", bound="type[SynthesisMethod]")
@@ -65,10 +67,55 @@ def make_method(spec: str | SynthesisMethod | type[SynthesisMethod], **params: A
     if isinstance(spec, type) and issubclass(spec, SynthesisMethod):
         return spec(**params)
     if isinstance(spec, str):
-        return get_method(spec)(**params)
+        name, options = parse_method_spec(spec)
+        both = sorted(set(options) & set(params))
+        if both:
+            raise MethodError(
+                f"method '{spec}': options given both in the name and as parameters: "
+                f"{', '.join(both)}"
+            )
+        return get_method(name)(**options, **params)
     raise MethodError(
         f"a method must be a name, a SynthesisMethod class or instance; got {type(spec).__name__}"
     )
+
+
+def _option_value(text: str) -> Any:
+    low = text.lower()
+    if low in ("true", "yes", "on"):
+        return True
+    if low in ("false", "no", "off"):
+        return False
+    if low in ("none", "null"):
+        return None
+    for cast in (int, float):
+        try:
+            return cast(text)
+        except ValueError:
+            pass
+    return text
+
+
+def parse_method_spec(spec: str) -> tuple[str, dict[str, Any]]:
+    """Split a method given as text with options, ``NAME[:KEY=VALUE[:KEY=VALUE...]]``.
+
+    ``"cart:smoothing=density:min_samples_leaf=10"`` ->
+    ``("cart", {"smoothing": "density", "min_samples_leaf": 10})``. Values are read as
+    true/false, none, integers, floats, else text. The same syntax works in Python
+    (``methods={"Income": "cart:smoothing=density"}``), on the command line
+    (``--method Income=cart:smoothing=density``) and in plans.
+    """
+    name, *parts = [p.strip() for p in spec.split(":")]
+    options: dict[str, Any] = {}
+    for part in parts:
+        key, sep, value = part.partition("=")
+        if not sep or not key.strip() or not value.strip():
+            raise MethodError(
+                f"method '{spec}': options are written NAME:KEY=VALUE[:KEY=VALUE], "
+                f"e.g. 'cart:smoothing=density'"
+            )
+        options[key.strip()] = _option_value(value.strip())
+    return name, options
 
 
 def available_methods() -> list[str]:

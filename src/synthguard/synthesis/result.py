@@ -48,6 +48,9 @@ class SyntheticData(Summarized):
     provenance : dict
         Everything else needed to repeat the run: visit sequence, predictor matrix, strata,
         method parameters, package versions.
+    safeguards : SafeguardReport or None
+        What the default safeguards did to each implicate (replicated uniques found, redrawn,
+        removed; extreme values coded): :class:`synthguard.synthesis.safeguards.SafeguardReport`.
     """
 
     implicates: list[pd.DataFrame]
@@ -60,6 +63,7 @@ class SyntheticData(Summarized):
     weights: np.ndarray | None = None
     diagnostics: Any = None
     provenance: dict[str, Any] = field(default_factory=dict)
+    safeguards: Any = None
 
     def __len__(self) -> int:
         return self.m
@@ -97,6 +101,8 @@ class SyntheticData(Summarized):
             lines.append("fit with likelihood weights")
         if self.diagnostics is not None and hasattr(self.diagnostics, "summary"):
             lines.append(self.diagnostics.summary())
+        elif self.safeguards is not None:
+            lines.append(self.safeguards.summary())
         return "\n".join(lines)
 
     def __repr__(self) -> str:

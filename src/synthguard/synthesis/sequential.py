@@ -26,6 +26,7 @@ an engine can map them over strata in parallel.
 from __future__ import annotations
 
 import copy
+import dataclasses
 import os
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -63,6 +64,14 @@ from synthguard.synthesis.encoding import (
 from synthguard.synthesis.methods.base import SynthesisMethod
 from synthguard.synthesis.registry import get_method, make_method
 from synthguard.synthesis.result import SyntheticData
+from synthguard.synthesis.safeguards import (
+    MAX_REDRAW_ROUNDS,
+    SafeguardReport,
+    UniqueGuard,
+    apply_tail_coding,
+    check_safeguard_params,
+    tail_thresholds,
+)
 
 __all__ = ["Synthesizer", "draw_block", "fit_block", "synthesize"]
 
@@ -284,6 +293,7 @@ def _draw_part(
     rng: np.random.Generator,
     rows: np.ndarray | None,
     full: dict[str, np.ndarray],
+    smooth: bool = False,
 ) -> np.ndarray:
     """Draw ``part`` for the records ``rows`` (None: all ``n``) from the predictors in ``syn``.
 
@@ -304,6 +314,10 @@ def _draw_part(
             if part.mask is not None:
                 Xc = Xc[:, part.mask]
             leaf[lo:hi] = method.leaf_index(Xc)  # type: ignore[attr-defined]
+        if smooth and callable(getattr(method, "smooth_values", None)) and not getattr(
+            method, "categorical_", True
+        ):
+            return np.asarray(method.draw_from_leaves(leaf, rng, smooth=True))  # type: ignore[attr-defined]
         return np.asarray(method.draw_from_leaves(leaf, rng))  # type: ignore[attr-defined]
     if "X" not in full:
         full["X"] = _design(syn, predictors, schema, n, None, dtype)
@@ -317,8 +331,13 @@ def draw_block(
     fixed: Mapping[str, np.ndarray],
     schema: Mapping[str, ColumnSchema],
     rng: np.random.Generator,
+    *,
+    smooth: bool = False,
 ) -> dict[str, np.ndarray]:
     """Draw ``n`` synthetic records of one block in working form.
+
+    ``smooth=True`` kernel-smooths the numeric draws of leaf methods that can
+    (``cart``'s ``smooth_values``), whatever their ``smoothing`` setting.
 
     ``fixed`` holds the arrays that are not synthesized (kept columns of these records, strata
     values); every other column is drawn in visit order from models fit on confidential data,
@@ -355,7 +374,7 @@ def draw_block(
         drawn: np.ndarray | None = None
         if cm.value is not None:
             rows = None if present.all() else np.flatnonzero(present)
-            drawn = _draw_part(cm.value, *args, rows, full)
+            drawn = _draw_part(cm.value, *args, rows, full, smooth)
             drawn = np.asarray(drawn, dtype=np.float64)
             if drawn.shape != (int(present.sum()),):
                 raise MethodError(
@@ -492,6 +511,23 @@ class Synthesizer:
         confidential data only, so they are independent. More threads are faster on several
         cores and hold one design matrix each in memory. :meth:`sample` draws strata in as
         many threads. Results do not depend on ``n_jobs``.
+    replicated_uniques : {"redraw", "remove", "keep"}, default "redraw"
+        What to do with a synthetic record identical, on every released column, to a record
+        unique in the confidential data (a real person released): draw its synthesized
+        columns again (rows still replicating a unique after
+        :data:`~synthguard.synthesis.safeguards.MAX_REDRAW_ROUNDS` redraws are removed),
+        remove it (synthpop's ``sdc(rm.replicated.uniques = TRUE)``), or keep it, only by
+        saying so. See :mod:`synthguard.synthesis.safeguards`.
+    extremes : int, default 5
+        Records per tail whose values are never released: each numeric synthesized column is
+        bottom/top coded at round thresholds beyond which at most ``extremes`` confidential
+        records lie (synthpop's ``bottom.top.coding``, with thresholds set from the data's
+        tails). 0 releases the extremes.
+    min_rows : int, optional
+        Fewest confidential records allowed. Default, as synthpop's ``minstratumsize``: 10 +
+        10 x the number of synthesized columns; models fit on fewer records copy them (a
+        one-record file "synthesized" is that record). Smaller data raise
+        :class:`~synthguard.errors.DataError`; pass a lower number (0 allows any) knowingly.
     drop : str or list of str, optional
         Columns removed from the data before anything else: never read, synthesized,
         released or used as predictors. The way to get rid of identifiers (record numbers,
@@ -549,6 +585,9 @@ class Synthesizer:
         n_jobs: int = 1,
         min_stratum_size: int | None = None,
         drop: str | Sequence[str] | None = None,
+        replicated_uniques: str = "redraw",
+        extremes: int | None = 5,
+        min_rows: int | None = None,
         random_state: RandomState = None,
     ) -> None:
         self.methods = methods
@@ -565,6 +604,9 @@ class Synthesizer:
         self.n_jobs = n_jobs
         self.min_stratum_size = min_stratum_size
         self.drop = drop
+        self.replicated_uniques = replicated_uniques
+        self.extremes = extremes
+        self.min_rows = min_rows
         self.random_state = random_state
 
     # ----------------------------------------------------------------- fit
@@ -597,6 +639,7 @@ class Synthesizer:
         validate_frame(data, name="data", text_overrides=text_ok)
         _check_count(self.m, "m")
         n_out = _check_count(self.n, "n", allow_none=True)
+        policy, k_tail = check_safeguard_params(self.replicated_uniques, self.extremes)
         schema = infer_schema(data, overrides)
         schema.validate(data)
         columns = list(data.columns)
@@ -652,6 +695,7 @@ class Synthesizer:
             )
 
         self._refuse_identifiers(data, schema, keep + strata + visit)
+        self._check_min_rows(len(data), len(visit))
 
         # single-level categoricals cannot be synthesized
         problems = []
@@ -748,6 +792,16 @@ class Synthesizer:
         self._confidential: pd.DataFrame | None = data[self.columns_].copy(deep=False)
         self._fingerprint: ConfidentialFingerprint | None = None
         self.method_params_ = {k: dict(v) for k, v in dict(self.method_params or {}).items()}
+        self.replicated_uniques_ = policy
+        self.extremes_ = k_tail
+        self.tail_thresholds_: dict[str, tuple[float | None, float | None]] = {}
+        if k_tail:
+            for c in visit:
+                if schema[c].is_numeric:
+                    lo, hi = tail_thresholds(arrays[c], k_tail)
+                    if lo is not None or hi is not None:
+                        self.tail_thresholds_[c] = (lo, hi)
+        self._unique_guard: UniqueGuard | None = None
         return self
 
     @property
@@ -767,13 +821,47 @@ class Synthesizer:
             )
         return self._fingerprint
 
+    @property
+    def unique_guard_(self) -> UniqueGuard:
+        """Sorted hashes of the confidential records unique on the released columns (built on
+        first use)."""
+        self._check_fitted()
+        guard = getattr(self, "_unique_guard", None)
+        if guard is None:
+            conf = self._confidential
+            if conf is None:  # pragma: no cover - state always has one or the other
+                raise NotFittedError("this Synthesizer has no confidential data; refit it")
+            schema = self.schema_.columns
+            arrays = {c: to_working(conf[c], schema[c]) for c in self.columns_}
+            guard = UniqueGuard(arrays, self.columns_)
+            self._unique_guard = guard
+        return guard
+
     def __getstate__(self) -> dict[str, Any]:
         # a saved synthesizer carries the diagnostics' hashes, not the confidential frame
         state = dict(self.__dict__)
         if "blocks_" in state:
             state["_fingerprint"] = self.fingerprint_
+            if getattr(self, "replicated_uniques_", "keep") != "keep":
+                state["_unique_guard"] = self.unique_guard_
             state["_confidential"] = None
         return state
+
+    def _check_min_rows(self, n_rows: int, n_synthesized: int) -> None:
+        """Refuse data smaller than ``min_rows`` (synthpop's ``minstratumsize`` rule)."""
+        minimum = self.min_rows
+        if minimum is None:
+            minimum = 10 + 10 * n_synthesized
+        elif isinstance(minimum, bool) or not isinstance(minimum, int | np.integer) or minimum < 0:
+            raise ParameterError("parameter 'min_rows': expected a non-negative integer or None")
+        if n_rows < minimum:
+            raise DataError(
+                f"the data hold fewer records than the {minimum} needed to synthesize "
+                f"{n_synthesized} columns (10 + 10 x synthesized columns, as synthpop's "
+                f"minstratumsize); models fit on so few records copy them. Synthesize fewer "
+                f"columns, use more records, or pass min_rows=0 (command line: --min-rows 0) "
+                f"to allow it knowingly"
+            )
 
     def _drop_columns(self, data: pd.DataFrame) -> tuple[pd.DataFrame, Any]:
         """``data`` without the ``drop`` columns, and the schema overrides of the others."""
@@ -1055,6 +1143,9 @@ class Synthesizer:
             return draw_block(block, nb, fixed, schema, brng)
 
         fixed_columns = set(self.kept_) | set(self.strata_)
+        counts: dict[str, list[Any]] = {
+            "found": [], "redrawn": [], "removed": [], "remaining": [], "coded": []
+        }
         for i, child in enumerate(spawn(rng, m_)):
             # each stratum draws from its own child Generator: strata are independent tasks
             tasks = [
@@ -1079,9 +1170,22 @@ class Synthesizer:
                         out[c][where] = a
                     offset += nb
             del drawn_blocks
+            row_block = None
+            if not whole:
+                row_block = np.empty(total, dtype=np.int64)
+                offset = 0
+                for b, (block, nb, _) in enumerate(tasks):
+                    row_block[block.rows if partial else slice(offset, offset + nb)] = b
+                    offset += nb
+            keep_rows = self._safeguard(out, tasks, row_block, child, counts)
             index = self.index_ if partial else pd.RangeIndex(total)
+            if keep_rows is not None:
+                out = {c: a[keep_rows] for c, a in out.items()}
+                index = index[keep_rows] if partial else pd.RangeIndex(int(keep_rows.sum()))
             if diagnostics:
-                measured.append(self.fingerprint_.measure(out))
+                measured.append(
+                    self.fingerprint_.measure(out, keep_rows if partial else None)
+                )
             # Each working array is released as its column is converted, and the frame wraps
             # the converted columns (copy=False: no second copy of the implicate while it is
             # built). Kept and strata arrays may be the synthesizer's own, shared by every
@@ -1117,6 +1221,19 @@ class Synthesizer:
                         acc[k] = acc.get(k, 0.0) + (0.0 if np.isnan(v) else v)
             diag = self.fingerprint_.combine(measured, trees)
 
+        safeguards = SafeguardReport(
+            replicated_uniques=self._policy(),
+            extremes=int(getattr(self, "extremes_", 0)),
+            thresholds=dict(getattr(self, "tail_thresholds_", {})),
+            found=tuple(counts["found"]),
+            redrawn=tuple(counts["redrawn"]),
+            removed=tuple(counts["removed"]),
+            remaining=tuple(counts["remaining"]),
+            coded=tuple(counts["coded"]),
+        )
+        if diag is not None:
+            diag = dataclasses.replace(diag, safeguards=safeguards)
+
         import synthguard
 
         provenance = {
@@ -1129,6 +1246,8 @@ class Synthesizer:
             "method_params": self.method_params_,
             "missingness_methods": dict(self.missingness_methods_),
             "random_state": seed,
+            "replicated_uniques": safeguards.replicated_uniques,
+            "extremes": safeguards.extremes,
             "n_confidential": self.n_rows_,
             "schema": self.schema_.to_dict(),
             "versions": {
@@ -1148,7 +1267,136 @@ class Synthesizer:
             weights=self.weights_,
             diagnostics=diag,
             provenance=provenance,
+            safeguards=safeguards,
         )
+
+    def _policy(self) -> str:
+        # synthesizers saved before the safeguards existed keep every record
+        return str(getattr(self, "replicated_uniques_", "keep"))
+
+    def _safeguard(
+        self,
+        out: dict[str, np.ndarray],
+        tasks: list[tuple[BlockModel, int, np.random.Generator]],
+        row_block: np.ndarray | None,
+        child: np.random.Generator,
+        counts: dict[str, list[Any]],
+    ) -> np.ndarray | None:
+        """Code the tails and redraw or remove replicated uniques of one implicate, in place.
+
+        Returns the boolean mask of rows to release, or None to release every row. Redraws use
+        a Generator spawned from the implicate's after its strata's, so the first draw is the
+        same as without safeguards and the same seed gives the same release.
+        """
+        thresholds = getattr(self, "tail_thresholds_", {})
+        coded = {c: apply_tail_coding(out[c], lo, hi) for c, (lo, hi) in thresholds.items()}
+        policy = self._policy()
+        found = redrawn = removed = remaining = 0
+        keep_rows: np.ndarray | None = None
+        if policy == "keep":
+            if hasattr(self, "replicated_uniques_"):
+                remaining = int(self.unique_guard_.replicated(out).sum())
+        else:
+            guard = self.unique_guard_
+            bad = guard.replicated(out)
+            found = int(bad.sum())
+            if found and policy == "redraw":
+                (srng,) = spawn(child, 1)
+                ever = np.zeros(len(bad), dtype=bool)
+                for r in range(2 * MAX_REDRAW_ROUNDS):
+                    idx = np.flatnonzero(bad)
+                    if len(idx) == 0:
+                        break
+                    ever[idx] = True
+                    if r < MAX_REDRAW_ROUNDS:
+                        self._jitter(out, idx, tasks, row_block, srng)
+                    else:
+                        self._redraw(out, idx, tasks, row_block, srng, smooth=True)
+                    for c, (lo, hi) in thresholds.items():
+                        vals = out[c][idx]
+                        coded[c] += apply_tail_coding(vals, lo, hi)
+                        out[c][idx] = vals
+                    bad[idx] = guard.replicated(out, idx)
+                redrawn = int(ever.sum())
+            removed = int(bad.sum())
+            if removed:
+                keep_rows = ~bad
+        counts["found"].append(found)
+        counts["redrawn"].append(redrawn)
+        counts["removed"].append(removed)
+        counts["remaining"].append(remaining)
+        counts["coded"].append(coded)
+        return keep_rows
+
+    def _row_groups(
+        self, idx: np.ndarray, row_block: np.ndarray | None
+    ) -> list[tuple[int, np.ndarray]]:
+        if row_block is None:
+            return [(0, idx)]
+        return [(int(b), idx[row_block[idx] == b]) for b in np.unique(row_block[idx])]
+
+    def _jitter(
+        self,
+        out: dict[str, np.ndarray],
+        idx: np.ndarray,
+        tasks: list[tuple[BlockModel, int, np.random.Generator]],
+        row_block: np.ndarray | None,
+        rng: np.random.Generator,
+    ) -> None:
+        """Kernel-smooth, in place, the numeric CART values of rows ``idx``: each value moves
+        by Gaussian noise with the bandwidth of the leaf its row falls in (point masses stay,
+        range and precision kept; :meth:`CartMethod.smooth_values`). Categorical values are
+        not touched, so their distribution is exactly the first draw's."""
+        schema = self.schema_.columns
+        for b, rows in self._row_groups(idx, row_block):
+            for cm in tasks[b][0].models:
+                col = schema[cm.target]
+                part = cm.value
+                if not col.is_numeric or part is None:
+                    continue
+                method = part.method
+                if not _draws_from_leaves(method) or not callable(
+                    getattr(method, "smooth_values", None)
+                ):
+                    continue
+                vals = out[cm.target][rows]
+                present = ~np.isnan(vals)
+                if not present.any():
+                    continue
+                r = rows[present]
+                dtype = _design_dtype(method)
+                X = _design(out, cm.predictors, schema, len(r), r, dtype)
+                if part.mask is not None:
+                    X = X[:, part.mask]
+                leaf = method.leaf_index(X)  # type: ignore[attr-defined]
+                new = method.smooth_values(vals[present], leaf, rng)  # type: ignore[attr-defined]
+                out[cm.target][r] = postprocess_numeric(np.asarray(new, dtype=float), col)
+
+    def _redraw(
+        self,
+        out: dict[str, np.ndarray],
+        idx: np.ndarray,
+        tasks: list[tuple[BlockModel, int, np.random.Generator]],
+        row_block: np.ndarray | None,
+        rng: np.random.Generator,
+        smooth: bool = False,
+    ) -> None:
+        """Draw the synthesized columns of rows ``idx`` again, each from its block's models,
+        with the rows' kept and strata values fixed."""
+        schema = self.schema_.columns
+        partial = self.kind_ == "partial"
+        for b, rows in self._row_groups(idx, row_block):
+            block = tasks[b][0]
+            if partial:
+                fixed = {c: a[rows] for c, a in self.fixed_arrays_.items()}
+            else:
+                fixed = {
+                    c: np.full(len(rows), v, dtype=self.fixed_arrays_[c].dtype)
+                    for c, v in block.stratum.items()
+                }
+            drawn = draw_block(block, len(rows), fixed, schema, rng, smooth=smooth)
+            for c in self.visit_sequence_:
+                out[c][rows] = drawn[c]
 
     def fit_sample(self, data: pd.DataFrame, m: int | None = None) -> SyntheticData:
         """``fit(data).sample(m)``."""

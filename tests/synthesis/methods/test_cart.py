@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 import pytest
 
@@ -110,29 +112,57 @@ def test_silverman_bandwidth_matches_the_rule():
     assert bw[0] == pytest.approx(0.9 * (2 / 1.34) * 5**-0.2)
 
 
-def test_smoothing_adds_leaf_kernel_noise_and_never_copies_constant_leaves():
-    X, y, _ = _grouped(50)
-    m = CartMethod(smoothing=True).fit(X[:, :1], y)
+def test_smoothing_keeps_point_masses_and_never_copies_rare_constant_leaves():
+    X, y, _ = _grouped(50)  # four constant leaves, each value held by 25% of the records
     n_draw = 4000
     X_new = np.repeat(np.arange(4.0), n_draw)[:, None]
+    # each value is a point mass (>= 1% of the records): drawn exactly
+    m = CartMethod(smoothing="density").fit(X[:, :1], y)
+    np.testing.assert_array_equal(m.draw(X_new, np.random.default_rng(9)), 10.0 * (X_new[:, 0] + 1))
+    # with the share rule off, constant leaves fall back to the whole target's bandwidth
+    m = CartMethod(smoothing=True, point_mass=2.0).fit(X[:, :1], y)
     out = m.draw(X_new, np.random.default_rng(9))
-    assert not np.isin(out, y).any()
-    # Constant leaves fall back to the whole target's bandwidth (same for all four leaves).
     whole = 0.9 * min(np.std(y, ddof=1), (np.quantile(y, 0.75) - np.quantile(y, 0.25)) / 1.34)
     whole *= len(y) ** -0.2
     np.testing.assert_allclose(m.bandwidth_, whole)
     for k in range(4):
         part = out[X_new[:, 0] == k]
-        # Mean within 4 standard errors of the leaf value; sd within 4 of its standard errors.
+        # values are whole numbers (the data's precision) inside the observed range [10, 40]
+        assert np.all(part == np.round(part)) and part.min() >= 10 and part.max() <= 40
+    for k in (1, 2):  # inner leaves: reflection at the range does not reach them
+        part = out[X_new[:, 0] == k]
+        # Mean within 4 standard errors of the leaf value; sd within 4 of its standard errors
+        # (rounding to integers adds 1/12 to the variance).
         assert abs(part.mean() - 10.0 * (k + 1)) < 4 * whole / np.sqrt(n_draw)
-        assert abs(part.std(ddof=1) / whole - 1) < 4 * np.sqrt(1 / (2 * n_draw))
+        sd = np.sqrt(whole**2 + 1 / 12)
+        assert abs(part.std(ddof=1) / sd - 1) < 4 * np.sqrt(1 / (2 * n_draw))
+        # a draw equals the leaf's value only when its noise rounds to 0: P(|N(0, bw)| < 1/2)
+        p = math.erf(0.5 / (whole * math.sqrt(2)))
+        share = np.mean(part == 10.0 * (k + 1))
+        assert abs(share - p) < 4 * math.sqrt(p * (1 - p) / n_draw)
+
+
+def test_smoothing_on_a_zero_inflated_column_keeps_zeros_range_and_integers():
+    rng = np.random.default_rng(12)
+    n = 4000
+    x = rng.integers(0, 4, n).astype(float)
+    gain = np.where(rng.random(n) < 0.9, 0.0, np.round(rng.lognormal(8, 1, n)))
+    gain[:30] = 99999.0  # a top code held by 30 records
+    m = CartMethod(smoothing="density", min_samples_leaf=50).fit(x[:, None], gain)
+    assert 0.0 in m.point_masses_ and 99999.0 in m.point_masses_
+    out = m.draw(np.tile(x, 5)[:, None], np.random.default_rng(1))
+    assert abs(np.mean(out == 0) - np.mean(gain == 0)) < 0.01
+    assert abs(np.mean(out == 99999) - np.mean(gain == 99999)) < 0.003
+    assert out.min() >= 0 and out.max() <= 99999 and np.all(out == np.round(out))
+    free = (out != 0) & (out != 99999)
+    assert free.any() and not np.isin(out[free], gain).all()  # smoothed, not donor copies
 
 
 def test_smoothing_bandwidth_per_leaf():
     rng = np.random.default_rng(10)
     x = np.repeat([0.0, 1.0], 500)
     y = np.where(x == 0, rng.normal(0, 1, 1000), rng.normal(50, 10, 1000))
-    m = CartMethod(smoothing=True).fit(x[:, None], y)
+    m = CartMethod(smoothing=True, point_mass=2.0).fit(x[:, None], y)
     assert m.n_leaves_ == 2
     for leaf, start, size in zip(range(2), m.leaf_start_, m.leaf_size_, strict=True):
         v = m.donors_[start : start + size]

@@ -1,0 +1,159 @@
+"""Default safeguards: no replicated uniques, no extreme values, no tiny files, seeds hold."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from synthguard import Synthesizer, synthesize
+from synthguard.errors import DataError, MethodError, ParameterError
+from synthguard.synthesis import make_method
+from synthguard.synthesis.safeguards import apply_tail_coding, tail_thresholds
+
+
+@pytest.fixture
+def cells():
+    """Income drawn by CART within region x kids cells: plain CART hands back real records."""
+    rng = np.random.default_rng(5)
+    n = 200
+    return pd.DataFrame({
+        "region": rng.choice(["A", "B", "C"], n),
+        "kids": rng.poisson(1.0, n),
+        "income": np.round(rng.lognormal(10, 0.7, n), 2),
+    })
+
+
+def _brute_replicated_uniques(conf: pd.DataFrame, syn: pd.DataFrame) -> int:
+    """Synthetic rows equal to a confidential row that no other confidential row equals."""
+    rows = [tuple(r) for r in conf.itertuples(index=False)]
+    uniques = {r for r in rows if rows.count(r) == 1}
+    return sum(tuple(r) in uniques for r in syn[conf.columns].itertuples(index=False))
+
+
+def test_plain_cart_copies_uniques_and_the_default_copies_none(cells):
+    plain = synthesize(cells, m=2, random_state=3, replicated_uniques="keep")
+    counts = [_brute_replicated_uniques(cells, s) for s in plain.implicates]
+    assert min(counts) > 50  # the problem is real here
+    assert list(plain.safeguards.remaining) == counts  # and counted as the brute force does
+    res = synthesize(cells, m=2, random_state=3)
+    for s in res.implicates:
+        assert len(s) == len(cells)  # redrawn, not removed: n is kept
+        assert _brute_replicated_uniques(cells, s) == 0
+    assert res.safeguards.remaining == (0, 0) and res.diagnostics.replicated_uniques == 0
+    assert min(res.safeguards.found) > 50 and res.safeguards.removed == (0, 0)
+    assert "replicated uniques:" in res.summary()
+    # categorical values are never changed by the fix: only numbers are smoothed
+    off = synthesize(cells, m=2, random_state=3, replicated_uniques="keep", extremes=5)
+    for a, b in zip(res.implicates, off.implicates):
+        pd.testing.assert_frame_equal(a[["region", "kids"]], b[["region", "kids"]])
+
+
+def test_partial_synthesis_protects_kept_columns_too(cells):
+    res = Synthesizer(keep=["region", "kids"], m=2, random_state=4).fit(cells).sample()
+    for s in res.implicates:
+        assert _brute_replicated_uniques(cells, s) == 0
+        pd.testing.assert_frame_equal(s[["region", "kids"]], cells.loc[s.index, ["region", "kids"]])
+    assert len(res.implicates[0]) + res.safeguards.removed[0] == len(cells)
+
+
+def test_remove_policy_drops_the_rows(cells):
+    res = synthesize(cells, random_state=3, replicated_uniques="remove", extremes=0)
+    s = res.implicates[0]
+    assert len(s) == len(cells) - res.safeguards.found[0] and res.safeguards.removed[0] > 0
+    assert _brute_replicated_uniques(cells, s) == 0
+
+
+def test_safeguards_are_vectorised_on_categorical_only_data():
+    # every column categorical: a replicated unique can only be redrawn whole
+    rng = np.random.default_rng(1)
+    n = 400
+    df = pd.DataFrame({c: rng.choice(list("abcdefgh"), n) for c in ("x", "y", "z")})
+    res = synthesize(df, m=2, random_state=1)
+    for s in res.implicates:
+        assert _brute_replicated_uniques(df, s) == 0
+    assert sum(res.safeguards.found) > 0
+
+
+def test_extremes_never_released(cells):
+    df = cells.assign(spend=np.round(cells["income"] * 0.3 + 100 * np.arange(len(cells)), 4))
+    off = synthesize(df, m=3, random_state=2, extremes=0, replicated_uniques="keep")
+    res = synthesize(df, m=3, random_state=2)
+    present_before = 0
+    for c in ("income", "spend"):
+        v = np.sort(df[c].to_numpy())
+        tails = np.r_[v[:5], v[-5:]]
+        present_before += sum(int(np.isin(s[c], tails).sum()) for s in off.implicates)
+        for s in res.implicates:
+            assert not np.isin(s[c], tails).any()
+            lo, hi = res.safeguards.thresholds[c]
+            assert s[c].min() >= lo and s[c].max() <= hi
+            assert v[4] < v[5] <= lo and hi <= v[-6] < v[-5]  # between tails and the rest
+    assert present_before > 0  # plain CART releases them
+
+
+def test_tail_thresholds_by_hand():
+    x = np.r_[[0.5, 0.7, 1.2, 3, 8], [12.3, 40, 41, 42], [1234.5, 2500, 3000, 7000, 9000, 9999]]
+    # bottom: tail values < x[5] = 12.3 -> B = 13 (up, 2 digits); top: u = x[-6] = 1234.5 ->
+    # T = 1200 (down, 2 digits)
+    assert tail_thresholds(x, 5) == (13.0, 1200.0)
+    # integer data: thresholds are whole numbers, never finer than 1
+    assert tail_thresholds(np.arange(1.0, 31.0), 5) == (6.0, 25.0)
+    # a point mass at the extreme is no tail: 0 held by 50 records, 99999 by 20
+    z = np.r_[np.zeros(50), np.arange(1.0, 101.0), np.full(20, 99999.0)]
+    assert tail_thresholds(z, 5) == (None, None)
+    assert tail_thresholds(z, 0) == (None, None)
+    assert tail_thresholds(np.r_[np.nan, np.arange(12.0)], 5) == (5.0, 6.0)
+    v = np.array([1.0, 5.0, 1300.0, np.nan])
+    assert apply_tail_coding(v, 2.0, 1200.0) == 2 and np.array_equal(v[:3], [2, 5, 1200])
+
+
+def test_seeds_reproduce_and_options_off_restore_the_plain_draw(cells):
+    a = synthesize(cells, m=2, random_state=11)
+    b = synthesize(cells, m=2, random_state=11)
+    for x, y in zip(a.implicates, b.implicates):
+        pd.testing.assert_frame_equal(x, y)
+    off = synthesize(cells, m=2, random_state=11, replicated_uniques="keep", extremes=0)
+    # the safeguards only touch rows they redraw or code: the rest is the plain draw
+    for x, y, found, coded in zip(a.implicates, off.implicates, a.safeguards.found,
+                                  a.safeguards.coded):
+        changed = (x != y).any(axis=1).sum()
+        assert 0 < changed <= found + sum(coded.values())
+
+
+def test_too_little_data_is_refused(cells):
+    with pytest.raises(DataError, match="fewer records than the 40 needed to synthesize 3"):
+        synthesize(cells.head(39), random_state=1)
+    with pytest.raises(DataError, match="min_rows=0"):
+        synthesize(cells.head(1), random_state=1)
+    res = synthesize(cells.head(39), random_state=1, min_rows=0, extremes=0)
+    assert len(res.implicates[0]) <= 39
+    assert len(synthesize(cells.head(40), random_state=1).implicates[0]) == 40
+    with pytest.raises(ParameterError, match="min_rows"):
+        synthesize(cells, min_rows=-1)
+
+
+def test_bad_safeguard_parameters():
+    df = pd.DataFrame({"x": np.arange(100) % 7, "y": np.arange(100) % 3})
+    with pytest.raises(ParameterError, match="replicated_uniques"):
+        synthesize(df, replicated_uniques="drop")
+    with pytest.raises(ParameterError, match="extremes"):
+        synthesize(df, extremes=-1)
+
+
+def test_method_options_in_the_name():
+    m = make_method("cart:smoothing=density:min_samples_leaf=10:max_bins=none")
+    assert (m.smoothing, m.min_samples_leaf, m.max_bins) == ("density", 10, None)
+    with pytest.raises(MethodError, match="NAME:KEY=VALUE"):
+        make_method("cart:smoothing")
+    with pytest.raises(MethodError, match="both in the name and as parameters"):
+        make_method("cart:min_samples_leaf=3", min_samples_leaf=4)
+
+
+def test_smoothing_reachable_from_the_synthesizer(cells):
+    res = synthesize(cells, random_state=1, methods={"income": "cart:smoothing=density"},
+                     replicated_uniques="keep", extremes=0)
+    inc = res.implicates[0]["income"]
+    assert not np.isin(inc, cells["income"]).all()
+    assert inc.min() >= cells["income"].min() and inc.max() <= cells["income"].max()
+    assert np.allclose(inc, np.round(inc, 2))
