@@ -37,7 +37,7 @@ def replicated_uniques(conf: pd.DataFrame, syn: pd.DataFrame) -> int:
     cols = list(conf.columns)
     counts = conf.groupby(cols, dropna=False).size().rename("n").reset_index()
     uniq = counts[counts["n"] == 1].drop(columns="n")
-    return int(len(syn[cols].astype(conf.dtypes.to_dict()).merge(uniq, on=cols, how="inner")))
+    return len(syn[cols].astype(conf.dtypes.to_dict()).merge(uniq, on=cols, how="inner"))
 
 
 def tails_present(conf: pd.DataFrame, syn: pd.DataFrame, numeric: list[str], k: int = 5) -> int:
