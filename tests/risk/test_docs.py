@@ -15,6 +15,7 @@ DOC = Path(__file__).resolve().parents[2] / "docs" / "risk.md"
 
 def test_exports():
     assert sorted(risk.__all__) == [
+        "AttackRisk",
         "AttributeDisclosure",
         "Disclosure",
         "DistanceToClosestRecord",
@@ -33,11 +34,14 @@ def test_exports():
         "evaluate_risk",
         "identification_risk",
         "individual_risk",
+        "inference",
         "k_anonymity",
+        "linkability",
         "match_rates",
         "membership_inference",
         "multi_disclosure",
         "pairwise_identification_risk",
+        "singling_out",
         "suda2",
     ]
     for name in risk.__all__:

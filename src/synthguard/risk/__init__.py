@@ -6,11 +6,14 @@
   Franconi, as in measure_risk) and SUDA2 special-uniques scores (Elliot, Manning & Ford);
 * attributes: predictive accuracy of sensitive variables from the keys;
 * synthpop's disclosure measures (Raab, Nowok & Dibben): UiO, repU, Dorig, DiSCO, DCAP, TCAP;
+* anonymeter's attacks (Giomi et al. 2023): singling out, linkability, inference, each
+  against a baseline and a control set;
 * membership and copying: distance-threshold membership inference, distance to closest record.
 
 :func:`evaluate_risk` runs all that apply. See docs/risk.md.
 """
 
+from synthguard.risk._attack_stats import AttackRisk
 from synthguard.risk.attribute import AttributeDisclosure, attribute_disclosure
 from synthguard.risk.disclosure import (
     Disclosure,
@@ -22,13 +25,17 @@ from synthguard.risk.distance import DistanceToClosestRecord, distance_to_closes
 from synthguard.risk.evaluate import RiskEvaluation, evaluate_risk
 from synthguard.risk.identification import IdentificationRisk, identification_risk
 from synthguard.risk.individual_risk import IndividualRisk, individual_risk
+from synthguard.risk.inference_attack import inference
+from synthguard.risk.linkability import linkability
 from synthguard.risk.matching import MatchRates, match_rates
 from synthguard.risk.membership import MembershipInference, membership_inference
 from synthguard.risk.pairwise import PairwiseIdentificationRisk, pairwise_identification_risk
+from synthguard.risk.singling_out import singling_out
 from synthguard.risk.suda2 import Suda2, suda2
 from synthguard.risk.uniqueness import KAnonymity, k_anonymity
 
 __all__ = [
+    "AttackRisk",
     "AttributeDisclosure",
     "Disclosure",
     "DistanceToClosestRecord",
@@ -47,10 +54,13 @@ __all__ = [
     "evaluate_risk",
     "identification_risk",
     "individual_risk",
+    "inference",
     "k_anonymity",
+    "linkability",
     "match_rates",
     "membership_inference",
     "multi_disclosure",
     "pairwise_identification_risk",
+    "singling_out",
     "suda2",
 ]
