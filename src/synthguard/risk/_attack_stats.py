@@ -27,6 +27,7 @@ from typing import Any
 import pandas as pd
 from scipy.stats import norm
 
+from synthguard._display import Summarized
 from synthguard.errors import ParameterError
 
 __all__ = ["AttackRisk", "attack_risk", "wilson"]
@@ -48,7 +49,7 @@ def _clip(x: float) -> float:
 
 
 @dataclass(frozen=True, eq=False)
-class AttackRisk:
+class AttackRisk(Summarized):
     """Result of an anonymeter-style privacy attack (Giomi et al. 2023).
 
     Attributes
@@ -134,9 +135,6 @@ class AttackRisk:
         if not self.attack_beats_baseline:
             lines.append("  the attack is no better than random guessing: the risk is not reliable")
         return "\n".join(lines)
-
-    def _repr_html_(self) -> str:
-        return "<pre>" + self.summary() + "</pre>"
 
 
 def attack_risk(
