@@ -61,6 +61,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from synthguard._display import Summarized
 from synthguard.errors import ParameterError
 from synthguard.synthesis.diagnostics import hash_rows
 
@@ -190,7 +191,7 @@ class UniqueGuard:
 
 
 @dataclass(frozen=True, eq=False)
-class SafeguardReport:
+class SafeguardReport(Summarized):
     """What the safeguards did to each implicate.
 
     Attributes
