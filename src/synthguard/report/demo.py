@@ -9,6 +9,7 @@ bins, McKenna, Miklau & Sheldon 2021), each made only when its module is install
 
 from __future__ import annotations
 
+import dataclasses
 import importlib.util
 import os
 import warnings
@@ -94,7 +95,10 @@ def build_demo_report(
     ledger = out / "ledger.json"
     if ledger.exists():
         ledger.unlink()
-    plan = Plan.from_dict(demo_plan(out.resolve(), m=m, seed=seed), source="demo plan")
+    # the plan's own 'output:' must stay inside its folder; the demo's folder is the caller's
+    # choice, like `synthguard run --out`
+    spec = {k: v for k, v in demo_plan(out.resolve(), m=m, seed=seed).items() if k != "output"}
+    plan = dataclasses.replace(Plan.from_dict(spec, source="demo plan"), output=out.resolve())
     return run_plan(plan, progress=progress, force=True)  # the demo replaces its last run
 
 

@@ -204,6 +204,16 @@ def _write_release(stage: Path, name: str, release: Any, method: str, columns: l
     return paths
 
 
+def _check_contained(plan: Plan) -> None:
+    """Every file a run writes stays inside its output folder, also for a Plan built in Python."""
+    from synthguard.report.plan import _simple_name
+
+    bad = [s.name for s in plan.releases if not _simple_name(s.name)]
+    if bad or not _simple_name(plan.report_file):
+        raise PlanError("release names and report.file must be simple names (no '/', '..' or "
+                        "absolute path) so that every output stays inside the output folder")
+
+
 def run_plan(plan: Plan | str | os.PathLike[str], *, progress: Progress | None = None,
              force: bool = False) -> PipelineResult:
     """Run ``plan`` (a :class:`Plan` or the path of a plan file) and write its outputs.
@@ -246,6 +256,7 @@ def run_plan(plan: Plan | str | os.PathLike[str], *, progress: Progress | None =
             progress(stage, step, total)
 
     out = plan.output
+    _check_contained(plan)
     releases_dir = out / "releases"
     inputs = [plan.data_path] if plan.data_path is not None else []
     check_release_target(releases_dir, force=force, inputs=inputs, option="output")

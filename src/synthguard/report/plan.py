@@ -46,6 +46,7 @@ from __future__ import annotations
 import importlib
 import inspect
 import os
+import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -342,6 +343,37 @@ def _check_keys(section: Any, allowed: tuple[str, ...], path: Path_, p: _Problem
     return dict(section)
 
 
+_SIMPLE_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,99}")
+
+
+def _simple_name(name: str) -> bool:
+    """A release or file name that stays inside its folder: no '/', no '..', not absolute."""
+    return bool(_SIMPLE_NAME.fullmatch(name)) and ".." not in name
+
+
+def _refuse_aliases(text: str, source: str) -> None:
+    """Refuse anchors and aliases before anything is composed: a 512-byte alias bomb ("billion
+    laughs") expands to millions of nodes and took minutes to reject. Plans never need them."""
+    for token in yaml.scan(text, Loader=yaml.SafeLoader):
+        if isinstance(token, yaml.AliasToken | yaml.AnchorToken):
+            raise PlanError(
+                f"{source}, line {token.start_mark.line + 1}: YAML anchors and aliases ('&name',"
+                " '*name') are not allowed in a plan; write the values out"
+            )
+
+
+def _inside(base: Path, rel: str) -> Path | None:
+    """``base/rel`` when ``rel`` is a relative path that stays inside ``base``, else None."""
+    if not rel or os.path.isabs(rel) or Path(rel).drive:
+        return None
+    target = Path(os.path.normpath(base / rel))
+    try:
+        target.relative_to(Path(os.path.normpath(base)))
+    except ValueError:
+        return None
+    return target
+
+
 def parse_plan(
     text: str, *, source: str = "<plan>", base_dir: str | os.PathLike[str] | None = None
 ) -> Plan:
@@ -353,6 +385,7 @@ def parse_plan(
         Every problem, each with the file, line and field, in one message.
     """
     try:
+        _refuse_aliases(text, source)
         node = yaml.compose(text, Loader=yaml.SafeLoader)
         data = yaml.safe_load(text)
     except yaml.YAMLError as e:
@@ -409,7 +442,11 @@ def parse_plan(
     if not isinstance(output, str):
         p.add(("output",), "expected a folder path")
         output = "synthguard_output"
-    out_path = Path(os.path.normpath(base / output))
+    out_path = _inside(base, output)
+    if out_path is None or out_path == Path(os.path.normpath(base)):
+        p.add(("output",), "expected a folder inside the plan's folder (a relative path without "
+                           "'..'); for a folder elsewhere use `synthguard run --out FOLDER`")
+        out_path = Path(os.path.normpath(base / "synthguard_output"))
     holdout = top.get("holdout", 0.0)
     if not _is_number(holdout) or not 0 <= holdout < 1:
         p.add(("holdout",), "expected the share of records to set aside, a number in [0, 1)")
@@ -430,6 +467,11 @@ def parse_plan(
         p.add(("releases",), "expected a mapping of release name to how to make it")
     else:
         for name, spec in rel.items():
+            if not _simple_name(str(name)):
+                p.add(("releases", str(name)), "a release name is a simple name (letters, "
+                      "digits, '_', '-', '.'; no '/', '..' or absolute path): its files are "
+                      "written inside the output folder under this name")
+                continue
             s = _check_release(str(name), spec, p)
             if s is not None:
                 specs.append(s)
@@ -493,8 +535,10 @@ def parse_plan(
         p.add(("report", "min_cell"), "expected a positive integer")
         min_cell = 10
     report_file = rep.get("file", "report.html")
-    if not isinstance(report_file, str) or not report_file.endswith(".html"):
-        p.add(("report", "file"), "expected a file name ending in .html")
+    if (not isinstance(report_file, str) or not report_file.endswith(".html")
+            or not _simple_name(report_file)):
+        p.add(("report", "file"), "expected a simple file name ending in .html (no '/' or "
+                                  "'..': the report is written inside the output folder)")
         report_file = "report.html"
     p.raise_if_any()
     return Plan(
