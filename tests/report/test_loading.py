@@ -87,3 +87,12 @@ def test_partial_release_against_the_wrong_data_is_not_computed(tmp_path):
     assert "identification risk" in ev["p"].not_computed
     assert "declared partially synthetic" in ev["p"].not_computed["identification risk"]
     assert ev.status == "incomplete"
+
+
+def test_evaluate_reads_a_path_with_its_manifest_kind(tmp_path):
+    conf = make_conf(n=150, seed=8)
+    folder = _folder(tmp_path / "p", [shuffled(conf, ["income"], 3)], "partial")
+    ev = evaluate(conf, {"p": str(folder), "q": folder}, keys=["region"], targets=["income"],
+                  random_state=1)
+    assert ev["p"].kind == "partial" and ev["q"].kind == "partial" and ev["p"].m == 1
+    assert ev["p"].metrics["max_identification_risk"] is not None  # summary.csv not an implicate

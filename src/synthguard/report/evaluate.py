@@ -14,6 +14,7 @@ import dataclasses
 import importlib
 import inspect
 import logging
+import os
 import time
 import warnings
 from collections.abc import Callable, Iterable, Mapping, Sequence
@@ -322,6 +323,20 @@ def _kind_of(release: Any, implicates: list[pd.DataFrame], conf: pd.DataFrame, g
     return "full"
 
 
+def _from_disk(name: Any, release: Any) -> Any:
+    """A release given as a path: read it (:func:`synthguard.report.loading.load_releases`),
+    with its manifest's kind."""
+    if not isinstance(release, str | os.PathLike):
+        return release
+    from synthguard.report.loading import load_releases
+
+    loaded = load_releases([release])
+    if len(loaded) != 1:
+        raise ParameterError(f"release '{name}': the folder holds {len(loaded)} releases; pass "
+                             f"each release folder under its own name")
+    return next(iter(loaded.values()))
+
+
 def _aligned(kind: str, implicates: list[pd.DataFrame], conf: pd.DataFrame) -> bool:
     """Rows of the release correspond one to one with the confidential rows."""
     if kind == "full":
@@ -398,8 +413,9 @@ def evaluate(
     conf : the confidential data the releases were made from (the training part when a
         holdout was set aside).
     releases : name → release: a ``SyntheticData`` (its implicates), a ``ProtectedData``
-        (its ``data``), a DataFrame or a list of DataFrames (implicates); normalised with
-        :func:`synthguard.data.as_implicates`.
+        (its ``data``), a DataFrame or a list of DataFrames (implicates), normalised with
+        :func:`synthguard.data.as_implicates`; or the path of a release file or folder, read
+        with :func:`synthguard.report.loading.load_releases` (the kind its manifest records).
     keys : key variables an intruder knows (quasi-identifiers); they define the patterns of
         the identification risk (Hu, Savitsky & Williams, section 2.1).
     targets : the sensitive variable(s) the intruder seeks.
@@ -493,6 +509,7 @@ def evaluate(
         schema_ = infer_schema(conf, schema)
     rng, seed = resolve_seed(random_state)
     child_rngs = spawn(rng, len(releases))
+    releases = {name: _from_disk(name, rel) for name, rel in releases.items()}
 
     impl_map: dict[str, list[pd.DataFrame]] = {}
     for name, rel in releases.items():
