@@ -6,7 +6,6 @@ import base64
 
 import numpy as np
 import pandas as pd
-import pytest
 
 from synthguard.report import figures as F
 from synthguard.report.safety import SUPPRESSED, Redactor
@@ -82,15 +81,33 @@ def test_regression_ci_one_panel_per_term():
 
 
 def test_univariate_quantiles_withheld_near_extremes_of_small_columns():
+    from synthguard.report.safety import tail_bounds
     from synthguard.report.sections import _numeric_stats
 
     v = pd.Series(np.arange(1.0, 51.0))  # 50 values: p10 has only 5 values below it
-    st = _numeric_stats(v, min_cell=10)
-    assert np.isnan(st["p10"]) and np.isnan(st["p90"])
-    assert st["median"] == 25.5 and st["mean"] == 25.5
-    st = _numeric_stats(pd.Series(np.arange(1.0, 201.0)), min_cell=10)
-    assert st["p10"] == pytest.approx(20.9) and st["p90"] == pytest.approx(180.1)
-    assert all(np.isnan(x) for k, x in _numeric_stats(v.head(5), 10).items() if k != "missing")
+    bounds = tail_bounds(v.to_numpy(), 10)[:2]
+    assert bounds == (11.0, 40.0)  # the 20% and 80% quantiles (10 records beyond each), rounded
+    st = _numeric_stats(v, 10, bounds)
+    assert st["p10"] == "–" and st["p90"] == "–"
+    # clipped to [11, 40]: (10·11 + 11+…+40 + 10·40) / 50 = 25.5; sd of the clipped values
+    clipped = np.clip(v.to_numpy(), 11, 40)
+    assert st["median"] == "25.5" and st["mean"] == "25.5"
+    assert st["sd"] == f"{round(clipped.std(ddof=1), 1)}"
+    w = pd.Series(np.arange(1.0, 201.0))
+    st = _numeric_stats(w, 10, tail_bounds(w.to_numpy(), 10)[:2])
+    assert st["p10"] == "20.9" and st["p90"] == "180"
+    assert all(x == "–" for k, x in _numeric_stats(v.head(5), 10, bounds).items()
+               if k != "missing")
+
+
+def test_univariate_shares_of_few_records_are_not_counted_exactly():
+    from synthguard.report.sections import _numeric_stats
+
+    v = pd.Series([0.0] * 3 + list(np.arange(1.0, 198.0)) + [np.nan])
+    st = _numeric_stats(v, 10, (10.0, 190.0))
+    assert st["zeros"] == "< 0.050" and st["missing"] == "< 0.050"
+    st = _numeric_stats(pd.Series([0.0] * 30 + list(np.arange(1.0, 171.0))), 10, (10.0, 160.0))
+    assert st["zeros"] == "0.150"
 
 
 def test_histogram_edges_keep_min_cell_records_beyond_them():

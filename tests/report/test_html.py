@@ -198,3 +198,176 @@ def test_write_report_is_atomic_and_returns_path(evaluation, tmp_path):
 def test_ledger_section(html):
     section = html[html.index('id="dp"'):html.index('id="provenance"')]
     assert "counts" in section and "0.5" in section
+
+
+# ---- leaks through the report: a dominant outlier, a one-record level, n in a DP report ----
+
+OUTLIER = 77_777_777.0
+N_PLANTED = 613
+
+
+def _planted_frames():
+    import numpy as np
+    import pandas as pd
+
+    rng = np.random.default_rng(4)
+    n = N_PLANTED
+    country = rng.choice(["North", "South", "East", "West"], size=n).astype(object)
+    country[0] = SECRET_LABEL  # one record
+    income = np.round(rng.lognormal(10.5, 0.6, size=n))
+    income[1] = OUTLIER  # dominates the sd: sd·√n ≈ the outlier
+    spend = np.round(rng.lognormal(9, 0.5, size=n), 2)
+    spend[2] = SECRET_VALUE
+    conf = pd.DataFrame({"country": country, "sex": rng.choice(["f", "m"], n),
+                         "kids": rng.poisson(1, n), "income": income, "spend": spend})
+    hold = conf.iloc[:100].copy()
+    hold["country"] = rng.choice(["North", "South"], 100)
+    hold["income"] = np.round(rng.lognormal(10.5, 0.6, size=100))
+    hold["spend"] = np.round(rng.lognormal(9, 0.5, size=100), 2)
+    # a partial release without the secret level: its regression cannot estimate the
+    # C(country)[T.ZZSECRETZZ] term, and the error names it
+    shuf = conf.copy()
+    for c in ("income", "spend"):
+        shuf[c] = conf[c].to_numpy()[rng.permutation(n)]
+    shuf.loc[0, "country"] = "North"
+    return conf, hold, {"nosecret": shuf, "copy": conf.copy()}
+
+
+@pytest.fixture(scope="module")
+def planted():
+    conf, hold, releases = _planted_frames()
+    return evaluate(conf, releases, keys=["country", "sex", "kids"], targets="income",
+                    holdout=hold, formulas=["spend ~ income + C(country)"],
+                    thresholds={"max_identification_risk": 0.5, "pmse_ratio": 3},
+                    kinds={"nosecret": "partial", "copy": "protected"}, random_state=1)
+
+
+@pytest.fixture(scope="module")
+def planted_report(planted):
+    """The report, with the text of every figure (titles, tick labels, legends) captured."""
+    import matplotlib.text
+
+    from synthguard.report import figures as F
+    from synthguard.report import html as H
+
+    texts: list[str] = []
+    real = F.to_png
+
+    def capture(fig):
+        fig.canvas.draw()  # tick labels are made at draw time
+        texts.extend(t.get_text() for t in fig.findobj(matplotlib.text.Text))
+        return real(fig)
+
+    mp = pytest.MonkeyPatch()
+    mp.setattr(H.F, "to_png", capture)
+    try:
+        html = build_report(planted, min_cell=10)
+    finally:
+        mp.undo()
+    return html, texts
+
+
+_OUTLIER_PATTERNS = ["77777777", "77,777,777", "77 777 777", "7.78e", "7.8e7", "77.8M", "7.8e+07",
+                     "77777", "987654", "987,654", "9.88e", "988,000", "988000", SECRET_LABEL]
+
+
+def _visible(html: str) -> str:
+    return re.sub(r"base64,[A-Za-z0-9+/=]+", "base64,", html)
+
+
+def test_planted_outlier_and_level_appear_nowhere(planted, planted_report):
+    html, fig_texts = planted_report
+    text = _visible(html)
+    for p in _OUTLIER_PATTERNS:
+        assert p not in text, f"the report prints {p!r}"
+    assert len(fig_texts) > 50  # the capture saw the figures' text
+    joined = " ".join(fig_texts).replace("\u2212", "-")
+    for p in _OUTLIER_PATTERNS:
+        assert p not in joined, f"a figure's text shows {p!r}"
+    for payload in _decoded_texts(html):
+        for p in (SECRET_LABEL, "987654", "77777777"):
+            assert p not in payload
+
+
+def test_regression_error_is_shown_without_the_level(planted, planted_report):
+    html, _ = planted_report
+    # the error itself names the term (it is a synthguard error, kept as is) ...
+    assert SECRET_LABEL in planted["nosecret"].errors["regression"]
+    # ... and the report shows it with the level withheld
+    part = html[html.index('id="not-computed"'):]
+    part = part[: part.index("</details>")]
+    assert "could not be estimated" in part and "(suppressed)" in part
+    assert "C(country)" not in part
+
+
+def _table_rows(html: str, table_id: str) -> list[list[str]]:
+    part = html[html.index(f'id="{table_id}"'):]
+    part = part[: part.index("</table>")]
+    return [re.findall(r"<t[dh][^>]*>([^<]*)</t[dh]>", row)
+            for row in re.findall(r"<tr>(.*?)</tr>", part, flags=re.S)]
+
+
+def _num(text: str) -> float:
+    return float(text.replace(",", ""))
+
+
+def test_moments_do_not_invert_to_the_outlier(planted, planted_report):
+    import numpy as np
+
+    html, _ = planted_report
+    rows = _table_rows(html, "univariate-table")
+    header, body = rows[0], rows[1:]
+    i_mean, i_sd, i_med = header.index("mean (winsorised)"), header.index("sd (winsorised)"), \
+        header.index("median")
+    n = N_PLANTED
+    raw_sd = float(np.std(planted.conf["income"], ddof=1))
+    assert abs(raw_sd * np.sqrt(n - 1) - OUTLIER) / OUTLIER < 0.01  # the attack works on raw sd
+    checked = 0
+    for r in body:
+        if r[0] not in ("income", "spend"):
+            continue
+        mean, sd, med = _num(r[i_mean]), _num(r[i_sd]), _num(r[i_med])
+        for secret in (OUTLIER, SECRET_VALUE):
+            for guess in (sd * np.sqrt(n - 1), sd * np.sqrt(n), n * (mean - med)):
+                assert abs(guess - secret) / secret > 0.2, (r, guess)
+        checked += 1
+    assert checked == 6  # data and two releases, two columns
+    # the attribute table's RMSE (about the target's sd) is printed relative to the marginal's
+    att = _table_rows(html, "attribute-table")
+    rmse = [r for r in att if len(r) > 2 and r[2].startswith("rmse")]
+    assert rmse and all(r[2] == "rmse ÷ marginal" and r[4] == "1.00" for r in rmse)
+
+
+def test_ecdf_panel_adds_up_the_histograms_bins():
+    import numpy as np
+    import pandas as pd
+
+    from synthguard.report import figures as F
+
+    # one record alone in a sparse stretch: the histogram empties its bin, and the cumulative
+    # panel must not show a step of 1/n there
+    v = np.concatenate([np.linspace(0, 10, 400), [55.0], np.linspace(90, 100, 400)])
+    fig = F.numeric_overlay("x", pd.Series(v), {}, {}, min_cell=10)
+    line = fig.axes[1].get_lines()[0]
+    x, y = line.get_xdata(), line.get_ydata()
+    steps = np.diff(y)
+    assert np.all((steps == 0) | (steps >= 10 / v.size - 1e-12))
+    # the title names the quantiles the bins really use (10 of 801 records: 1.2%)
+    assert "1.2% and 98.8%" in fig.axes[1].get_title()
+    assert x[0] == pytest.approx(F._edges(v, False, 10)[0])
+
+
+def test_dp_report_says_what_the_ledger_covers_and_rounds_n(planted):
+    html = build_report(planted, min_cell=10, dp_releases=["copy"], max_variables=2)
+    note = html[html.index('id="dp-note"'):]
+    note = note[: note.index("</div>")]
+    assert "This report is not differentially private" in note
+    assert "The ledger does not cover this report" in note
+    assert "copy" in note
+    text = _visible(html)
+    # the number of confidential records (and of a release's rows, equal to it) is rounded
+    assert not re.search(rf"(?<![\d.,]){N_PLANTED}(?![\d,])", text)
+    assert not re.search(r"(?<![\d.,])713(?![\d,])", text)  # training + holdout
+    assert "about 610" in text
+    plain = build_report(planted, min_cell=10, max_variables=2)
+    assert 'id="dp-note"' not in plain and f"{N_PLANTED:,}" in plain

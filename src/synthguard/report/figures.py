@@ -8,7 +8,9 @@ rules of :mod:`synthguard.report.safety`:
   bins, so the axis never shows an extreme value; bins holding fewer than
   ``min_cell`` records (confidential or released, the release may copy records)
   are drawn empty;
-* ECDFs are evaluated on a grid between the same rounded quantiles, not at data points;
+* the ECDF panel beside a histogram is the cumulative share of the *same* bins (tails
+  pooled, small bins emptied), so it shows no record the histogram suppresses, and its
+  title states the tail quantiles it really uses;
 * category bars never name a level with fewer than ``min_cell`` confidential records
   (its records are pooled under "(suppressed)");
 * no scatter of raw confidential values is drawn; the one scatter (whack-a-mole) plots
@@ -29,7 +31,7 @@ import pandas as pd
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 
-from synthguard.report.safety import SUPPRESSED, Redactor, rounded_quantiles
+from synthguard.report.safety import SUPPRESSED, Redactor, round_sig, tail_bounds
 
 __all__ = [
     "DATA_COLOR",
@@ -74,14 +76,10 @@ def _numeric(s: pd.Series) -> np.ndarray:
 
 
 def _edges(conf: np.ndarray, is_count: bool, min_cell: int = 10) -> np.ndarray | None:
-    """Bin edges between rounded quantiles that have ``min_cell`` records beyond them: the
-    1% and 99% quantiles on large data, closer to the centre on small data (None when fewer
-    than ``2 * min_cell`` values)."""
-    n = int(np.isfinite(conf).sum())
-    p_lo, p_hi = max(0.01, min_cell / max(n, 1)), min(0.99, 1 - min_cell / max(n, 1))
-    if p_lo >= p_hi:
-        return None
-    lo, hi = rounded_quantiles(conf, [p_lo, p_hi], digits=2)
+    """Bin edges between the rounded tail quantiles of :func:`~synthguard.report.safety.tail_bounds`
+    (``min_cell`` records beyond each): the 1% and 99% quantiles on large data, closer to the
+    centre on small data (None when fewer than ``2 * min_cell`` values)."""
+    lo, hi, _ = tail_bounds(conf, min_cell)
     if not np.isfinite(lo) or not np.isfinite(hi):
         return None
     if hi <= lo:  # a spike (e.g. most values 0): a window around it, not the extremes
@@ -90,6 +88,12 @@ def _edges(conf: np.ndarray, is_count: bool, min_cell: int = 10) -> np.ndarray |
     if is_count and hi - lo <= 40:
         return np.arange(np.floor(lo) - 0.5, np.ceil(hi) + 1.0, 1.0)
     return np.linspace(lo, hi, 31)
+
+
+def _tail_percent(n: int, min_cell: int) -> str:
+    """The tail share of :func:`tail_bounds` as text: ``"1%"``, ``"2.5%"``."""
+    p = max(0.01, min_cell / max(n, 1))
+    return f"{round_sig(100 * p, 2):g}%"
 
 
 def _binned_shares(values: np.ndarray, edges: np.ndarray, min_cell: float) -> np.ndarray:
@@ -123,29 +127,35 @@ def numeric_overlay(
         return None
     centers = (edges[:-1] + edges[1:]) / 2
     width = edges[1] - edges[0]
-    grid = np.linspace(edges[0], edges[-1], 120)
-    fig = _figure(8.0, 2.8)
+    fig = _figure(8.0, 2.9)
     ax_h, ax_e = fig.subplots(1, 2)
-    ax_h.step(centers, _binned_shares(cv, edges, min_cell), where="mid", color=DATA_COLOR,
-              lw=2.0, label="data")
-    ax_e.plot(grid, np.searchsorted(np.sort(cv), grid, side="right") / cv.size,
-              color=DATA_COLOR, lw=2.0, label="data")
+
+    def draw(values: np.ndarray, cell: float, **style: object) -> None:
+        shares = _binned_shares(values, edges, cell)
+        ax_h.step(centers, shares, where="mid", **style)  # type: ignore[arg-type]
+        # the cumulative of the same suppressed bins: a step at each bin's right edge, flat
+        # through an emptied bin, so no single record shows as a step of its own
+        ax_e.step(edges, np.concatenate([[0.0], np.cumsum(shares)]), where="post",
+                  **style)  # type: ignore[arg-type]
+
+    draw(cv, min_cell, color=DATA_COLOR, lw=2.0, label="data")
     for name, impl in releases.items():
         if column not in impl[0].columns:
             continue
         rv = np.concatenate([_numeric(df[column]) for df in impl])
         if rv.size == 0:
             continue
-        ax_h.step(centers, _binned_shares(rv, edges, min_cell * len(impl)), where="mid",
-                  color=colors.get(name), lw=1.2, label=name)
-        ax_e.plot(grid, np.searchsorted(np.sort(rv), grid, side="right") / rv.size,
-                  color=colors.get(name), lw=1.2, label=name)
+        draw(rv, min_cell * len(impl), color=colors.get(name), lw=1.2, label=name)
+    tail = _tail_percent(cv.size, min_cell)
     ax_h.set_xlim(edges[0] - width / 2, edges[-1] + width / 2)
-    ax_h.set_title(f"{column}: share per bin (tails pooled at the edges)", fontsize=9)
-    ax_e.set_title(f"{column}: ECDF between rounded 1% and 99% quantiles", fontsize=9)
-    ax_e.set_ylim(0, 1)
+    ax_e.set_xlim(edges[0] - width / 2, edges[-1] + width / 2)
+    ax_h.set_title(f"{column}: share per bin\n(tails pooled at the edges)", fontsize=8.5)
+    ax_e.set_title(f"{column}: cumulative share of the same bins\n(rounded {tail} and "
+                   f"{100 - float(tail[:-1]):g}% quantiles)", fontsize=8.5)
+    ax_e.set_ylim(0, 1.02)
     for ax in (ax_h, ax_e):
         ax.tick_params(labelsize=7)
+        ax.ticklabel_format(axis="x", style="plain", useOffset=False)
     ax_e.legend(fontsize=7, loc="lower right")
     return fig
 
@@ -323,7 +333,7 @@ def whack_a_mole(
     ax = fig.subplots()
     ax.scatter(x[idx], y[idx], s=4, color="#7f7f7f", alpha=0.5, lw=0, label="records")
     ax.scatter(x[up], y[up], s=18, color="#e6ab02", edgecolor="black", lw=0.3,
-               label=f"risk up ≥ {increase:g} ({int(up.sum())})")
+               label=f"risk up ≥ {increase:g}")
     ax.plot([0, 1], [0, 1], color="#1f78b4", lw=1)
     if threshold is not None:
         ax.axhline(threshold, color="firebrick", ls="--", lw=0.8)

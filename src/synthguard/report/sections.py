@@ -12,7 +12,7 @@ import numpy as np
 import pandas as pd
 
 from synthguard.report.evaluate import Evaluation
-from synthguard.report.safety import Redactor, format_number
+from synthguard.report.safety import Redactor, format_number, tail_bounds, winsorised_moments
 
 __all__ = [
     "attribute_table",
@@ -26,50 +26,78 @@ __all__ = [
 _STATS = ("mean", "sd", "p10", "median", "p90", "zeros", "missing")
 
 
-def _numeric_stats(s: pd.Series, min_cell: int) -> dict[str, float]:
-    """Mean, sd, 10/50/90% quantiles, shares of zeros and missing values.
+def _share_text(count: int, n: int, min_cell: int) -> str:
+    """A share for print; a share of fewer than ``min_cell`` records (but not none) is shown
+    only as below ``min_cell / n``, so that it does not count a few records exactly."""
+    if n <= 0:
+        return "–"
+    if 0 < count < min_cell:
+        return f"< {format_number(min_cell / n, 2)}"
+    return format_number(count / n, 3)
 
-    With fewer than ``min_cell`` values nothing is shown; a quantile q is shown only when at
-    least ``min_cell`` values lie on each side of it (n·q ≥ min_cell and n·(1−q) ≥ min_cell),
-    so a printed p10 or p90 never sits among the few most extreme records.
+
+def _numeric_stats(s: pd.Series, min_cell: int, bounds: tuple[float, float],
+                   implicates: int = 1) -> dict[str, str]:
+    """Winsorised mean and sd, 10/50/90% quantiles, shares of zeros and missing values, for print.
+
+    * mean and sd are of the values clipped to ``bounds`` — the rounded tail quantiles of the
+      *confidential* column (:func:`~synthguard.report.safety.tail_bounds`, at least
+      ``min_cell`` records beyond each), the same for the data and every release — so that a
+      dominant record cannot be recovered as sd × √n (:func:`winsorised_moments`);
+    * a quantile q is shown only when at least ``min_cell`` values lie on each side of it
+      (n·q ≥ min_cell and n·(1−q) ≥ min_cell), so a printed p10 or p90 never sits among the
+      few most extreme records;
+    * shares of zeros and of missing values held by fewer than ``min_cell`` records are shown
+      as ``"< min_cell / n"``.
+
+    ``implicates`` pooled implicates multiply the cell threshold. With fewer than
+    ``2 * min_cell`` values (or no bounds) nothing but the missing share is shown.
     """
-    v = pd.to_numeric(s, errors="coerce").to_numpy(dtype=float, na_value=np.nan)
-    miss = float(np.mean(~np.isfinite(v))) if v.size else np.nan
-    v = v[np.isfinite(v)]
+    cell = min_cell * implicates
+    raw = pd.to_numeric(s, errors="coerce").to_numpy(dtype=float, na_value=np.nan)
+    finite = np.isfinite(raw)
+    miss = _share_text(int((~finite).sum()), raw.size, cell)
+    v = raw[finite]
     n = v.size
-    if n < max(min_cell, 2):
-        return dict.fromkeys(_STATS, np.nan) | {"missing": miss}
+    lo, hi = bounds
+    if n < max(2 * min_cell, 2) or not (np.isfinite(lo) and np.isfinite(hi)):
+        return dict.fromkeys(_STATS, "–") | {"missing": miss}
     p10, p50, p90 = np.quantile(v, [0.1, 0.5, 0.9])
 
-    def q(value: float, prob: float) -> float:
-        ok = n * prob >= min_cell and n * (1 - prob) >= min_cell
-        return float(value) if ok else np.nan
+    def q(value: float, prob: float) -> str:
+        ok = n * prob >= cell and n * (1 - prob) >= cell
+        return format_number(value, 3) if ok else "–"
 
+    mean, sd = winsorised_moments(v, lo, hi)
     return {
-        "mean": float(v.mean()), "sd": float(v.std(ddof=1)),
+        "mean": format_number(mean, 3), "sd": format_number(sd, 3),
         "p10": q(p10, 0.1), "median": q(p50, 0.5), "p90": q(p90, 0.9),
-        "zeros": float(np.mean(v == 0)), "missing": miss,
+        "zeros": _share_text(int(np.sum(v == 0)), n, cell), "missing": miss,
     }
 
 
 def univariate_table(ev: Evaluation, redactor: Redactor, max_columns: int = 20) -> dict[str, Any]:
-    """Rounded mean, sd, 10/50/90% quantiles, share of zeros and missing of each numeric column,
-    for the data and each release (implicates pooled). No minimum or maximum is shown, and
-    quantiles near the extremes of small columns are withheld (:func:`_numeric_stats`)."""
+    """Winsorised mean and sd, 10/50/90% quantiles, share of zeros and missing of each numeric
+    column, for the data and each release (implicates pooled), under the rules of
+    :func:`_numeric_stats`. No minimum or maximum is shown."""
     numeric = [c for c in ev.conf.columns if c in ev.schema and ev.schema[c].is_numeric]
     rows = []
     for c in numeric[:max_columns]:
-        sources = {"data": ev.conf[c]}
+        conf_v = pd.to_numeric(ev.conf[c], errors="coerce").to_numpy(dtype=float,
+                                                                     na_value=np.nan)
+        lo, hi, _ = tail_bounds(conf_v, redactor.min_cell)
+        sources: dict[str, tuple[pd.Series, int]] = {"data": (ev.conf[c], 1)}
         for name, impl in ev.implicates.items():
             if c in impl[0].columns:
-                sources[name] = pd.concat([df[c] for df in impl], ignore_index=True)
-        for src, s in sources.items():
-            st = _numeric_stats(s, redactor.min_cell)
+                sources[name] = (pd.concat([df[c] for df in impl], ignore_index=True), len(impl))
+        for src, (s, k) in sources.items():
+            st = _numeric_stats(s, redactor.min_cell, (lo, hi), implicates=k)
             rows.append({
                 "column": redactor.label(c), "source": src,
-                "cells": [format_number(st[k], 3) for k in _STATS],
+                "cells": [st[k_] for k_ in _STATS],
             })
-    return {"header": list(_STATS), "rows": rows}
+    return {"header": ["mean (winsorised)", "sd (winsorised)", "p10", "median", "p90",
+                       "zeros", "missing"], "rows": rows}
 
 
 def _corr(df: pd.DataFrame, cols: list[str]) -> pd.DataFrame:
@@ -225,9 +253,18 @@ def detail_table(ev: Evaluation, section: str, redactor: Redactor,
     return {"columns": list(per), "rows": rows, "truncated": max(len(keys) - max_rows, 0)}
 
 
+_DATA_UNITS = frozenset({"rmse", "mae", "mse"})
+
+
 def attribute_table(ev: Evaluation, redactor: Redactor) -> dict[str, Any] | None:
     """The attribute-disclosure attack of each release (target, measure, release, marginal,
-    holdout, excess), rounded to 3 significant figures, labels redacted."""
+    holdout, excess), rounded to 3 significant figures, labels redacted.
+
+    A measure in the target's units (RMSE) is printed relative to the RMSE of guessing from the
+    release's marginal (``"rmse ÷ marginal"``: release, 1, holdout and excess divided by it):
+    the marginal guess's RMSE is about the target's standard deviation, which with ``n``
+    printed recovers a dominant record (sd × √n).
+    """
     rows = []
     header: list[str] = []
     for name, r in ev.releases.items():
@@ -238,6 +275,15 @@ def attribute_table(ev: Evaluation, redactor: Redactor) -> dict[str, Any] | None
         cols = [c for c in table.columns if c != "target"]
         header = header or ["target", *map(str, cols)]
         for _, row in table.iterrows():
+            row = row.copy()
+            measure = str(row.get("measure", ""))
+            if measure in _DATA_UNITS and "marginal" in row.index:
+                scale = pd.to_numeric(pd.Series([row["marginal"]]), errors="coerce").iloc[0]
+                for c in cols:
+                    if c != "measure":
+                        v = pd.to_numeric(pd.Series([row[c]]), errors="coerce").iloc[0]
+                        row[c] = v / scale if np.isfinite(scale) and scale > 0 else np.nan
+                row["measure"] = f"{measure} ÷ marginal"
             cells = [redactor.label(row.get("target", ""))]
             cells += [format_number(v, 3) if isinstance(v, int | float | np.number)
                       and not isinstance(v, bool) else redactor.label(v) for v in row[cols]]
