@@ -12,6 +12,30 @@ from scipy.special import expit
 
 __all__: list[str] = []
 
+#: Most levels a categorical column may have for the logistic propensity model, which gives each
+#: level an indicator column: at 10,000 levels the IRLS fit took over 150 s. Above it the model
+#: is refused with a message (CART splits on level codes and has no such limit).
+MAX_ONEHOT_LEVELS = 1000
+
+
+def check_onehot_levels(frames: list[Any], schema: Any, columns: list[str]) -> None:
+    """Refuse a categorical column with more than :data:`MAX_ONEHOT_LEVELS` levels over
+    ``frames`` for the logistic model (the message names the column, never a count)."""
+    import pandas as pd
+
+    wide = [c for c in columns if not schema[c].is_numeric
+            and pd.concat([f[c] for f in frames], ignore_index=True).nunique(dropna=False)
+            > MAX_ONEHOT_LEVELS]
+    if wide:
+        from synthguard.errors import ParameterError
+
+        raise ParameterError(
+            f"model 'logistic': column(s) {', '.join(map(str, wide))} have more than "
+            f"{MAX_ONEHOT_LEVELS} levels, one indicator each would make the fit unbounded; use "
+            "model='cart' (no indicators), group the levels, or leave the column out with "
+            "columns="
+        )
+
 
 @dataclass
 class LogisticFit:

@@ -19,7 +19,12 @@ from synthguard.errors import ParameterError
 from synthguard.utility._design import Design, stacked_design
 from synthguard.utility._inputs import resolve
 from synthguard.utility._metric import MetricInfo, ResultDisplay
-from synthguard.utility._propensity import fit_logistic, make_tree, predict_logistic
+from synthguard.utility._propensity import (
+    check_onehot_levels,
+    fit_logistic,
+    make_tree,
+    predict_logistic,
+)
 from synthguard.utility.ecdf import ecdf_distances
 
 __all__ = ["PMSEResult", "pmse"]
@@ -355,6 +360,8 @@ def _per_implicate(
     rows = []
     importances = []
     for df in imps:
+        if model == "logistic":
+            check_onehot_levels([conf, df], schema, cols)
         design = stacked_design(
             conf, df, schema, cols, interactions=interactions, dtype=dtype,
             encoding="onehot" if model == "logistic" else "codes",
