@@ -98,6 +98,9 @@ def test_ragged_csv_names_line_and_counts(tmp_path, text, line, got):
 def test_ragged_csv_counts_quoted_separator_as_one_field(tmp_path):
     df = read_table(_write(tmp_path / "q.csv", 'a,b\n"x,y",2\n,3\n'))
     assert df.shape == (2, 2)
+    # an empty last field is a missing value, not a short row
+    df = read_table(_write(tmp_path / "e.csv", 'a,b\n1,\n\n2,3\n"p\nq",\n'))
+    assert df.shape == (3, 2) and df["b"].isna().tolist() == [True, False, True]
 
 
 def test_other_formats_under_a_csv_name(tmp_path):

@@ -152,8 +152,38 @@ def _rows(p: Path, kw: dict[str, Any]) -> Iterable[tuple[int, int]]:
                 yield reader.line_num, len(row)
 
 
+def _arrow_sees_ragged(p: Path, kw: dict[str, Any]) -> bool:
+    """Fast check (pyarrow's C++ parser, one column converted): does any record have another
+    number of fields than the header? True also when pyarrow cannot tell."""
+    import pyarrow.csv as pacsv
+
+    bad: list[int] = []
+
+    def handler(row: Any) -> str:
+        bad.append(1)
+        return "skip"
+
+    try:
+        enc = _text_encoding(kw)
+        first = _csv_header(p, kw)
+        if not first:
+            return True
+        pacsv.read_csv(
+            p,
+            read_options=pacsv.ReadOptions(use_threads=True, encoding="utf8" if enc == "utf-8-sig" else enc),
+            parse_options=pacsv.ParseOptions(delimiter=_csv_sep(p, kw), invalid_row_handler=handler),
+            convert_options=pacsv.ConvertOptions(include_columns=[first[0]],
+                                                 column_types={first[0]: "string"}),
+        )
+    except Exception:  # pyarrow reads a little differently from pandas: let the exact scan decide
+        return True
+    return bool(bad)
+
+
 def _ragged(p: Path, kw: dict[str, Any]) -> FileFormatError | None:
     """The error to raise when a CSV record has a different number of fields than the header."""
+    if not _arrow_sees_ragged(p, kw):
+        return None
     rows = iter(_rows(p, kw))
     first = next(rows, None)
     if first is None:
@@ -223,7 +253,10 @@ def _clean(df: pd.DataFrame, na_values: Sequence[str], strip: bool) -> pd.DataFr
         if _is_text(s):
             changed = False
             if strip:
-                s = s.map(lambda v: v.strip() if isinstance(v, str) else v)
+                if pd.api.types.infer_dtype(s, skipna=True) == "string":
+                    s = s.str.strip()
+                else:
+                    s = s.map(lambda v: v.strip() if isinstance(v, str) else v)
                 s = s.mask(s.eq(""))
                 changed = True
             if tokens and s.isin(tokens).any():
