@@ -13,7 +13,9 @@ implicates (a log-normal income as the target, relative radius 0.1):
 * the same three with two targets (income and expenditure: boxes instead of intervals);
 * match rates and k-anonymity at the same sizes;
 * the distance to closest record for 100k x 100k records with 10 mixed columns (gower), with
-  and without a holdout of 100k, and against a chunked dense reference at 10k.
+  and without a holdout of 100k, and against a chunked dense reference at 10k;
+* sdcMicro's measures: individual_risk for 1,000,000 records x 8 keys with sampling weights,
+  and SUDA2 for 100,000 records x 8 keys.
 
 Peak memory is the process's maximum resident set size. Run:
 ``.venv/bin/python benchmarks/risk.py [--sizes 10000 100000 1000000] [--budget 120]``.
@@ -33,9 +35,11 @@ import pandas as pd
 from synthguard.risk import (
     distance_to_closest_record,
     identification_risk,
+    individual_risk,
     k_anonymity,
     match_rates,
     pairwise_identification_risk,
+    suda2,
 )
 
 R = 0.1
@@ -244,14 +248,42 @@ def distance(n: int, check: int) -> None:
     )
 
 
+def sdcmicro(n_risk: int, n_suda: int) -> None:
+    rng = np.random.default_rng(5)
+    cards = [2, 3, 5, 8, 10, 4, 6, 12]
+
+    def keys(n: int) -> pd.DataFrame:
+        return pd.DataFrame({f"k{j}": rng.integers(0, c, n) for j, c in enumerate(cards)})
+
+    df = keys(n_risk).assign(w=rng.uniform(1, 500, n_risk))
+    ir, t_i = timed(lambda: individual_risk(df, [f"k{j}" for j in range(8)], weights="w"))
+    print(
+        f"individual_risk {n_risk:,} x 8 keys, weighted: {t_i:6.2f} s (expected "
+        f"re-identifications {ir.expected_reidentifications:,.1f}, global risk "
+        f"{ir.global_risk_pct:.3f}%)"
+    )
+    ds = keys(n_suda)
+    su, t_s = timed(lambda: suda2(ds, list(ds.columns)))
+    print(
+        f"SUDA2 {n_suda:,} x 8 keys: {t_s:6.2f} s ({su.n_with_msu:,} records with an MSU, "
+        f"{int(su.n_msu.sum()):,} MSUs)"
+    )
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--sizes", type=int, nargs="+", default=[10_000, 100_000, 1_000_000])
     ap.add_argument("--implicates", type=int, default=20)
     ap.add_argument("--budget", type=float, default=120.0, help="seconds for dense references")
     ap.add_argument("--dcr", type=int, default=100_000)
+    ap.add_argument("--risk-n", type=int, default=1_000_000, help="records for individual_risk")
+    ap.add_argument("--suda-n", type=int, default=100_000, help="records for SUDA2")
+    ap.add_argument("--only-sdcmicro", action="store_true", help="run only sdcMicro's measures")
     args = ap.parse_args()
     warnings.simplefilter("ignore")
+    if args.only_sdcmicro:
+        sdcmicro(args.risk_n, args.suda_n)
+        return
     print("identification risk (40 patterns, relative radius 0.1)")
     for n in args.sizes:
         identification(n, args.implicates, args.budget)
@@ -262,6 +294,8 @@ def main() -> None:
         other_identity(n, args.implicates)
     print()
     distance(args.dcr, 5_000)
+    print("\nsdcMicro's measures")
+    sdcmicro(args.risk_n, args.suda_n)
     peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     print(f"\npeak resident memory {peak:,.0f} MB")
 

@@ -102,6 +102,9 @@ def wildcard_frequencies(
     n, p = codes.shape
     w = np.ones(n) if weights is None else weights
     miss = codes < 0
+    if not miss.any():  # one pattern: a single grouping
+        grp = _group_rows(codes)
+        return np.bincount(grp)[grp], np.bincount(grp, weights=w)[grp]
     mpat = (miss * (1 << np.arange(p, dtype=np.int64))).sum(axis=1)
     patterns = np.unique(mpat)
     fk = np.zeros(n, dtype=np.int64)

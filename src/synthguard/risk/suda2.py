@@ -190,13 +190,25 @@ def suda2(
     cand = np.flatnonzero(full_counts[full] == 1) if n else np.zeros(0, dtype=np.int64)
     if cand.size:
         miss_c = miss[cand]
+        cards = codes.max(axis=0).astype(np.int64) + 1
+        # group ids of the previous level's subsets, extended by one column per subset
+        prev_gid: dict[tuple[int, ...], tuple[np.ndarray, int]] = {(): (np.zeros(n, np.int64), 1)}
         prev: dict[tuple[int, ...], np.ndarray] = {}
         for k in range(1, m + 1):
             level: dict[tuple[int, ...], np.ndarray] = {}
+            level_gid: dict[tuple[int, ...], tuple[np.ndarray, int]] = {}
             for subset in combinations(range(m), k):
                 cols = list(subset)
-                grp = _group_rows(codes[:, cols])
-                unique = np.bincount(grp)[grp[cand]] == 1
+                base, bound = prev_gid[subset[:-1]]
+                last = subset[-1]
+                grp = base * cards[last] + codes[:, last]
+                bound *= int(cards[last])
+                if bound > 4 * n:
+                    grp = pd.factorize(grp)[0].astype(np.int64)
+                    bound = int(grp.max()) + 1
+                if k < m and subset[-1] < m - 1:
+                    level_gid[subset] = (grp, bound)
+                unique = np.bincount(grp, minlength=bound)[grp[cand]] == 1
                 unique &= ~miss_c[:, cols].any(axis=1)
                 level[subset] = unique
                 msu = unique.copy()
@@ -208,7 +220,7 @@ def suda2(
                     score[rows] += weights[k - 1]
                     n_msu[rows] += 1
                     raw[np.ix_(rows, cols)] += weights[k - 1]
-            prev = level
+            prev, prev_gid = level, level_gid
 
     total = float(score.sum())
     with np.errstate(divide="ignore", invalid="ignore"):
