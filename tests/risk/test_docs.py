@@ -22,12 +22,14 @@ def test_exports():
         "IdentificationRisk",
         "IndividualRisk",
         "KAnonymity",
+        "LDiversity",
         "MatchRates",
         "MembershipInference",
         "MultiDisclosure",
         "PairwiseIdentificationRisk",
         "RiskEvaluation",
         "Suda2",
+        "TCloseness",
         "attribute_disclosure",
         "disclosure",
         "distance_to_closest_record",
@@ -36,6 +38,7 @@ def test_exports():
         "individual_risk",
         "inference",
         "k_anonymity",
+        "l_diversity",
         "linkability",
         "match_rates",
         "membership_inference",
@@ -43,6 +46,7 @@ def test_exports():
         "pairwise_identification_risk",
         "singling_out",
         "suda2",
+        "t_closeness",
     ]
     for name in risk.__all__:
         assert getattr(risk, name).__doc__

@@ -3,7 +3,8 @@
 * identity: record-level identification risk within known patterns and its pairwise form
   (Hu, Savitsky & Williams), match rates (Reiter & Mitra 2009), k-anonymity;
 * sdcMicro's measures: individual re-identification risk with sampling weights (Benedetti &
-  Franconi, as in measure_risk) and SUDA2 special-uniques scores (Elliot, Manning & Ford);
+  Franconi, as in measure_risk), SUDA2 special-uniques scores (Elliot, Manning & Ford) and
+  l-diversity (Machanavajjhala et al.), t-closeness (Li, Li & Venkatasubramanian);
 * attributes: predictive accuracy of sensitive variables from the keys;
 * synthpop's disclosure measures (Raab, Nowok & Dibben): UiO, repU, Dorig, DiSCO, DCAP, TCAP;
 * anonymeter's attacks (Giomi et al. 2023): singling out, linkability, inference, each
@@ -26,12 +27,14 @@ from synthguard.risk.evaluate import RiskEvaluation, evaluate_risk
 from synthguard.risk.identification import IdentificationRisk, identification_risk
 from synthguard.risk.individual_risk import IndividualRisk, individual_risk
 from synthguard.risk.inference_attack import inference
+from synthguard.risk.ldiversity import LDiversity, l_diversity
 from synthguard.risk.linkability import linkability
 from synthguard.risk.matching import MatchRates, match_rates
 from synthguard.risk.membership import MembershipInference, membership_inference
 from synthguard.risk.pairwise import PairwiseIdentificationRisk, pairwise_identification_risk
 from synthguard.risk.singling_out import singling_out
 from synthguard.risk.suda2 import Suda2, suda2
+from synthguard.risk.tcloseness import TCloseness, t_closeness
 from synthguard.risk.uniqueness import KAnonymity, k_anonymity
 
 __all__ = [
@@ -42,12 +45,14 @@ __all__ = [
     "IdentificationRisk",
     "IndividualRisk",
     "KAnonymity",
+    "LDiversity",
     "MatchRates",
     "MembershipInference",
     "MultiDisclosure",
     "PairwiseIdentificationRisk",
     "RiskEvaluation",
     "Suda2",
+    "TCloseness",
     "attribute_disclosure",
     "disclosure",
     "distance_to_closest_record",
@@ -56,6 +61,7 @@ __all__ = [
     "individual_risk",
     "inference",
     "k_anonymity",
+    "l_diversity",
     "linkability",
     "match_rates",
     "membership_inference",
@@ -63,4 +69,5 @@ __all__ = [
     "pairwise_identification_risk",
     "singling_out",
     "suda2",
+    "t_closeness",
 ]
