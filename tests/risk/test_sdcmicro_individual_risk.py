@@ -134,3 +134,37 @@ def test_many_records_eight_keys_fast():
     res = individual_risk(df, list(df.columns), weights=w)
     assert time.perf_counter() - t0 < 5
     assert res.n == n and np.all(res.risk > 0)
+
+
+def test_evaluate_risk_carries_sdcmicro_measures():
+    from synthguard.risk import evaluate_risk, suda2
+
+    rng = np.random.default_rng(3)
+    n = 200
+    conf = pd.DataFrame(
+        {
+            "sex": rng.choice(["f", "m"], n),
+            "educ": rng.choice(["a", "b", "c", "d"], n),
+            "region": rng.choice(list("pqrstu"), n),
+            "income": rng.lognormal(10, 1, n),
+            "w": rng.uniform(5, 50, n),
+        }
+    )
+    keys = ["sex", "educ", "region"]
+    syn = [conf.sample(n, random_state=s).reset_index(drop=True) for s in (1, 2)]
+    syn[1] = syn[1].drop(columns="w")
+    ev = evaluate_risk(conf, syn, keys, ["income"], weights="w")
+    want = individual_risk(conf, keys, weights="w")
+    assert ev.individual is not None
+    np.testing.assert_allclose(ev.individual.risk, want.risk)
+    assert ev.release_individual[0].weighted and not ev.release_individual[1].weighted
+    assert any("no 'w' column" in note for note in ev.notes)
+    assert ev.suda is not None
+    np.testing.assert_allclose(ev.suda.suda_score, suda2(conf, keys).suda_score)
+    frame = ev.to_frame().set_index("measure")
+    assert frame.loc["confidential global risk", "value"] == pytest.approx(want.global_risk)
+    rel = [r.expected_reidentifications for r in ev.release_individual]
+    assert frame.loc["expected re-identifications", "value"] == pytest.approx(np.mean(rel))
+    assert "records with an MSU" in frame.index
+    with pytest.raises(ParameterError, match="'weights'"):
+        evaluate_risk(conf, syn, keys, ["income"], weights="nope")

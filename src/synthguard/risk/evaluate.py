@@ -11,13 +11,15 @@ import pandas as pd
 
 from synthguard._display import Summarized
 from synthguard.data import Schema, as_implicates, infer_schema
-from synthguard.errors import DisclosureWarning
+from synthguard.errors import DisclosureWarning, ParameterError
 from synthguard.risk._common import as_list
 from synthguard.risk.attribute import AttributeDisclosure, attribute_disclosure
 from synthguard.risk.distance import DistanceToClosestRecord, distance_to_closest_record
 from synthguard.risk.identification import IdentificationRisk, identification_risk
+from synthguard.risk.individual_risk import IndividualRisk, individual_risk
 from synthguard.risk.matching import MatchRates, match_rates
 from synthguard.risk.membership import MembershipInference, membership_inference
+from synthguard.risk.suda2 import Suda2, suda2
 from synthguard.risk.uniqueness import KAnonymity, k_anonymity
 
 __all__ = ["RiskEvaluation", "evaluate_risk"]
@@ -39,6 +41,12 @@ class RiskEvaluation(Summarized):
     membership: MembershipInference | None
     k_anonymity: KAnonymity | None
     notes: tuple[str, ...] = field(default_factory=tuple)
+    #: sdcMicro's individual risk and SUDA2 of the keys, on the confidential data and on each
+    #: implicate of the release read as microdata
+    individual: IndividualRisk | None = None
+    release_individual: tuple[IndividualRisk, ...] = ()
+    suda: Suda2 | None = None
+    release_suda: tuple[Suda2, ...] = ()
 
     def to_frame(self) -> pd.DataFrame:
         """One row per headline number: measure, value, goal (lower or higher is safer)."""
@@ -85,6 +93,35 @@ class RiskEvaluation(Summarized):
             k = self.k_anonymity
             add("uniqueness", "sample uniques", k.n_sample_uniques, "minimize")
             add("uniqueness", f"records below k={k.k}", k.n_below_k, "minimize")
+        if self.individual is not None:
+            i = self.individual
+            add("sdcMicro", "confidential global risk", i.global_risk, "reference")
+            add(
+                "sdcMicro",
+                "confidential expected re-identifications",
+                i.expected_reidentifications,
+                "reference",
+            )
+        if self.release_individual:
+            rel = self.release_individual
+            add("sdcMicro", "global risk", _mean([r.global_risk for r in rel]), "minimize")
+            add(
+                "sdcMicro",
+                "expected re-identifications",
+                _mean([r.expected_reidentifications for r in rel]),
+                "minimize",
+            )
+        if self.suda is not None:
+            add("sdcMicro", "confidential records with an MSU", self.suda.n_with_msu, "reference")
+        if self.release_suda:
+            rs = self.release_suda
+            add("sdcMicro", "records with an MSU", _mean([r.n_with_msu for r in rs]), "minimize")
+            add(
+                "sdcMicro",
+                "max DIS-SUDA score",
+                _mean([float(r.dis_score.max()) for r in rs]),
+                "minimize",
+            )
         return pd.DataFrame(rows, columns=["family", "measure", "value", "goal"])
 
     def summary(self) -> str:
@@ -98,6 +135,10 @@ class RiskEvaluation(Summarized):
                 self.distance,
                 self.membership,
                 self.k_anonymity,
+                self.individual,
+                self.release_individual[0] if self.release_individual else None,
+                self.suda,
+                self.release_suda[0] if self.release_suda else None,
             )
             if r is not None
         ]
@@ -122,6 +163,7 @@ def evaluate_risk(
     schema: Schema | Mapping[str, Any] | None = None,
     singletons: str = "zero",
     random_state: Any = None,
+    weights: str | None = None,
 ) -> RiskEvaluation:
     """Run every disclosure-risk measure that applies to ``synthetic``.
 
@@ -132,7 +174,11 @@ def evaluate_risk(
     * attribute disclosure of every target from the keys (with the holdout baseline if given);
     * distance to closest record (``metric``) with the holdout comparison;
     * membership inference (needs ``holdout``);
-    * k-anonymity of the keys in the confidential data (threshold ``k``).
+    * k-anonymity of the keys in the confidential data (threshold ``k``);
+    * sdcMicro's individual re-identification risk (:func:`individual_risk`, with the sampling
+      ``weights`` column where the data have it) and SUDA2 (:func:`suda2`, up to
+      ``SUDA2_MAX_KEYS`` keys) of the keys, on the confidential data and on every implicate of
+      the release read as microdata.
 
     Singleton patterns are scored per ``singletons`` (see :func:`identification_risk`); their
     count and share are reported, without a warning. Warnings of the parts are collected in
@@ -184,6 +230,7 @@ def evaluate_risk(
         else:
             notes.append("membership inference skipped: pass a holdout")
         kanon = k_anonymity(conf, keys_l, k=k) if keys_l else None
+        sdc = _sdcmicro(conf, frames, keys_l, weights, notes)
     notes.extend(str(w.message) for w in caught if issubclass(w.category, DisclosureWarning))
     for w in caught:
         if not issubclass(w.category, DisclosureWarning):
@@ -197,4 +244,48 @@ def evaluate_risk(
         membership=membership,
         k_anonymity=kanon,
         notes=tuple(notes),
+        **sdc,
     )
+
+
+SUDA2_MAX_KEYS = 12
+
+
+def _mean(values: Sequence[float]) -> float:
+    return float(sum(values) / len(values))
+
+
+def _sdcmicro(
+    conf: pd.DataFrame,
+    frames: Sequence[pd.DataFrame],
+    keys: list[str],
+    weights: str | None,
+    notes: list[str],
+) -> dict[str, Any]:
+    """sdcMicro's individual risk and SUDA2 of the keys on the confidential data and the
+    release's implicates (those that have every key); notes say what was left out."""
+    if not keys:
+        return {}
+    if weights is not None and weights not in conf.columns:
+        raise ParameterError(
+            f"parameter 'weights': column '{weights}' is not in the confidential data; "
+            "name its sampling-weight column"
+        )
+    out: dict[str, Any] = {"individual": individual_risk(conf, keys, weights=weights)}
+    usable = [f for f in frames if all(c in f.columns for c in keys)]
+    if len(usable) < len(frames):
+        notes.append("sdcMicro risk of the release skipped: it lacks a key variable")
+    weighted = {id(f) for f in usable if weights is not None and weights in f.columns}
+    if weights is not None and usable and len(weighted) < len(usable):
+        notes.append(
+            f"sdcMicro individual risk of the release is unweighted: it has no '{weights}' column"
+        )
+    out["release_individual"] = tuple(
+        individual_risk(f, keys, weights=weights if id(f) in weighted else None) for f in usable
+    )
+    if len(keys) <= SUDA2_MAX_KEYS:
+        out["suda"] = suda2(conf, keys)
+        out["release_suda"] = tuple(suda2(f, keys) for f in usable)
+    else:
+        notes.append(f"SUDA2 skipped: more than {SUDA2_MAX_KEYS} key variables")
+    return out
