@@ -11,6 +11,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from synthguard._display import Summarized
 from synthguard.errors import ParameterError
 from synthguard.risk._common import as_list
 from synthguard.risk._patterns import check_columns
@@ -21,7 +22,7 @@ __all__ = ["LDiversity", "l_diversity"]
 
 
 @dataclass(frozen=True, eq=False)
-class LDiversity:
+class LDiversity(Summarized):
     """l-diversity of ``sensitive`` in every record's equivalence class.
 
     Attributes
@@ -82,9 +83,6 @@ class LDiversity:
                 f"  lowest recursive ({self.c:g}, l): {int(self.recursive.min()) if n else 0}",
             ]
         )
-
-    def _repr_html_(self) -> str:
-        return "<pre>" + self.summary() + "</pre>"
 
 
 def key_classes(codes: np.ndarray) -> Iterator[tuple[np.ndarray, np.ndarray]]:

@@ -10,6 +10,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from synthguard._display import Summarized
 from synthguard.errors import ParameterError
 from synthguard.risk._common import as_list
 from synthguard.risk._patterns import check_columns
@@ -20,7 +21,7 @@ __all__ = ["TCloseness", "t_closeness"]
 
 
 @dataclass(frozen=True, eq=False)
-class TCloseness:
+class TCloseness(Summarized):
     """Earth mover's distance of every record's class to the whole data.
 
     Attributes
@@ -58,9 +59,6 @@ class TCloseness:
                 f"  records in classes farther than 0.2: {self.violations(0.2)}",
             ]
         )
-
-    def _repr_html_(self) -> str:
-        return "<pre>" + self.summary() + "</pre>"
 
 
 def t_closeness(
