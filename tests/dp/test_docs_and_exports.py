@@ -21,6 +21,7 @@ PROMISED = {
     "randomized_response", "randomized_response_estimate", "rr_probability", "zcdp_to_dp",
     "epsilon_to_rho", "rho_to_epsilon", "rho_to_delta",
     "StratifiedSynthesizer", "FieldGroupsSynthesizer", "MSTSynthesizer", "DPSyntheticData",
+    "AIMSynthesizer",
 }
 
 

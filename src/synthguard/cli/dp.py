@@ -17,7 +17,7 @@ from synthguard.errors import ParameterError, PrivacyWarning
 
 __all__ = ["dp_cmd"]
 
-_METHODS = ("mst", "stratified", "fieldgroups")
+_METHODS = ("mst", "aim", "stratified", "fieldgroups")
 
 
 def _split(value: str) -> list[str]:
@@ -81,7 +81,14 @@ def dp_cmd() -> None:
 @read_options
 @click.option("--method", type=click.Choice(_METHODS), default="mst", show_default=True)
 @click.option("--epsilon", type=float, required=True, help="Privacy-loss budget of this fit.")
-@click.option("--delta", type=float, default=None, help="delta (MST; default 1e-6).")
+@click.option("--delta", type=float, default=None, help="delta (MST, AIM; default 1e-6).")
+@click.option("--workload", type=click.IntRange(min=1), default=2, show_default=True,
+              help="aim: serve every k-way marginal (the workload AIM selects from).")
+@click.option("--max-rounds", type=click.IntRange(min=1), default=None,
+              help="aim: round budget; when reached, one last round spends what is left.")
+@click.option("--max-seconds", type=click.FloatRange(min=0, min_open=True), default=None,
+              help="aim: time budget of the selection loop; when reached, one last round "
+                   "spends what is left (the release then depends on the machine's speed).")
 @click.option("--columns", default=None, help="Comma-separated columns to synthesize.")
 @click.option("--levels", "levels_file", type=click.Path(exists=True, path_type=Path),
               default=None, help="YAML file: column -> list of public levels.")
@@ -109,7 +116,8 @@ def synthesize_dp(data: Path, read_kw: dict[str, Any], method: str, epsilon: flo
                   columns: str | None, levels_file: Path | None, levels_from_data: bool,
                   bins: tuple[str, ...], groups: tuple[str, ...], ledger_path: Path | None,
                   budget: float | None, budget_delta: float | None, n_rows: int | None, m: int,
-                  seed: int | None, out: Path, force: bool) -> None:
+                  seed: int | None, out: Path, force: bool, workload: int = 2,
+                  max_rounds: int | None = None, max_seconds: float | None = None) -> None:
     """Fit a DP synthesizer on DATA (charging the ledger) and write the release folder OUT:
     m synthetic CSVs, metadata/ (provenance; the release's own ledger when --ledger is not
     given) and synthguard_manifest.json (kind dp, the ledger file and the budget spent), which
@@ -131,6 +139,7 @@ def synthesize_dp(data: Path, read_kw: dict[str, Any], method: str, epsilon: flo
         write_manifest,
     )
     from synthguard.dp import (
+        AIMSynthesizer,
         FieldGroupsSynthesizer,
         MSTSynthesizer,
         PrivacyLedger,
@@ -166,7 +175,7 @@ def synthesize_dp(data: Path, read_kw: dict[str, Any], method: str, epsilon: flo
     common: dict[str, Any] = {"epsilon": epsilon, "columns": cols, "categories": cats,
                               "bins": _bins(bins), "random_state": seed,
                               "domain_from_data": "not-dp" if levels_from_data else None}
-    d = delta if delta is not None else (1e-6 if method == "mst" else 0.0)
+    d = delta if delta is not None else (1e-6 if method in ("mst", "aim") else 0.0)
     check_release_target(out, force=force, inputs=[data])  # before any budget is spent
     new_ledger = ledger_path is not None and not ledger_path.exists()
     ledger = _open_ledger(ledger_path, budget, budget_delta, epsilon, d)
@@ -179,6 +188,13 @@ def synthesize_dp(data: Path, read_kw: dict[str, Any], method: str, epsilon: flo
         try:
             if method == "mst":
                 syn: Any = MSTSynthesizer(delta=d, **common)
+            elif method == "aim":
+                def progress(t: int, used: float, rho: float) -> None:
+                    click.echo(f"aim round {t}: rho {used:.4g} of {rho:.4g} "
+                               f"({100 * used / rho:.0f} %)", err=True)
+
+                syn = AIMSynthesizer(delta=d, workload=workload, max_rounds=max_rounds,
+                                     max_seconds=max_seconds, progress=progress, **common)
             elif method == "stratified":
                 syn = StratifiedSynthesizer(**common)
             else:

@@ -46,6 +46,7 @@ from synthguard.dp.sensitivity import (
     sum_sensitivity,
 )
 from synthguard.dp.synthesizers import (
+    AIMSynthesizer,
     DPSyntheticData,
     FieldGroupsSynthesizer,
     MSTSynthesizer,
@@ -53,6 +54,7 @@ from synthguard.dp.synthesizers import (
 )
 
 __all__ = [
+    "AIMSynthesizer",
     "Budget",
     "Charge",
     "DPResult",

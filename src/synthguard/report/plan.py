@@ -79,6 +79,7 @@ DP_SYNTHESIZERS = {
     "stratified": "StratifiedSynthesizer",
     "fieldgroups": "FieldGroupsSynthesizer",
     "mst": "MSTSynthesizer",
+    "aim": "AIMSynthesizer",
 }
 
 
