@@ -124,6 +124,10 @@ def test_demo_runs_and_compares(tmp_path):
     se = conf["Expenditure"].std() / np.sqrt(len(conf))
     assert abs(mean["synthetic"] - mean["confidential"]) < 3 * se
     assert "Confidential vs synthetic" in res.output
+    # the demo ends with a release that passes its thresholds, next to ones that fail and why
+    assert "private_full: PASS" in res.output
+    assert "Releases that meet every threshold: private_full" in res.output
+    assert "synthetic: FAIL — max IR ≤ 0.5: FAIL" in res.output
 
 
 def test_small_strata_exit_2_and_write_nothing(tmp_path):
