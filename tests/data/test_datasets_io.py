@@ -161,3 +161,16 @@ def test_numeric_missing_code_warns_and_na_values_clears_it(tmp_path):
     df = read_table(f, na_values=["-8"])
     assert df["income"].isna().tolist() == [True, False, False]
     assert df["t"].tolist() == [-5.0, -3.0, 1.0]
+
+
+def test_workbook_with_several_sheets_warns_and_reads_the_first(tmp_path):
+    from synthguard.errors import InputWarning
+
+    book = tmp_path / "w.xlsx"
+    with pd.ExcelWriter(book) as xw:
+        pd.DataFrame({"a": [1, 2]}).to_excel(xw, sheet_name="data", index=False)
+        pd.DataFrame({"note": ["x"]}).to_excel(xw, sheet_name="notes", index=False)
+    with pytest.warns(InputWarning, match="has 2 sheets; reading the first, 'data'"):
+        df = read_table(book)
+    assert df["a"].tolist() == [1, 2]
+    assert read_table(book, sheet_name="notes")["note"].tolist() == ["x"]

@@ -47,6 +47,17 @@ def _read_csv(p: Path, **kw: Any) -> pd.DataFrame:
 def _read_excel(p: Path, **kw: Any) -> pd.DataFrame:
     # header=None: pandas would rename a duplicate name to 'Income.1' before we could see it
     header = kw.pop("header", 0)
+    if "sheet_name" not in kw:
+        import openpyxl
+
+        wb = openpyxl.load_workbook(p, read_only=True)
+        sheets = list(wb.sheetnames)
+        wb.close()
+        if len(sheets) > 1:
+            warnings.warn(
+                f"file '{p}' has {len(sheets)} sheets; reading the first, {sheets[0]!r}; to read "
+                f"another, save it as its own file (in Python: read_table(path, sheet_name=...))",
+                InputWarning, stacklevel=4)
     raw = pd.read_excel(p, engine="openpyxl", header=None, **kw)
     if header is None or raw.empty:
         return raw
@@ -319,7 +330,7 @@ def _warn_suspicious(p: Path, df: pd.DataFrame, na_values: Sequence[str], strip:
         warnings.warn(
             f"file '{p}': column(s) {_names(cols)} hold {code!r}, which looks like a "
             f"missing-value code; if it is, pass na_values=[{code!r}] (CLI: --na-values "
-            f"{code}) so it is not synthesized as a real value", InputWarning, stacklevel=3)
+            f"{code!r}) so it is not synthesized as a real value", InputWarning, stacklevel=3)
 
 
 def read_table(path: str | os.PathLike[str], *, na_values: Sequence[str] | str | None = None,
