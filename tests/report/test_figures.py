@@ -115,3 +115,58 @@ def test_histogram_edges_keep_min_cell_records_beyond_them():
     edges = F._edges(v, is_count=False, min_cell=10)
     assert (v < edges[0]).sum() >= 9 and (v > edges[-1]).sum() >= 9
     assert F._edges(v[:15], is_count=False, min_cell=10) is None
+
+
+def _outside(fig) -> list[str]:
+    """Titles, axis labels and (in-view) tick labels that run past the figure's edge."""
+    import matplotlib.text  # noqa: F401
+
+    fig.canvas.draw()
+    r = fig.canvas.get_renderer()
+    w, h = fig.bbox.width, fig.bbox.height
+    texts = []
+    for ax in fig.axes:
+        if not ax.get_visible():
+            continue
+        texts += [ax.title, ax.xaxis.label, ax.yaxis.label]
+        for axis, labels in ((ax.xaxis, ax.get_xticklabels()), (ax.yaxis, ax.get_yticklabels())):
+            lo, hi = sorted(axis.get_view_interval())
+            texts += [t for tick, t in zip(axis.get_major_ticks(), labels)
+                      if lo - 1e-9 <= tick.get_loc() <= hi + 1e-9]
+    out = []
+    for t in texts:
+        if t.get_visible() and t.get_text():
+            b = t.get_window_extent(r)
+            if b.x0 < -1 or b.y0 < -1 or b.x1 > w + 1 or b.y1 > h + 1:
+                out.append(t.get_text())
+    return out
+
+
+def test_long_names_are_not_cut_off_at_the_figure_edge():
+    from synthguard.report.metrics import METRICS
+
+    rng = np.random.default_rng(0)
+    rel = ["synthetic", "topcoded", "risk_weighted_release_with_a_long_name", "dp"]
+    pal = F.palette(rel)
+    names = [f"household_income_component_{i}" for i in range(12)]
+    d = pd.DataFrame(rng.uniform(-0.3, 0.3, (12, 12)), index=names, columns=names)
+    conf = pd.Series(rng.choice(["Self-emp-not-inc", "Married-civ-spouse", "Never-married"], 500))
+    col = "marital_status_of_the_person_at_the_interview"
+    terms = pd.DataFrame([{"term": f"C({col})[T.Married-civ-spouse]{i}", "release": r,
+                           "estimate": 1.0, "lower": 0.5, "upper": 1.5}
+                          for i in range(6) for r in ["data", *rel]])
+    figs = {
+        "heat map": F.correlation_difference({r: d for r in rel}),
+        "levels": F.category_bars(col, conf, {r: [pd.DataFrame({col: conf})] for r in rel},
+                                  pal, Redactor()),
+        "numeric": F.numeric_overlay("household_income_total_annual_before_taxes",
+                                     pd.Series(rng.lognormal(10, 1, 500)), {}, {}),
+        "measures": F.metric_bars({r: dict.fromkeys(METRICS, 0.5) for r in rel},
+                                  {m: METRICS[m].label for m in METRICS if
+                                   METRICS[m].section == "risk"}, pal),
+        "importance": F.importance_bars({r: pd.Series(rng.uniform(0, 1, 8), index=names[:8])
+                                         for r in rel}, pal),
+        "regression": F.regression_ci(terms, pal),
+    }
+    for what, fig in figs.items():
+        assert _outside(fig) == [], what

@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import base64
 import io
+import textwrap
 from collections.abc import Mapping, Sequence
 
 import numpy as np
@@ -90,6 +91,12 @@ def _edges(conf: np.ndarray, is_count: bool, min_cell: int = 10) -> np.ndarray |
     return np.linspace(lo, hi, 31)
 
 
+def _wrap(title: str, width: int = 48) -> str:
+    """A panel title broken into lines of at most ``width`` characters (a long column name
+    would run past the figure's edge and be cut off)."""
+    return textwrap.fill(title, width=width, break_long_words=True)
+
+
 def _tail_percent(n: int, min_cell: int) -> str:
     """The tail share of :func:`tail_bounds` as text: ``"1%"``, ``"2.5%"``."""
     p = max(0.01, min_cell / max(n, 1))
@@ -149,9 +156,9 @@ def numeric_overlay(
     tail = _tail_percent(cv.size, min_cell)
     ax_h.set_xlim(edges[0] - width / 2, edges[-1] + width / 2)
     ax_e.set_xlim(edges[0] - width / 2, edges[-1] + width / 2)
-    ax_h.set_title(f"{column}: share per bin\n(tails pooled at the edges)", fontsize=8.5)
-    ax_e.set_title(f"{column}: cumulative share of the same bins\n(rounded {tail} and "
-                   f"{100 - float(tail[:-1]):g}% quantiles)", fontsize=8.5)
+    ax_h.set_title(_wrap(f"{column}: share per bin (tails pooled at the edges)"), fontsize=8.5)
+    ax_e.set_title(_wrap(f"{column}: cumulative share of the same bins (rounded {tail} and "
+                         f"{100 - float(tail[:-1]):g}% quantiles)"), fontsize=8.5)
     ax_e.set_ylim(0, 1.02)
     for ax in (ax_h, ax_e):
         ax.tick_params(labelsize=7)
@@ -211,7 +218,7 @@ def category_bars(
                color=DATA_COLOR if label == "data" else colors.get(str(label)), label=str(label))
     ax.set_xticks(x, [str(c) for c in table.columns], fontsize=7, rotation=30, ha="right")
     ax.set_ylabel("share", fontsize=8)
-    ax.set_title(f"{column}: share of each level", fontsize=9)
+    ax.set_title(_wrap(f"{column}: share of each level", 90), fontsize=9)
     ax.tick_params(labelsize=7)
     ax.legend(fontsize=7)
     return fig
@@ -235,7 +242,7 @@ def correlation_difference(diffs: Mapping[str, pd.DataFrame]) -> Figure | None:
         im = ax.imshow(shown, cmap="RdBu_r", vmin=-1, vmax=1)
         ax.set_xticks(range(d.shape[1]), [str(c) for c in d.columns], rotation=90, fontsize=6)
         ax.set_yticks(range(d.shape[0]), [str(c) for c in d.index], fontsize=6)
-        ax.set_title(name, fontsize=9)
+        ax.set_title(_wrap(str(name), 28), fontsize=9)
     if im is not None:
         fig.colorbar(im, ax=list(axes), shrink=0.8, label="release − data")
     return fig
@@ -248,19 +255,25 @@ def metric_bars(
     *,
     reference: Mapping[str, float] | None = None,
 ) -> Figure | None:
-    """One small bar panel per metric, one bar per release (missing values left out)."""
+    """One small bar panel per metric, one bar per release (missing values left out); at most
+    five panels a row, so that a panel keeps room for its title and the release names."""
     metrics = [m for m in labels if any(v.get(m) is not None for v in values.values())]
     if not metrics:
         return None
-    fig = _figure(min(2.3 * len(metrics) + 0.5, 11.0), 2.6)
-    axes = np.atleast_1d(fig.subplots(1, len(metrics)))
+    ncol = min(5, len(metrics))
+    nrow = -(-len(metrics) // ncol)
+    fig = _figure(2.1 * ncol + 0.5, 2.7 * nrow)
+    axes = np.atleast_1d(fig.subplots(nrow, ncol)).ravel()
+    for ax in axes[len(metrics):]:
+        ax.set_visible(False)
     names = list(values)
     for ax, m in zip(axes, metrics):
         ys = [values[n].get(m) for n in names]
         xs = [i for i, y in enumerate(ys) if y is not None]
         ax.bar(xs, [float(ys[i]) for i in xs], color=[colors.get(names[i]) for i in xs])  # type: ignore[arg-type]
-        ax.set_xticks(range(len(names)), names, rotation=30, ha="right", fontsize=7)
-        ax.set_title(labels[m], fontsize=9)
+        ax.set_xticks(range(len(names)), [_wrap(str(n), 16) for n in names], rotation=30,
+                      ha="right", fontsize=7)
+        ax.set_title(_wrap(labels[m], 24), fontsize=9)
         ax.tick_params(labelsize=7)
         if reference and m in reference:
             ax.axhline(reference[m], color="grey", ls="--", lw=1)
@@ -298,7 +311,7 @@ def risk_violins(
     if threshold is not None:
         ax.axhline(threshold, color="firebrick", ls="--", lw=1, label=f"threshold {threshold:g}")
         ax.legend(fontsize=7, loc="upper right")
-    ax.set_xticks(range(len(risks)), list(risks), fontsize=8)
+    ax.set_xticks(range(len(risks)), [_wrap(str(r), 16) for r in risks], fontsize=8)
     ax.set_ylim(-0.02, 1.02)
     ax.set_ylabel("identification risk", fontsize=8)
     ax.tick_params(labelsize=7)
@@ -378,10 +391,10 @@ def regression_ci(
             est = float(row["estimate"])
             ax.errorbar([i], [est], yerr=[[est - float(row["lower"])], [float(row["upper"]) - est]],
                         fmt="s", color=colors.get(str(row["release"])), capsize=3, ms=5)
-        ax.set_xticks(range(len(rel)), [str(r) for r in rel["release"]], rotation=30,
+        ax.set_xticks(range(len(rel)), [_wrap(str(r), 16) for r in rel["release"]], rotation=30,
                       ha="right", fontsize=7)
         ax.set_xlim(-0.7, max(len(rel) - 0.3, 0.7))
-        ax.set_title(str(term), fontsize=8)
+        ax.set_title(_wrap(str(term), 32), fontsize=8)
         ax.tick_params(labelsize=7)
     for ax in axes[len(terms):]:
         ax.set_visible(False)
@@ -401,7 +414,7 @@ def importance_bars(importance: Mapping[str, pd.Series | None], colors: Mapping[
         s = imp.astype(float).sort_values(ascending=True).tail(top)
         ax.barh(range(len(s)), s.to_numpy(), color=colors.get(name))
         ax.set_yticks(range(len(s)), [str(i) for i in s.index], fontsize=7)
-        ax.set_title(name, fontsize=9)
+        ax.set_title(_wrap(str(name), 32), fontsize=9)
         ax.tick_params(labelsize=7)
     return fig
 
