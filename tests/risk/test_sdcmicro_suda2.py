@@ -40,6 +40,24 @@ def test_sdcmicro_reference(case, shared_data):
         np.testing.assert_allclose(res.contributions, case["contributions"])
 
 
+def _msus(rows, r):
+    n, m_keys = len(rows), len(rows[0])
+
+    def unique(subset):
+        if any(rows[r][j] is None for j in subset):
+            return False
+        return sum(all(rows[s][j] == rows[r][j] for j in subset) for s in range(n)) == 1
+
+    out = []
+    for k in range(1, m_keys + 1):
+        for subset in combinations(range(m_keys), k):
+            if unique(subset) and not any(
+                unique(sub) for kk in range(1, k) for sub in combinations(subset, kk)
+            ):
+                out.append(subset)
+    return out
+
+
 def _brute(rows, m_keys, f):
     n = len(rows)
     m = max(m_keys, 3)
@@ -96,6 +114,18 @@ def test_matches_brute_force_msu_enumeration(rows, f):
     np.testing.assert_allclose(res.suda_score, score)
     np.testing.assert_allclose(res.dis_score, dis, rtol=1e-9, atol=1e-12)
     np.testing.assert_allclose(res.contributions, contrib)
+    lv = res.level_contributions
+    for j, col in enumerate(cols):
+        raw_j = np.array(
+            [
+                sum(math.factorial(max(m, 3) - len(sub)) for sub in _msus(rows, i) if j in sub)
+                for i in range(len(rows))
+            ]
+        )
+        if raw_j.sum() > 0:
+            for value, got in lv.loc[lv["variable"] == col, ["value", "contribution"]].to_numpy():
+                mask = np.array([r[j] == value for r in rows])
+                assert got == pytest.approx(100 * raw_j[mask].sum() / raw_j.sum())
     share = res.record_contributions.to_numpy()
     np.testing.assert_allclose(
         (share * res.suda_score[:, None]).sum(axis=0), contrib / 100 * score.sum()

@@ -42,6 +42,10 @@ class Suda2(Summarized):
         (sdcMicro's ``attribute_contributions``); sums to more than 100 when MSUs have several
         variables.
     dis_fraction : the sampling fraction used for the DIS score.
+    level_contributions : per key variable and value (columns ``variable``, ``value``,
+        ``contribution``), the value's share in percent of the variable's contribution
+        (sdcMicro's ``attribute_level_contributions``). It holds the data's key values: treat
+        it as confidential.
     """
 
     suda_score: np.ndarray
@@ -52,6 +56,10 @@ class Suda2(Summarized):
     dis_fraction: float
     keys: tuple[str, ...]
     index: pd.Index = field(default_factory=lambda: pd.RangeIndex(0))
+    level_contributions: pd.DataFrame = field(
+        default_factory=lambda: pd.DataFrame(columns=["variable", "value", "contribution"]),
+        repr=False,
+    )
 
     goal = "minimize"
 
@@ -231,6 +239,17 @@ def suda2(
         name="contribution",
     )
     dis = _dis_scores(score, full_counts, m, float(dis_fraction))
+    levels = []
+    for j, key in enumerate(keys_l):
+        col = frame[key].reset_index(drop=True)
+        tot = raw[:, j].sum()
+        by = pd.Series(raw[:, j]).groupby(col, dropna=True, sort=True).sum()
+        share = 100.0 * by / tot if tot > 0 else by * np.nan
+        levels.append(
+            pd.DataFrame(
+                {"variable": key, "value": by.index.to_list(), "contribution": share.to_numpy()}
+            )
+        )
     return Suda2(
         suda_score=score,
         dis_score=dis,
@@ -240,6 +259,7 @@ def suda2(
         dis_fraction=float(dis_fraction),
         keys=tuple(keys_l),
         index=data.index,
+        level_contributions=pd.concat(levels, ignore_index=True),
     )
 
 
