@@ -1249,7 +1249,7 @@ class Synthesizer:
             "replicated_uniques": safeguards.replicated_uniques,
             "extremes": safeguards.extremes,
             "n_confidential": self.n_rows_,
-            "schema": self.schema_.to_dict(),
+            "schema": _public_schema(self.schema_, self.schema),
             "versions": {
                 "synthguard": synthguard.__version__,
                 "numpy": np.__version__,
@@ -1453,3 +1453,15 @@ def synthesize(
     (2, 'full')
     """
     return Synthesizer(m=m, random_state=random_state, **kwargs).fit(data).sample()
+
+
+def _public_schema(schema: Schema, declared: Any) -> dict[str, dict[str, Any]]:
+    """The schema for the provenance, with category levels only where the user declared them
+    (``schema={col: {"levels": [...]}}``): inferred levels are read from the confidential data
+    and would list a one-record level next to the release."""
+    out = schema.to_dict()
+    for name, spec in out.items():
+        given = declared.get(name) if isinstance(declared, Mapping) else None
+        if "levels" in spec and not (isinstance(given, Mapping) and given.get("levels") is not None):
+            spec.pop("levels")
+    return out
