@@ -158,6 +158,7 @@ def synthesize_dp(data: Path, read_kw: dict[str, Any], method: str, epsilon: flo
                                  "column -> list of levels, e.g. 'region: [North, South]'")
         cats = {str(k): list(v) for k, v in loaded.items()}
     cols = _split(columns) if columns else list(df.columns)
+    cats = {c: lv for c, lv in cats.items() if c in cols}  # a domain file may list more columns
     if not levels_from_data:
         undeclared = [c for c in cols if c not in cats and c not in _bins(bins)]
         if undeclared:
