@@ -157,3 +157,31 @@ def test_smoothing_reachable_from_the_synthesizer(cells):
     assert not np.isin(inc, cells["income"]).all()
     assert inc.min() >= cells["income"].min() and inc.max() <= cells["income"].max()
     assert np.allclose(inc, np.round(inc, 2))
+
+
+def test_uniques_judged_on_keys_make_repu_zero():
+    # keys region x age group: some combinations are held by one person only
+    rng = np.random.default_rng(8)
+    n = 400
+    df = pd.DataFrame({
+        "region": rng.choice(list("abcdefghij"), n),
+        "agegrp": rng.choice(["y", "m", "o"], n, p=[0.45, 0.45, 0.1]),
+        "income": np.round(rng.lognormal(10, 0.7, n), 2),
+    })
+    keys = ["region", "agegrp"]
+    conf_counts = df.groupby(keys).size()
+    conf_uniques = set(conf_counts[conf_counts == 1].index)
+    assert conf_uniques  # the case is real
+
+    def repu(syn):  # synthpop's repU: unique on the keys in both files (brute force)
+        s_counts = syn.groupby(keys).size()
+        return sum(1 for k in conf_uniques if s_counts.get(k, 0) == 1)
+
+    plain = synthesize(df, m=3, random_state=2, replicated_uniques="keep")
+    assert sum(repu(s) for s in plain.implicates) > 0
+    res = synthesize(df, m=3, random_state=2, uniques_on=keys)
+    for s in res.implicates:
+        assert repu(s) == 0
+        assert not any(k in conf_uniques for k in s[keys].itertuples(index=False, name=None))
+    with pytest.raises(ParameterError, match=r"'uniques_on'.*nope"):
+        synthesize(df, uniques_on=["nope"])

@@ -103,6 +103,9 @@ def _write_outputs(result: Any, out: Path, prefix: str, diagnostics: bool, *, fo
               show_default=True, type=click.Choice(["redraw", "remove", "keep"]),
               help="Synthetic records identical to a record unique in DATA: smooth/redraw "
                    "them, remove them, or keep them (releases real people).")
+@click.option("--uniques-on", "uniques_on", default=None, metavar="COL,COL",
+              help="Judge replicated uniques on these columns only (the intruder's keys; "
+                   "default: every released column).")
 @click.option("--extremes", "extremes", default=5, show_default=True,
               type=click.IntRange(min=0),
               help="Records per tail whose values are never released (bottom/top coding of "
@@ -155,6 +158,7 @@ def synthesize_cmd(
     strata: str | None,
     min_stratum_size: int | None,
     replicated_uniques: str,
+    uniques_on: str | None,
     extremes: int,
     min_rows: int | None,
     drop: tuple[str, ...],
@@ -224,6 +228,7 @@ def synthesize_cmd(
         min_stratum_size=min_stratum_size,
         drop=split_columns(",".join(drop)),
         replicated_uniques=replicated_uniques,
+        uniques_on=split_columns(uniques_on),
         extremes=extremes,
         min_rows=min_rows,
         schema=parse_pairs(schema, "--schema") or None,

@@ -518,6 +518,11 @@ class Synthesizer:
         :data:`~synthguard.synthesis.safeguards.MAX_REDRAW_ROUNDS` redraws are removed),
         remove it (synthpop's ``sdc(rm.replicated.uniques = TRUE)``), or keep it, only by
         saying so. See :mod:`synthguard.synthesis.safeguards`.
+    uniques_on : str or list of str, optional
+        Columns on which a record is judged unique and replicated (the intruder's keys, as
+        synthpop's ``replicated.uniques(keys = ...)``; a synthetic record whose keys equal
+        those of a record unique on them is then fixed, which makes repU on these keys 0).
+        Default: every released column.
     extremes : int, default 5
         Records per tail whose values are never released: each numeric synthesized column is
         bottom/top coded at round thresholds beyond which at most ``extremes`` confidential
@@ -586,6 +591,7 @@ class Synthesizer:
         min_stratum_size: int | None = None,
         drop: str | Sequence[str] | None = None,
         replicated_uniques: str = "redraw",
+        uniques_on: str | Sequence[str] | None = None,
         extremes: int | None = 5,
         min_rows: int | None = None,
         random_state: RandomState = None,
@@ -605,6 +611,7 @@ class Synthesizer:
         self.min_stratum_size = min_stratum_size
         self.drop = drop
         self.replicated_uniques = replicated_uniques
+        self.uniques_on = uniques_on
         self.extremes = extremes
         self.min_rows = min_rows
         self.random_state = random_state
@@ -696,6 +703,13 @@ class Synthesizer:
 
         self._refuse_identifiers(data, schema, keep + strata + visit)
         self._check_min_rows(len(data), len(visit))
+        uniques_on = _as_list(self.uniques_on, "uniques_on")
+        unknown = [c for c in uniques_on if c not in keep + strata + visit]
+        if unknown:
+            raise ParameterError(
+                f"parameter 'uniques_on' names columns that are not released: "
+                f"{', '.join(unknown)}; name synthesized, kept or strata columns"
+            )
 
         # single-level categoricals cannot be synthesized
         problems = []
@@ -793,6 +807,7 @@ class Synthesizer:
         self._fingerprint: ConfidentialFingerprint | None = None
         self.method_params_ = {k: dict(v) for k, v in dict(self.method_params or {}).items()}
         self.replicated_uniques_ = policy
+        self.uniques_on_ = uniques_on or list(self.columns_)
         self.extremes_ = k_tail
         self.tail_thresholds_: dict[str, tuple[float | None, float | None]] = {}
         if k_tail:
@@ -832,8 +847,9 @@ class Synthesizer:
             if conf is None:  # pragma: no cover - state always has one or the other
                 raise NotFittedError("this Synthesizer has no confidential data; refit it")
             schema = self.schema_.columns
-            arrays = {c: to_working(conf[c], schema[c]) for c in self.columns_}
-            guard = UniqueGuard(arrays, self.columns_)
+            on = list(getattr(self, "uniques_on_", self.columns_))
+            arrays = {c: to_working(conf[c], schema[c]) for c in on}
+            guard = UniqueGuard(arrays, on)
             self._unique_guard = guard
         return guard
 
