@@ -228,3 +228,23 @@ def test_dp_cli_errors_carry_no_count_or_value(tmp_path):
     for text in outputs:
         _assert_clean(text)
     assert not (tmp_path / "l.json").exists()  # nothing spent, no ledger left behind
+
+
+def test_plan_release_with_domain_from_data_is_described_as_not_dp(tmp_path):
+    from synthguard.report.pipeline import run_plan
+
+    df = _conf()
+    df["income"] = np.random.default_rng(1).lognormal(10, 1, len(df))
+    df.to_csv(tmp_path / "conf.csv", index=False)
+    (tmp_path / "plan.yaml").write_text(
+        "data: {path: conf.csv}\nprivacy: {epsilon: 1}\nreleases:\n"
+        "  d: {method: dp, synthesizer: stratified, epsilon: 0.5, columns: [region, sex],\n"
+        "      domain_from_data: not-dp}\n"
+        "evaluation: {keys: [region], targets: [income]}\n")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        result = run_plan(tmp_path / "plan.yaml")
+    ledger = PrivacyLedger.open(result.ledger_path)
+    assert ledger.charges[0].label.startswith("NOT DP")
+    assert result.releases["d"].dp is False
+    assert "NOT differentially private" in result.report_path.read_text(encoding="utf-8")

@@ -127,6 +127,8 @@ def describe_release(release: Any) -> Mapping[str, Any]:
         v = getattr(release, attr, None)
         if isinstance(v, str | int) and not isinstance(v, bool):
             out[attr] = v
+    if getattr(release, "dp", True) is False:
+        out["privacy"] = "NOT differentially private (domain read from the data)"
     methods = getattr(release, "methods", None)
     if isinstance(methods, Mapping):
         out["methods"] = ", ".join(f"{k}={v}" for k, v in methods.items())
