@@ -185,3 +185,9 @@ def test_uniques_judged_on_keys_make_repu_zero():
         assert not any(k in conf_uniques for k in s[keys].itertuples(index=False, name=None))
     with pytest.raises(ParameterError, match=r"'uniques_on'.*nope"):
         synthesize(df, uniques_on=["nope"])
+
+
+def test_uniques_on_keys_still_fixes_whole_record_copies(cells):
+    res = synthesize(cells, m=2, random_state=3, uniques_on=["region"])
+    for s in res.implicates:
+        assert _brute_replicated_uniques(cells, s) == 0

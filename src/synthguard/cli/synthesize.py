@@ -104,8 +104,9 @@ def _write_outputs(result: Any, out: Path, prefix: str, diagnostics: bool, *, fo
               help="Synthetic records identical to a record unique in DATA: smooth/redraw "
                    "them, remove them, or keep them (releases real people).")
 @click.option("--uniques-on", "uniques_on", default=None, metavar="COL,COL",
-              help="Judge replicated uniques on these columns only (the intruder's keys; "
-                   "default: every released column).")
+              help="Also judge replicated uniques on these columns (the intruder's keys), so "
+                   "repU on them is 0; records copying a unique on every column are always "
+                   "fixed.")
 @click.option("--extremes", "extremes", default=5, show_default=True,
               type=click.IntRange(min=0),
               help="Records per tail whose values are never released (bottom/top coding of "

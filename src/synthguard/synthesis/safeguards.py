@@ -159,35 +159,55 @@ def check_safeguard_params(replicated_uniques: Any, extremes: Any) -> tuple[str,
 
 
 class UniqueGuard:
-    """Sorted hashes of the confidential records unique on ``columns`` (working form).
+    """Sorted hashes of the confidential records unique on ``columns`` (working form), and,
+    when ``keys`` are given, of those unique on ``keys``: a synthetic row is flagged when it
+    equals a unique on either.
 
     Derived from confidential data: it stays inside the fitted (confidential) synthesizer.
     """
 
-    def __init__(self, arrays: Mapping[str, np.ndarray], columns: Sequence[str]) -> None:
-        self.columns = list(columns)
-        h = np.sort(hash_rows(arrays, self.columns))
+    def __init__(
+        self,
+        arrays: Mapping[str, np.ndarray],
+        columns: Sequence[str],
+        keys: Sequence[str] | None = None,
+    ) -> None:
+        sets = [list(columns)]
+        if keys and list(keys) != list(columns):
+            sets.append(list(keys))
+        self.sets = [(cols, self._uniques(arrays, cols)) for cols in sets]
+        self.columns = list(dict.fromkeys(c for cols in sets for c in cols))
+
+    @staticmethod
+    def _uniques(arrays: Mapping[str, np.ndarray], cols: list[str]) -> np.ndarray:
+        h = np.sort(hash_rows(arrays, cols))
         if len(h) == 0:
-            self.uniques = h
-            return
+            return h
         new = np.r_[True, h[1:] != h[:-1]]
         start = np.flatnonzero(new)
         counts = np.diff(np.r_[start, len(h)])
-        self.uniques = h[start[counts == 1]]
+        return h[start[counts == 1]]
 
     @property
     def n_uniques(self) -> int:
-        return len(self.uniques)
+        """Confidential records unique on every column (the first set)."""
+        return len(self.sets[0][1])
 
     def replicated(self, arrays: Mapping[str, np.ndarray], rows: np.ndarray | None = None) -> np.ndarray:
         """Boolean mask: which synthetic rows (all, or ``rows``) equal a confidential unique."""
         sub = arrays if rows is None else {c: arrays[c][rows] for c in self.columns}
-        h = hash_rows(sub, self.columns)
-        if len(self.uniques) == 0 or len(h) == 0:
-            return np.zeros(len(h), dtype=bool)
-        pos = np.searchsorted(self.uniques, h)
-        pos[pos == len(self.uniques)] = 0
-        return np.asarray(self.uniques[pos] == h)
+        out: np.ndarray | None = None
+        for cols, uniques in self.sets:
+            h = hash_rows(sub, cols)
+            if len(uniques) == 0 or len(h) == 0:
+                hit = np.zeros(len(h), dtype=bool)
+            else:
+                pos = np.searchsorted(uniques, h)
+                pos[pos == len(uniques)] = 0
+                hit = np.asarray(uniques[pos] == h)
+            out = hit if out is None else out | hit
+        assert out is not None
+        return out
 
 
 @dataclass(frozen=True, eq=False)

@@ -519,10 +519,10 @@ class Synthesizer:
         remove it (synthpop's ``sdc(rm.replicated.uniques = TRUE)``), or keep it, only by
         saying so. See :mod:`synthguard.synthesis.safeguards`.
     uniques_on : str or list of str, optional
-        Columns on which a record is judged unique and replicated (the intruder's keys, as
-        synthpop's ``replicated.uniques(keys = ...)``; a synthetic record whose keys equal
-        those of a record unique on them is then fixed, which makes repU on these keys 0).
-        Default: every released column.
+        Columns on which a record is also judged unique and replicated (the intruder's keys,
+        as synthpop's ``replicated.uniques(keys = ...)``): a synthetic record whose keys
+        equal those of a record unique on them is fixed as well, which makes repU on these
+        keys 0. Records replicating a unique on every released column are fixed either way.
     extremes : int, default 5
         Records per tail whose values are never released: each numeric synthesized column is
         bottom/top coded at round thresholds beyond which at most ``extremes`` confidential
@@ -847,9 +847,9 @@ class Synthesizer:
             if conf is None:  # pragma: no cover - state always has one or the other
                 raise NotFittedError("this Synthesizer has no confidential data; refit it")
             schema = self.schema_.columns
-            on = list(getattr(self, "uniques_on_", self.columns_))
-            arrays = {c: to_working(conf[c], schema[c]) for c in on}
-            guard = UniqueGuard(arrays, on)
+            keys = list(getattr(self, "uniques_on_", self.columns_))
+            arrays = {c: to_working(conf[c], schema[c]) for c in self.columns_}
+            guard = UniqueGuard(arrays, self.columns_, keys)
             self._unique_guard = guard
         return guard
 
