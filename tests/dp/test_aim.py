@@ -130,6 +130,9 @@ def test_opendp_path_and_refusals():
     with pytest.raises(ParameterError, match="delta"):
         AIMSynthesizer(epsilon=1.0, delta=0.0, categories=cats).fit(df)
     ledger = PrivacyLedger(epsilon=0.5, delta=1e-6)
+    with pytest.raises(ParameterError, match="rounds"):  # 1-way alone would overspend
+        AIMSynthesizer(epsilon=0.1, delta=1e-6, categories=cats, rounds=3, ledger=ledger,
+                       random_state=0).fit(df)
     with pytest.raises(PrivacyBudgetError):
         AIMSynthesizer(epsilon=1.0, delta=1e-6, categories=cats, ledger=ledger,
                        random_state=0).fit(df)
@@ -181,3 +184,20 @@ def test_cli_dp_synthesize_method_aim(tmp_path):
     doc = json.loads((tmp_path / "l.json").read_text())
     (line,) = doc["charges"]
     assert line["kind"] == "zcdp" and line["rho"] == pytest.approx(epsilon_to_rho(1.0, 1e-6))
+
+
+def test_stratified_draws_match_each_group_within_two_records():
+    from synthguard.dp.synthesizers._junction import draw_rows, stratified_uniforms
+
+    rng = np.random.default_rng(8)
+    table = rng.dirichlet(np.full(5, 0.7), size=3)
+    rows = rng.permutation(np.repeat([0, 1, 2], [1000, 37, 500]))
+    k = draw_rows(table, rows, rng)
+    for r, g in zip(range(3), (1000, 37, 500)):
+        counts = np.bincount(k[rows == r], minlength=5)
+        assert np.abs(counts - g * table[r]).max() < 2, (counts, g * table[r])
+    # i.i.d. draws scatter by about √(g p (1 − p)) ≈ 10 records per level in the big group
+    u = stratified_uniforms(rows, rng)
+    assert ((u >= 0) & (u < 1)).all()
+    one = np.sort(u[rows == 0])
+    np.testing.assert_allclose(np.floor(one * 1000), np.arange(1000))  # one per stratum

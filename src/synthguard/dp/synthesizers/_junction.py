@@ -19,7 +19,7 @@ from typing import Any
 import numpy as np
 from scipy.special import logsumexp
 
-__all__ = ["JunctionTree"]
+__all__ = ["JunctionTree", "draw_rows", "stratified_uniforms"]
 
 Attrs = tuple[str, ...]
 
@@ -198,17 +198,40 @@ class JunctionTree:
                                          tuple(self.sizes[a] for a in sep))
             else:
                 r = np.zeros(n, dtype=np.int64)
-            k = _draw_rows(t, r, rng)
+            k = draw_rows(t, r, rng)
             for a, v in zip(new, np.unravel_index(k, [self.sizes[a] for a in new])):
                 out[a] = v.astype(np.int64)
         return out
 
 
-def _draw_rows(table: np.ndarray, rows: np.ndarray, rng: np.random.Generator) -> np.ndarray:
-    """One draw per entry of ``rows`` from the categorical distribution ``table[row]``."""
+def stratified_uniforms(rows: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+    """Uniforms on (0, 1), stratified within each group of equal ``rows``.
+
+    In a group of size g the records get, in random order, one draw from each of
+    [0, 1/g), [1/g, 2/g), …: inverting a conditional CDF with them gives every level of the
+    group a count within one of g × its probability (systematic sampling; the "round" method of
+    Private-PGM's sampler), instead of the multinomial scatter of i.i.d. draws, which on 30,000
+    records adds about as much total-variation error as the privacy noise. Each record's
+    uniform is still uniform on (0, 1), so every draw keeps its distribution.
+    """
+    n = rows.size
+    order = rng.permutation(n)
+    order = order[np.argsort(rows[order], kind="stable")]
+    sorted_rows = rows[order]
+    start = np.searchsorted(sorted_rows, sorted_rows, side="left")
+    size = np.bincount(sorted_rows)[sorted_rows]
+    u = np.empty(n)
+    u[order] = (np.arange(n) - start + rng.random(n)) / size
+    return u
+
+
+def draw_rows(table: np.ndarray, rows: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+    """One draw per entry of ``rows`` from the categorical distribution ``table[row]``
+    (rows of ``table`` sum to one), with :func:`stratified_uniforms` within each row."""
     m = table.shape[1]
     cum = np.cumsum(table, axis=1)
     cum[:, -1] = 1.0
     flat = (cum + np.arange(table.shape[0])[:, None]).ravel()
-    k = np.searchsorted(flat, rows + rng.random(rows.size), side="right") - rows * m
+    u = stratified_uniforms(rows, rng)
+    k = np.searchsorted(flat, rows + u, side="right") - rows * m
     return np.clip(k, 0, m - 1)

@@ -77,7 +77,9 @@ class AIMSynthesizer(DPSynthesizer):
     epsilon, delta : (ε, δ) budget of the fit; δ > 0 is required.
     workload : marginals the release must serve: an int k (every k-way marginal; default 2)
         or a list of column tuples, e.g. ``[("age", "income"), ("sex", "race", "income")]``.
-    rounds : T of the paper, which sets the initial noise (default 16 × number of columns).
+    rounds : T of the paper, which sets the initial noise: σ = √(T / (1.8ρ)), so the d 1-way
+        measurements spend 0.9ρ·d/T (default: d + ``max_rounds`` when a round budget is given,
+        else 16d, the paper's choice; must exceed d).
     max_rounds, max_seconds : round / wall-time budget of the selection loop; when reached,
         the next round is the last and spends all the ρ that is left (AIM's running time is
         otherwise unbounded). A time budget makes the number of rounds, hence the release,
@@ -154,6 +156,12 @@ class AIMSynthesizer(DPSynthesizer):
             raise ParameterError("AIMSynthesizer: needs at least two columns")
         workload = self._workload(cols)
         mbi = _mbi()
+        T = int(self.rounds) if self.rounds is not None else (
+            d + int(self.max_rounds) if self.max_rounds is not None else 16 * d)
+        if T <= d:
+            raise ParameterError(
+                f"parameter 'rounds': must exceed the number of columns ({d}): the 1-way "
+                "measurements alone spend 0.9·d/rounds of the budget (the paper uses 16·d)")
         rho = epsilon_to_rho(epsilon, delta, conversion=self.conversion)
         ledger.charge_rho("aim: 1-way + adaptive selected marginals", rho)
         sizes = dict(zip(cols, domain.sizes))
@@ -168,7 +176,6 @@ class AIMSynthesizer(DPSynthesizer):
                 cache[cl] = np.bincount(idx, minlength=int(np.prod(shape))).astype(np.float64)
             return cache[cl]
 
-        T = int(self.rounds) if self.rounds is not None else 16 * d
         sigma = math.sqrt(T / (2.0 * 0.9 * rho))
         eps_em = math.sqrt(8.0 * 0.1 * rho / T)
         spent: list[tuple[str, float]] = []

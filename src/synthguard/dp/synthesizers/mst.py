@@ -42,6 +42,7 @@ from synthguard.dp import _noise
 from synthguard.dp.conversion import CONVERSIONS, epsilon_to_rho
 from synthguard.dp.synthesizers._base import DPSynthesizer
 from synthguard.dp.synthesizers._domain import Domain
+from synthguard.dp.synthesizers._junction import draw_rows
 from synthguard.errors import ParameterError
 
 __all__ = ["MSTSynthesizer"]
@@ -287,12 +288,9 @@ class MSTSynthesizer(DPSynthesizer):
         for child, par in self._tree:
             c = self._cond[child]
             if par is None:
-                comp[child] = rng.choice(c.size, size=n, p=c)
+                comp[child] = draw_rows(c[None, :], np.zeros(n, dtype=np.int64), rng)
             else:
-                cum = np.cumsum(c, axis=1)
-                u = rng.random(n)
-                k = (u[:, None] > cum[comp[par]]).sum(axis=1)
-                comp[child] = np.minimum(k, c.shape[1] - 1)
+                comp[child] = draw_rows(c, comp[par], rng)
         return {col: expand_levels(k, self.mapping_[col], rng) for col, k in comp.items()}
 
     def _provenance(self) -> dict[str, Any]:
