@@ -33,6 +33,8 @@ from synthguard.report.metrics import METRICS, extract_metric
 from synthguard.report.risk_sampling import risk_bundle
 from synthguard.report.safety import safe_error
 from synthguard.report.thresholds import (
+    DEFAULT_THRESHOLDS,
+    SYNTHETIC_ONLY,
     Threshold,
     ThresholdCheck,
     check_thresholds,
@@ -423,7 +425,9 @@ def evaluate(
         attack and the DCR-against-holdout comparison.
     formulas : statsmodels formulas for the regression-coefficient comparison.
     thresholds : the board's rules, e.g. ``{"max_identification_risk": 0.5, "pmse_ratio": 3}``
-        (:mod:`synthguard.report.thresholds`).
+        (:mod:`synthguard.report.thresholds`). None (default) applies
+        :data:`~synthguard.report.thresholds.DEFAULT_THRESHOLDS`: no replicated unique in a
+        synthetic release and DiSCO <= 15%; ``{}`` sets none.
     radius : relative radius r of the identification ball y_i ± r·|y_i| (paper, eq. 1).
     schema : column kinds (a :class:`~synthguard.data.Schema` or overrides); inferred otherwise.
     random_state : seed for the randomised measures (pMSE cross-validation, k-way draws).
@@ -486,7 +490,8 @@ def evaluate(
     if isinstance(radius, bool) or not isinstance(radius, int | float) or not radius >= 0:
         raise ParameterError("parameter 'radius': expected a number >= 0, e.g. 0.2 for 20%")
     formulas_t = _as_tuple(formulas, "formulas")
-    parsed = parse_thresholds(thresholds)
+    defaults = thresholds is None  # the documented defaults (report/thresholds.py)
+    parsed = parse_thresholds(DEFAULT_THRESHOLDS if defaults else thresholds)
     kinds = dict(kinds or {})
     bad_kind = {k: v for k, v in kinds.items() if v not in KINDS}
     if bad_kind:
@@ -652,7 +657,10 @@ def evaluate(
         if record_risk is not None:
             metrics["mean_identification_risk"] = float(np.mean(record_risk))
             metrics["max_identification_risk"] = float(np.max(record_risk))
-        checks = check_thresholds(parsed, metrics, _undefined(kind, impl, conf, holdout))
+        undefined = _undefined(kind, impl, conf, holdout)
+        if defaults and kind == "protected":
+            undefined = undefined | SYNTHETIC_ONLY
+        checks = check_thresholds(parsed, metrics, undefined)
         results[name] = ReleaseEvaluation(
             name=name,
             kind=kind,

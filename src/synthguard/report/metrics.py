@@ -128,6 +128,25 @@ METRICS: dict[str, Metric] = {
             "share of released records identical to a confidential record",
         ),
         Metric(
+            "replicated_uniques", "replicated uniques", "risk", "min", 0.0, 1.0,
+            ("disclosure.replicated_uniques", "replicated_uniques"),
+            "share of confidential records unique on all released columns and released exactly "
+            "once (synthpop's replicated uniques, removed by sdc(rm.replicated.uniques))",
+        ),
+        Metric(
+            "repu", "repU", "risk", "min", 0.0, 1.0,
+            ("disclosure.repu", "repu"),
+            "share of confidential records unique on the keys and unique on them in the release "
+            "(replicated uniques, Raab, Nowok & Dibben; compare UiO of the data)",
+        ),
+        Metric(
+            "disco", "DiSCO", "risk", "min", 0.0, 1.0,
+            ("disclosure.disco", "disco"),
+            "largest share over the targets of confidential records whose target the release "
+            "discloses from the keys, correctly (Disclosive in Synthetic, Correct Original; "
+            "Raab, Nowok & Dibben)",
+        ),
+        Metric(
             "closer_to_data", "closer to data", "risk", "min", 0.0, 1.0,
             ("distance.share_closer_to_conf", "dcr.share_closer_to_conf",
              "distance_to_closest_record.share_closer_to_conf", "closer_to_data"),

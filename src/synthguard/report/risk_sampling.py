@@ -106,6 +106,9 @@ def risk_bundle(
                 f"holdout records against every record of the first implicate"
             )
         kanon = R.k_anonymity(conf, keys_l, k=3) if keys_l else None
+        from synthguard.risk.release_disclosure import release_disclosure
+
+        disc = release_disclosure(conf, implicates, keys_l, targets_l) if keys_l else None
     notes.extend(str(w.message) for w in caught if issubclass(w.category, DisclosureWarning))
     for w in caught:
         if not issubclass(w.category, DisclosureWarning):
@@ -113,5 +116,5 @@ def risk_bundle(
     return R.RiskEvaluation(
         identification=ident, confidential_identification=conf_ident, match=match,
         attribute=attribute, distance=distance, membership=membership, k_anonymity=kanon,
-        notes=tuple(notes),
+        notes=tuple(notes), disclosure=disc,
     )

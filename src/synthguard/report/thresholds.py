@@ -11,6 +11,20 @@ An explicit direction is also accepted: ``{"auc": {"max": 0.7}}``,
 release (record-level identification risk is defined for partially synthetic and
 protected releases whose rows align with the data, not for fully synthetic ones) is reported as *not applicable* and does not fail the release; a threshold whose
 metric applies but could not be computed (e.g. a measure failed on missing values) fails it.
+
+**Default thresholds** (:data:`DEFAULT_THRESHOLDS`, used by ``evaluate``, ``synthguard
+evaluate`` and plans when no threshold is given; pass an empty mapping for none):
+
+* ``replicated_uniques <= 0``: no confidential record that is unique on the released columns
+  may come back exactly (synthpop's replicated uniques; Raab, Nowok & Dibben). It applies to
+  synthetic releases (fully and partially synthetic), whose default safeguards remove them; a
+  protected (SDC) release keeps most records by design and is judged by the other measures.
+* ``disco <= 0.15``: for no target may the release disclose, from the keys, the correct value
+  of more than 15% of the confidential records (DiSCO, Raab, Nowok & Dibben). synthpop's
+  default CART release of Adult stays below (DiSCO 10-11% for income and capital_gain with keys
+  age, sex, race, marital status), as do its SD2011 examples for most targets (about 9.5%);
+  targets with 35-50% (the vignette's marital status and work abroad, known from the keys'
+  one- and two-way relationships) and copies of the data with Dorig above 15% fail.
 """
 
 from __future__ import annotations
@@ -22,7 +36,20 @@ from typing import Any
 from synthguard.errors import ParameterError
 from synthguard.report.metrics import METRICS
 
-__all__ = ["Threshold", "ThresholdCheck", "check_thresholds", "parse_thresholds"]
+__all__ = [
+    "DEFAULT_THRESHOLDS",
+    "SYNTHETIC_ONLY",
+    "Threshold",
+    "ThresholdCheck",
+    "check_thresholds",
+    "parse_thresholds",
+]
+
+#: The thresholds that apply when none are given (see the module docstring for why).
+DEFAULT_THRESHOLDS: dict[str, float] = {"replicated_uniques": 0.0, "disco": 0.15}
+
+#: Default thresholds that judge synthetic releases only (not applicable to protected ones).
+SYNTHETIC_ONLY: frozenset[str] = frozenset({"replicated_uniques"})
 
 
 @dataclass(frozen=True)

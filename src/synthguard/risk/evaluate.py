@@ -19,6 +19,7 @@ from synthguard.risk.identification import IdentificationRisk, identification_ri
 from synthguard.risk.individual_risk import IndividualRisk, individual_risk
 from synthguard.risk.matching import MatchRates, match_rates
 from synthguard.risk.membership import MembershipInference, membership_inference
+from synthguard.risk.release_disclosure import ReleaseDisclosure, release_disclosure
 from synthguard.risk.suda2 import Suda2, suda2
 from synthguard.risk.uniqueness import KAnonymity, k_anonymity
 
@@ -47,6 +48,7 @@ class RiskEvaluation(Summarized):
     release_individual: tuple[IndividualRisk, ...] = ()
     suda: Suda2 | None = None
     release_suda: tuple[Suda2, ...] = ()
+    disclosure: ReleaseDisclosure | None = None  # synthpop's repU and DiSCO
 
     def to_frame(self) -> pd.DataFrame:
         """One row per headline number: measure, value, goal (lower or higher is safer)."""
@@ -89,6 +91,11 @@ class RiskEvaluation(Summarized):
         if self.membership is not None:
             add("membership", "AUC", self.membership.auc, "minimize")
             add("membership", "best accuracy", self.membership.best_accuracy, "minimize")
+        if self.disclosure is not None:
+            d = self.disclosure
+            add("disclosure", "replicated uniques (all columns)", d.replicated_uniques, "minimize")
+            add("disclosure", "repU", d.repu, "minimize")
+            add("disclosure", "DiSCO (largest)", d.disco, "minimize")
         if self.k_anonymity is not None:
             k = self.k_anonymity
             add("uniqueness", "sample uniques", k.n_sample_uniques, "minimize")
@@ -134,6 +141,7 @@ class RiskEvaluation(Summarized):
                 self.attribute,
                 self.distance,
                 self.membership,
+                self.disclosure,
                 self.k_anonymity,
                 self.individual,
                 self.release_individual[0] if self.release_individual else None,
@@ -178,7 +186,9 @@ def evaluate_risk(
     * sdcMicro's individual re-identification risk (:func:`individual_risk`, with the sampling
       ``weights`` column where the data have it) and SUDA2 (:func:`suda2`, up to
       ``SUDA2_MAX_KEYS`` keys) of the keys, on the confidential data and on every implicate of
-      the release read as microdata.
+      the release read as microdata;
+    * synthpop's repU and DiSCO of the keys and targets, and the replicated uniques on all
+      released columns (:func:`~synthguard.risk.release_disclosure.release_disclosure`).
 
     Singleton patterns are scored per ``singletons`` (see :func:`identification_risk`); their
     count and share are reported, without a warning. Warnings of the parts are collected in
@@ -231,6 +241,7 @@ def evaluate_risk(
             notes.append("membership inference skipped: pass a holdout")
         kanon = k_anonymity(conf, keys_l, k=k) if keys_l else None
         sdc = _sdcmicro(conf, frames, keys_l, weights, notes)
+        disc = release_disclosure(conf, frames, keys_l, targets_l) if keys_l else None
     notes.extend(str(w.message) for w in caught if issubclass(w.category, DisclosureWarning))
     for w in caught:
         if not issubclass(w.category, DisclosureWarning):
@@ -245,6 +256,7 @@ def evaluate_risk(
         k_anonymity=kanon,
         notes=tuple(notes),
         **sdc,
+        disclosure=disc,
     )
 
 
