@@ -50,6 +50,9 @@ IDEAL: dict[str, str] = {
     "attribute_excess": "≤ 0 is ideal; higher is worse",
     "membership_auc": "0.5 is ideal; higher is worse",
     "exact_copies": "lower",
+    "replicated_uniques": "0 is ideal",
+    "repu": "lower (compare UiO of the data)",
+    "disco": "lower (compare Dorig of the data)",
     "closer_to_data": "≈ the training share of training + holdout records is ideal; higher "
                       "is worse",
 }
@@ -70,6 +73,12 @@ _ADVICE: dict[str, str] = {
                       "synthetic, lower the model's capacity, or use a DP synthesizer",
     "exact_copies": "released records copy confidential ones: synthesize more columns, make "
                     "the release fully synthetic, or add noise or swapping",
+    "replicated_uniques": "real unique records come back whole: keep the synthesizer's default "
+                          "replicated_uniques='redraw', or synthesize more columns",
+    "repu": "records unique on the keys are unique in the release too: coarsen the keys or "
+            "synthesize them with smoother models",
+    "disco": "the keys disclose the target correctly: coarsen the keys, exclude levels known "
+             "anyway (synthpop's check_1way), or synthesize the target with a smoother model",
     "closer_to_data": "released records sit closer to the training records than fresh records "
                       "do (memorization): lower the model's capacity (larger CART leaves) or "
                       "use a DP synthesizer",
