@@ -78,3 +78,22 @@ def test_default_thresholds_fail_a_copy_and_pass_an_independent_sample():
         metrics = {m: extract_metric(risk, METRICS[m]) for m in DEFAULT_THRESHOLDS}
         checks = check_thresholds(parsed, metrics)
         assert all(c.passed for c in checks) is ok, metrics
+
+
+def test_report_shows_the_disclosure_table_and_default_verdict(tmp_path):
+    from synthguard.report import evaluate
+    from synthguard.report.html import write_report
+
+    conf, syn = frames(5, n=150)
+    syn = syn.assign(y=np.random.default_rng(3).normal(size=len(syn)).round(4))
+    ev = evaluate(conf, {"copy": conf.copy(), "indep": syn}, keys=["a", "b"], targets=["t"],
+                  thresholds=DEFAULT_THRESHOLDS, random_state=1)  # fmt: skip
+    assert {t.metric for t in ev.thresholds} == set(DEFAULT_THRESHOLDS)
+    assert ev.failed == ["copy"]  # hands out every unique record; the independent one passes
+    assert ev["copy"].metrics["replicated_uniques"] == pytest.approx(
+        brute_replicated_uniques(conf, conf)
+    )
+    path = tmp_path / "r.html"
+    write_report(ev, path)
+    html = path.read_text(encoding="utf-8")
+    assert 'id="disclosure-table"' in html and "DiSCO" in html

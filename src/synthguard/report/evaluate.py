@@ -425,9 +425,9 @@ def evaluate(
         attack and the DCR-against-holdout comparison.
     formulas : statsmodels formulas for the regression-coefficient comparison.
     thresholds : the board's rules, e.g. ``{"max_identification_risk": 0.5, "pmse_ratio": 3}``
-        (:mod:`synthguard.report.thresholds`). None (default) applies
-        :data:`~synthguard.report.thresholds.DEFAULT_THRESHOLDS`: no replicated unique in a
-        synthetic release and DiSCO <= 15%; ``{}`` sets none.
+        (:mod:`synthguard.report.thresholds`). Pass
+        :data:`~synthguard.report.thresholds.DEFAULT_THRESHOLDS` for the documented defaults
+        (no replicated unique in a synthetic release, DiSCO <= 15%).
     radius : relative radius r of the identification ball y_i ± r·|y_i| (paper, eq. 1).
     schema : column kinds (a :class:`~synthguard.data.Schema` or overrides); inferred otherwise.
     random_state : seed for the randomised measures (pMSE cross-validation, k-way draws).
@@ -490,8 +490,9 @@ def evaluate(
     if isinstance(radius, bool) or not isinstance(radius, int | float) or not radius >= 0:
         raise ParameterError("parameter 'radius': expected a number >= 0, e.g. 0.2 for 20%")
     formulas_t = _as_tuple(formulas, "formulas")
-    defaults = thresholds is None  # the documented defaults (report/thresholds.py)
-    parsed = parse_thresholds(DEFAULT_THRESHOLDS if defaults else thresholds)
+    parsed = parse_thresholds(thresholds)
+    # the documented defaults, when asked for, judge replicated uniques of synthetic releases only
+    defaults = thresholds is not None and dict(thresholds) == DEFAULT_THRESHOLDS
     kinds = dict(kinds or {})
     bad_kind = {k: v for k, v in kinds.items() if v not in KINDS}
     if bad_kind:

@@ -18,6 +18,7 @@ __all__ = [
     "attribute_table",
     "correlation_differences",
     "detail_table",
+    "disclosure_table",
     "importance_of",
     "regression_table",
     "univariate_table",
@@ -291,3 +292,40 @@ def attribute_table(ev: Evaluation, redactor: Redactor) -> dict[str, Any] | None
     if not rows:
         return None
     return {"header": header, "rows": rows}
+
+
+def disclosure_table(ev: Evaluation, redactor: Redactor) -> dict[str, Any] | None:
+    """synthpop's disclosure measures of each release and target (Raab, Nowok & Dibben): UiO
+    and repU for the keys, Dorig and DiSCO per target, and the replicated uniques on all
+    released columns, as shares of the confidential records.
+
+    A share that stands for fewer than ``min_cell`` records (but not none) is printed only as
+    below ``min_cell / n``, so the table never counts a few confidential records exactly.
+    """
+    rows = []
+    n = ev.n_records
+    for name, r in ev.releases.items():
+        disc = getattr(r.risk, "disclosure", None) if r.risk is not None else None
+        if disc is None:
+            continue
+        frame = disc.to_frame()
+        for target, row in frame.iterrows():
+            def share(x: float) -> str:
+                if not np.isfinite(x):
+                    return "–"
+                return _share_text(round(float(x) * n), n, redactor.min_cell)
+
+            rows.append({
+                "release": name,
+                "cells": [redactor.label(str(target)), share(row["uio"]), share(row["repu"]),
+                          share(row["dorig"]), share(row["disco"]),
+                          share(disc.replicated_uniques),
+                          "check levels" if bool(row.get("check1_flagged")) else ""],
+            })  # fmt: skip
+    if not rows:
+        return None
+    return {
+        "header": ["target", "UiO", "repU", "Dorig", "DiSCO", "replicated uniques (all columns)",
+                   "1-way check"],
+        "rows": rows,
+    }

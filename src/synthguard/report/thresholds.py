@@ -12,8 +12,9 @@ release (record-level identification risk is defined for partially synthetic and
 protected releases whose rows align with the data, not for fully synthetic ones) is reported as *not applicable* and does not fail the release; a threshold whose
 metric applies but could not be computed (e.g. a measure failed on missing values) fails it.
 
-**Default thresholds** (:data:`DEFAULT_THRESHOLDS`, used by ``evaluate``, ``synthguard
-evaluate`` and plans when no threshold is given; pass an empty mapping for none):
+**Default thresholds** (:data:`DEFAULT_THRESHOLDS`; pass them as ``thresholds`` to
+``evaluate``, or ``--threshold replicated_uniques=0 --threshold disco=0.15`` on the CLI; not
+yet applied when no threshold is given):
 
 * ``replicated_uniques <= 0``: no confidential record that is unique on the released columns
   may come back exactly (synthpop's replicated uniques; Raab, Nowok & Dibben). It applies to

@@ -92,10 +92,10 @@ class RiskEvaluation(Summarized):
             add("membership", "AUC", self.membership.auc, "minimize")
             add("membership", "best accuracy", self.membership.best_accuracy, "minimize")
         if self.disclosure is not None:
-            d = self.disclosure
-            add("disclosure", "replicated uniques (all columns)", d.replicated_uniques, "minimize")
-            add("disclosure", "repU", d.repu, "minimize")
-            add("disclosure", "DiSCO (largest)", d.disco, "minimize")
+            rd = self.disclosure
+            add("disclosure", "replicated uniques (all columns)", rd.replicated_uniques, "minimize")
+            add("disclosure", "repU", rd.repu, "minimize")
+            add("disclosure", "DiSCO (largest)", rd.disco, "minimize")
         if self.k_anonymity is not None:
             k = self.k_anonymity
             add("uniqueness", "sample uniques", k.n_sample_uniques, "minimize")
