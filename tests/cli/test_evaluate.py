@@ -36,7 +36,7 @@ def test_evaluate_writes_report_and_table(files):
     res = CliRunner().invoke(main, [
         "evaluate", str(files / "conf.csv"), str(files / "releases"), "--keys", "region,kids",
         "--target", "income", "--report", str(files / "r.html"), "--table", str(files / "t.csv"),
-        "--seed", "1", "--kind", "shuffled=partial",
+        "--seed", "1", "--kind", "shuffled=partial", "--no-default-thresholds",
     ])
     assert res.exit_code == 0, res.output
     table = pd.read_csv(files / "t.csv").set_index("release")

@@ -85,7 +85,7 @@ def test_legacy_folder_skips_diagnostics_and_prints_the_kind(conf):
     df.sample(frac=1, random_state=1).to_csv(old / "synthetic_1.csv", index=False)
     pd.DataFrame({"leaf": [1], "size": [3]}).to_csv(old / "synthetic_diagnostics.csv",
                                                     index=False)
-    res = _evaluate(conf, old)
+    res = _evaluate(conf, old, "--no-default-thresholds")
     assert res.exit_code == EXIT_OK, res.output
     assert "release 'old': no synthguard_manifest.json, m = 1; evaluated as full" in res.output
     assert "skipped synthetic_diagnostics.csv" in res.output
@@ -113,7 +113,7 @@ def test_columns_that_differ_are_refused_naming_them(conf, drifted):
 def test_common_columns_evaluates_on_the_shared_ones(conf, drifted):
     # the target is not among the shared columns: the risk measures are named as not computed
     res = _run("evaluate", conf / "conf.csv", drifted, "--keys", "region", "--target",
-               "income", "--common-columns")
+               "income", "--common-columns", "--no-default-thresholds")
     assert res.exit_code == EXIT_NOT_COMPUTED, res.output
     assert "release 'bad': measured on the 1 column(s) it shares with the data " \
            "(--common-columns: missing kids, income; extra Income)" in res.output
@@ -125,7 +125,8 @@ def test_common_columns_evaluates_on_the_shared_ones(conf, drifted):
     df["income"] = df["income"].sample(frac=1, random_state=3).to_numpy()
     df.assign(extra=1).to_csv(shuffled / "shuf_1.csv", index=False)
     res = _run("evaluate", conf / "conf.csv", shuffled, "--keys", "region", "--target",
-               "income", "--common-columns", "--table", conf / "t.csv", "--seed", 1)
+               "income", "--common-columns", "--table", conf / "t.csv", "--seed", 1,
+               "--no-default-thresholds")
     assert res.exit_code == EXIT_OK, res.output
     assert "release 'shuf': measured on the 2 column(s) it shares with the data " \
            "(--common-columns: missing kids; extra extra)" in res.output
@@ -282,3 +283,17 @@ def test_helps_promise_the_exit_codes_and_kind_rule(cmd):
     assert "1 a release fail" in text
     if cmd == ["evaluate"]:
         assert "without a manifest, full" in text and "--common-columns" in text
+
+
+def test_copy_of_the_data_fails_the_default_thresholds(conf):
+    # no --threshold given: the default thresholds still judge the release (exit 1, named on
+    # stderr); --no-default-thresholds judges by the given rules alone (none: exit 0)
+    copy = conf / "copy"
+    copy.mkdir()
+    pd.read_csv(conf / "conf.csv").to_csv(copy / "copy_1.csv", index=False)
+    res = _evaluate(conf, copy)
+    assert res.exit_code == 1, res.output
+    assert "replicated uniques ≤ 0: FAIL" in res.output
+    assert "releases failing their thresholds: copy" in res.stderr
+    res = _evaluate(conf, copy, "--no-default-thresholds")
+    assert res.exit_code == EXIT_OK, res.output

@@ -95,7 +95,8 @@ def test_full_release_records_failures_not_fatal(conf, releases):
     full["income"] = full["income"].to_numpy()[rng.permutation(300)]
     ev = evaluate(conf, {"full": full, **releases}, keys=KEYS, targets="income",
                   thresholds={"max_identification_risk": 0.5}, random_state=1,
-                  kinds={"shuffled": "partial", "topcoded": "protected"})
+                  kinds={"shuffled": "partial", "topcoded": "protected"},
+                  default_thresholds=False)
     f = ev["full"]
     assert f.kind == "full" and f.record_risk is None
     assert "identification risk" in f.errors
@@ -209,3 +210,28 @@ def test_release_lacking_the_target_is_measured_on_the_rest(conf, releases):
     assert r.metrics["pmse_ratio"] is not None  # utility on the columns it has
     assert not r.passed  # the risk threshold could not be checked
     assert ev["shuffled"].passed
+
+
+def test_default_thresholds_judge_replicated_uniques_and_disco(conf):
+    # a release that copies the data holds every confidential unique: the defaults fail it
+    # with no threshold given; a named threshold replaces the default for its metric; the
+    # defaults can be switched off; replicated uniques do not judge a protected release
+    copy = conf.copy()
+    ev = evaluate(conf, {"copy": copy}, keys=KEYS, targets="income", random_state=1)
+    checks = {c.threshold.metric: c for c in ev["copy"].checks}
+    assert set(checks) == {"replicated_uniques", "disco"}
+    assert checks["replicated_uniques"].passed is False
+    assert checks["replicated_uniques"].value > 0
+    assert ev.failed == ["copy"]
+    relaxed = evaluate(conf, {"copy": copy}, keys=KEYS, targets="income", random_state=1,
+                       thresholds={"replicated_uniques": 1.0, "disco": 1.0})
+    limits = {c.threshold.metric: c.threshold.limit for c in relaxed["copy"].checks}
+    assert limits == {"replicated_uniques": 1.0, "disco": 1.0}
+    assert relaxed.failed == []
+    off = evaluate(conf, {"copy": copy}, keys=KEYS, targets="income", random_state=1,
+                   default_thresholds=False)
+    assert off["copy"].checks == () and off.failed == []
+    prot = evaluate(conf, {"copy": copy}, keys=KEYS, targets="income", random_state=1,
+                    kinds={"copy": "protected"})
+    pchecks = {c.threshold.metric: c for c in prot["copy"].checks}
+    assert pchecks["replicated_uniques"].passed is None  # not applicable to SDC releases

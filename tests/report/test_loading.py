@@ -70,7 +70,8 @@ def test_missing_listed_implicate_is_an_error(tmp_path):
 def test_status_incomplete_when_a_measure_fails(tmp_path):
     conf = make_conf(n=150, seed=6)
     ev = evaluate(conf, {"s": shuffled(conf, ["income"], 1)}, keys=["region"],
-                  targets=["income"], formulas=["income ~ nosuch"], random_state=1)
+                  targets=["income"], formulas=["income ~ nosuch"], random_state=1,
+                  default_thresholds=False)
     assert ev.status == "incomplete"
     assert [(w, p) for w, p, _ in ev.not_computed] == [("s", "regression")]
     ev = evaluate(conf, {"s": shuffled(conf, ["income"], 1)}, keys=["region"],

@@ -180,7 +180,11 @@ def exit_with_verdict(ev: Any) -> None:
               help="Relative radius of the identification ball.")
 @click.option("--formula", "formulas", multiple=True, help="Regression formula to compare.")
 @click.option("--threshold", "thresholds", multiple=True,
-              help="METRIC=LIMIT, e.g. max_identification_risk=0.5 (repeatable).")
+              help="METRIC=LIMIT, e.g. max_identification_risk=0.5 (repeatable). Added to the "
+                   "default thresholds (replicated_uniques=0, disco=0.15); naming one of those "
+                   "replaces its default.")
+@click.option("--no-default-thresholds", "no_defaults", is_flag=True,
+              help="Judge by the --threshold rules alone, without the default thresholds.")
 @click.option("--schema", "schema", multiple=True, help="COLUMN=KIND override (repeatable).")
 @click.option("--kind", "kinds", multiple=True,
               help="RELEASE=partial|full|protected. Default: the kind in the release folder's "
@@ -205,8 +209,8 @@ def exit_with_verdict(ev: Any) -> None:
               help="Print nothing but errors and the measures not computed.")
 def evaluate_cmd(conf: str, read_kw: dict[str, Any], releases: tuple[str, ...], keys: tuple[str, ...],
                  targets: tuple[str, ...], holdout: str | None, radius: float,
-                 formulas: tuple[str, ...], thresholds: tuple[str, ...], schema: tuple[str, ...],
-                 kinds: tuple[str, ...], common_columns: bool, report: str | None,
+                 formulas: tuple[str, ...], thresholds: tuple[str, ...], no_defaults: bool,
+                 schema: tuple[str, ...], kinds: tuple[str, ...], common_columns: bool, report: str | None,
                  table: str | None, min_cell: int, max_distance_records: int, seed: int | None,
                  quiet: bool) -> None:
     """Evaluate the utility and disclosure risk of RELEASES against the confidential file CONF
@@ -218,7 +222,7 @@ def evaluate_cmd(conf: str, read_kw: dict[str, Any], releases: tuple[str, ...], 
     \b
     Exit codes:
       0  every measure computed and every --threshold passed
-      1  a release failed a --threshold
+      1  a release failed a threshold (yours or a default one)
       2  bad input (nothing measured): unreadable files, unknown columns, a release whose
          columns differ from CONF's (unless --common-columns)
       3  a requested measure could not be computed (one line each on stderr)
@@ -278,6 +282,7 @@ def evaluate_cmd(conf: str, read_kw: dict[str, Any], releases: tuple[str, ...], 
                 formulas=list(formulas) or None, thresholds=limits or None, radius=radius,
                 schema=schema_map or None, random_state=seed, progress=cb,
                 kinds=kind_map, max_distance_records=max_distance_records or None,
+                default_thresholds=not no_defaults,
             )
         echo(ev.summary())
         if table:

@@ -407,6 +407,7 @@ def evaluate(
     progress: Progress | None = None,
     kinds: Mapping[str, str] | None = None,
     max_distance_records: int | None = 10_000,
+    default_thresholds: bool = True,
 ) -> Evaluation:
     """Evaluate the utility and disclosure risk of several releases of ``conf``.
 
@@ -425,9 +426,12 @@ def evaluate(
         attack and the DCR-against-holdout comparison.
     formulas : statsmodels formulas for the regression-coefficient comparison.
     thresholds : the board's rules, e.g. ``{"max_identification_risk": 0.5, "pmse_ratio": 3}``
-        (:mod:`synthguard.report.thresholds`). Pass
-        :data:`~synthguard.report.thresholds.DEFAULT_THRESHOLDS` for the documented defaults
-        (no replicated unique in a synthetic release, DiSCO <= 15%).
+        (:mod:`synthguard.report.thresholds`). They are added to the documented
+        :data:`~synthguard.report.thresholds.DEFAULT_THRESHOLDS` (no replicated unique in a
+        synthetic release, DiSCO <= 15%); a rule named here replaces the default for its
+        metric.
+    default_thresholds : apply the documented default thresholds (True, the default). False
+        judges the release by ``thresholds`` alone; say so to the board.
     radius : relative radius r of the identification ball y_i ± r·|y_i| (paper, eq. 1).
     schema : column kinds (a :class:`~synthguard.data.Schema` or overrides); inferred otherwise.
     random_state : seed for the randomised measures (pMSE cross-validation, k-way draws).
@@ -490,9 +494,15 @@ def evaluate(
     if isinstance(radius, bool) or not isinstance(radius, int | float) or not radius >= 0:
         raise ParameterError("parameter 'radius': expected a number >= 0, e.g. 0.2 for 20%")
     formulas_t = _as_tuple(formulas, "formulas")
-    parsed = parse_thresholds(thresholds)
-    # the documented defaults, when asked for, judge replicated uniques of synthetic releases only
-    defaults = thresholds is not None and dict(thresholds) == DEFAULT_THRESHOLDS
+    # The documented defaults apply unless switched off; a threshold the caller names for the
+    # same metric replaces the default one (so a board can relax or tighten it).
+    user = dict(thresholds) if thresholds is not None else {}
+    parse_thresholds(user)  # validate the caller's rules before merging
+    merged = {**DEFAULT_THRESHOLDS, **user} if default_thresholds else user
+    parsed = parse_thresholds(merged or None)
+    # a default that judges synthetic releases only is not applicable to protected ones,
+    # unless the caller named it
+    synthetic_only = frozenset(m for m in SYNTHETIC_ONLY if m not in user) if default_thresholds else frozenset()
     kinds = dict(kinds or {})
     bad_kind = {k: v for k, v in kinds.items() if v not in KINDS}
     if bad_kind:
@@ -659,8 +669,8 @@ def evaluate(
             metrics["mean_identification_risk"] = float(np.mean(record_risk))
             metrics["max_identification_risk"] = float(np.max(record_risk))
         undefined = _undefined(kind, impl, conf, holdout)
-        if defaults and kind == "protected":
-            undefined = undefined | SYNTHETIC_ONLY
+        if kind == "protected":
+            undefined = undefined | synthetic_only
         checks = check_thresholds(parsed, metrics, undefined)
         results[name] = ReleaseEvaluation(
             name=name,

@@ -63,7 +63,8 @@ Path_ = tuple[Any, ...]
 
 TOP_KEYS = ("data", "seed", "output", "holdout", "privacy", "releases", "evaluation", "report")
 DATA_KEYS = ("path", "dataset", "schema", "columns", "read_options")
-EVAL_KEYS = ("keys", "targets", "radius", "formulas", "thresholds", "max_distance_records")
+EVAL_KEYS = ("keys", "targets", "radius", "formulas", "thresholds", "default_thresholds",
+             "max_distance_records")
 REPORT_KEYS = ("title", "min_cell", "file")
 PRIVACY_KEYS = ("epsilon", "delta")
 
@@ -112,6 +113,7 @@ class Plan:
     radius: float = 0.2
     formulas: tuple[str, ...] = ()
     thresholds: Mapping[str, Any] = field(default_factory=dict)
+    default_thresholds: bool = True
     max_distance_records: int | None = 10_000
     epsilon: float | None = None
     delta: float = 0.0
@@ -521,6 +523,11 @@ def parse_plan(
         elif not (_is_number(v) or (isinstance(v, Mapping) and v and set(v) <= {"max", "min"}
                                     and all(_is_number(x) for x in v.values()))):
             p.add(("evaluation", "thresholds", k), "expected a number or {max: x} / {min: x}")
+    default_thresholds = ev.get("default_thresholds", True)
+    if not isinstance(default_thresholds, bool):
+        p.add(("evaluation", "default_thresholds"),
+              "expected true or false (false judges by the plan's thresholds alone)")
+        default_thresholds = True
 
     max_distance = ev.get("max_distance_records", 10_000)
     if max_distance is not None and (not isinstance(max_distance, int)
@@ -547,7 +554,7 @@ def parse_plan(
         dataset=dataset, schema=dict(schema), columns=columns, read_options=dict(read_options),
         seed=seed, output=out_path, holdout=float(holdout), radius=float(radius),
         formulas=tuple(formulas), thresholds=dict(thresholds),
-        max_distance_records=max_distance,
+        default_thresholds=default_thresholds, max_distance_records=max_distance,
         epsilon=None if epsilon is None else float(epsilon), delta=float(delta),
         title=str(title), min_cell=int(min_cell), report_file=report_file, text=text,
         source=source,

@@ -12,9 +12,11 @@ release (record-level identification risk is defined for partially synthetic and
 protected releases whose rows align with the data, not for fully synthetic ones) is reported as *not applicable* and does not fail the release; a threshold whose
 metric applies but could not be computed (e.g. a measure failed on missing values) fails it.
 
-**Default thresholds** (:data:`DEFAULT_THRESHOLDS`; pass them as ``thresholds`` to
-``evaluate``, or ``--threshold replicated_uniques=0 --threshold disco=0.15`` on the CLI; not
-yet applied when no threshold is given):
+**Default thresholds** (:data:`DEFAULT_THRESHOLDS`) apply to every evaluation, in Python,
+on the CLI and in plans, next to the thresholds the caller names; a threshold named for the
+same metric replaces the default (``--threshold disco=0.2``), and ``default_thresholds=False``
+(``--no-default-thresholds``, a plan's ``evaluation: {default_thresholds: false}``) switches
+them off:
 
 * ``replicated_uniques <= 0``: no confidential record that is unique on the released columns
   may come back exactly (synthpop's replicated uniques; Raab, Nowok & Dibben). It applies to
