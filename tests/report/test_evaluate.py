@@ -235,3 +235,18 @@ def test_default_thresholds_judge_replicated_uniques_and_disco(conf):
                     kinds={"copy": "protected"})
     pchecks = {c.threshold.metric: c for c in prot["copy"].checks}
     assert pchecks["replicated_uniques"].passed is None  # not applicable to SDC releases
+
+
+def test_categorical_target_makes_identification_risk_not_applicable(conf, releases):
+    # Adult's income is categorical: eq. (1) casts its ball around a numeric target, so the
+    # identification risk does not apply; it is a note, and the evaluation is complete (it
+    # used to be 'not computed' and exit 3 for every categorical target)
+    ev = evaluate(conf, {"shuffled": releases["shuffled"]}, keys=["region", "kids"],
+                  targets="sex", random_state=1, kinds={"shuffled": "partial"},
+                  default_thresholds=False)
+    assert ev.status == "passed"
+    assert ev.data_risk is None and ev.data_risk_error is None
+    assert any("not applicable" in n and "numeric target" in n for n in ev.data_notes)
+    r = ev["shuffled"]
+    assert "identification risk" in r.inapplicable and r.record_risk is None
+    assert r.metrics["pmse_ratio"] is not None  # the other measures ran

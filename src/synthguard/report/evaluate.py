@@ -263,6 +263,12 @@ def _call(fn: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
     return fn(*args, **{k: v for k, v in kwargs.items() if k in params})
 
 
+_NO_NUMERIC_TARGET = (
+    "identification risk: not applicable: the ball of Hu, Savitsky & Williams eq. (1) needs a "
+    "numeric target; for categorical targets see attribute disclosure and DiSCO"
+)
+
+
 class _Notes:
     """Collect synthguard warnings raised inside a block (other warnings pass through)."""
 
@@ -540,14 +546,18 @@ def evaluate(
     data_notes = _Notes()
     # the ball of eq. (1) is cast around numeric targets (as evaluate_risk does)
     ir_targets = tuple(t for t in targets_t if t not in schema_ or schema_[t].is_numeric)
-    try:
-        if not ir_targets:
-            raise ParameterError("identification risk needs a numeric target to cast a ball around")
-        data_risk = data_notes.run(_record_risk, None, conf, None, keys_t, ir_targets,
-                                   float(radius))
-    except Exception as e:  # recorded, not fatal: the report says what is missing
-        data_risk_error = safe_error(e)
-        log.info("identification risk of the data failed: %s", data_risk_error)
+    # with categorical targets only, record-level identification risk does not apply (it is
+    # not a measure that failed): said as a note, not counted as 'not computed'
+    no_ball = _NO_NUMERIC_TARGET if not ir_targets else None
+    if no_ball:
+        data_notes.messages.append(no_ball)
+    else:
+        try:
+            data_risk = data_notes.run(_record_risk, None, conf, None, keys_t, ir_targets,
+                                       float(radius))
+        except Exception as e:  # recorded, not fatal: the report says what is missing
+            data_risk_error = safe_error(e)
+            log.info("identification risk of the data failed: %s", data_risk_error)
     if progress is not None:
         progress("risk of the data", 1, total)
 
@@ -638,12 +648,11 @@ def evaluate(
         record_risk = None
         if lacking:
             pass
+        elif no_ball and _aligned(kind, impl, conf):
+            inapplicable.add("identification risk")
+            errors["identification risk"] = no_ball
         elif _aligned(kind, impl, conf):
             try:
-                if not ir_targets:
-                    raise ParameterError(
-                        "identification risk needs a numeric target to cast a ball around"
-                    )
                 record_risk = notes.run(
                     _record_risk, risk, conf, impl, keys_t, ir_targets, float(radius)
                 )
