@@ -233,7 +233,7 @@ def _weights(data: pd.DataFrame, weights: object, keys: list[str]) -> np.ndarray
             raise ParameterError(
                 f"parameter 'weights': '{weights}' is also a key variable; name a separate column"
             )
-        raw = data[weights]
+        raw: object = data[weights]
         label = f"weight column '{weights}'"
     else:
         raw = weights

@@ -148,7 +148,8 @@ class JunctionTree:
         homes = [next(c for c in self.cliques if a in c) for a in attrs]
         roots = [self._root(h) for h in homes]
         if len(set(roots)) > 1:  # different components of the model are independent
-            out, out_attrs = np.ones(()), ()
+            out = np.ones(())
+            out_attrs: tuple[str, ...] = ()
             for r in dict.fromkeys(roots):
                 group = tuple(a for a, ra in zip(attrs, roots) if ra == r)
                 out = np.multiply.outer(out, self.project(group) / self.total)
