@@ -10,11 +10,12 @@ import synthguard.utility as U
 ISSUE_NAMES = {
     "univariate", "ecdf_utility", "correlation_fit", "pmse", "kway_marginal_score", "combine",
     "ci_overlap", "sso", "compare_regression", "compare_statistics", "evaluate_utility",
+    "domain_estimates",  # issue 22
 }
 RESULT_CLASSES = {
     "CombinedEstimate", "CorrelationFit", "ECDFUtility", "KWayMarginalScore", "MetricInfo",
     "PMSEResult", "RegressionComparison", "SSOResult", "StatisticsComparison",
-    "UnivariateComparison", "UtilityEvaluation",
+    "UnivariateComparison", "UtilityEvaluation", "DomainEstimates",
 }
 
 

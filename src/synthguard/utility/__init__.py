@@ -1,6 +1,6 @@
 """Utility of a release: general measures (univariate, ECDF, correlation fit, pMSE and friends,
 k-way marginals) and analysis-specific ones (combining rules over implicates, interval
-overlap, SSO, regression and statistic comparisons).
+overlap, SSO, regression and statistic comparisons, survey-weighted estimates by domain).
 
 Every result is a frozen dataclass with its headline numbers as attributes, ``to_frame()``
 and ``summary()``; ``metrics`` (class attribute) states each number's direction and range.
@@ -10,6 +10,7 @@ from synthguard.utility._metric import MetricInfo
 from synthguard.utility.combining import CombinedEstimate, combine
 from synthguard.utility.correlation import CorrelationFit, correlation_fit
 from synthguard.utility.discriminant import PMSEResult, pmse
+from synthguard.utility.domains import DomainEstimates, domain_estimates
 from synthguard.utility.ecdf import ECDFUtility, ecdf_utility
 from synthguard.utility.evaluate import UtilityEvaluation, evaluate_utility
 from synthguard.utility.marginals import KWayMarginalScore, kway_marginal_score
@@ -21,6 +22,7 @@ from synthguard.utility.univariate import UnivariateComparison, univariate
 __all__ = [
     "CombinedEstimate",
     "CorrelationFit",
+    "DomainEstimates",
     "ECDFUtility",
     "KWayMarginalScore",
     "MetricInfo",
@@ -35,6 +37,7 @@ __all__ = [
     "compare_regression",
     "compare_statistics",
     "correlation_fit",
+    "domain_estimates",
     "ecdf_utility",
     "evaluate_utility",
     "kway_marginal_score",
