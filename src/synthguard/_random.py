@@ -15,7 +15,7 @@ import numpy as np
 
 from synthguard.errors import ParameterError
 
-__all__ = ["RandomState", "check_random_state", "resolve_seed", "spawn"]
+__all__ = ["RandomState", "check_random_state", "fit_generator", "resolve_seed", "spawn"]
 
 RandomState = int | np.random.Generator | np.random.SeedSequence | None
 
@@ -64,3 +64,28 @@ def resolve_seed(random_state: RandomState) -> tuple[np.random.Generator, int | 
 def spawn(rng: np.random.Generator, n: int) -> list[np.random.Generator]:
     """``n`` independent child Generators of ``rng`` (for implicates, strata, partitions)."""
     return list(rng.spawn(n))
+
+
+#: Spawn key of the fit stream: far from the keys (0, 1, ...) of the implicates' children,
+#: so the fit and the draws of one seed use unrelated streams.
+_FIT_KEY = 0x5EEDF17
+
+
+def fit_generator(random_state: RandomState) -> tuple[np.random.Generator, int | None]:
+    """Return ``(generator, seed)`` for the random steps of a fit (an MCMC chain, a split).
+
+    The stream is derived from ``random_state`` by a fixed spawn key, so a fit with seed
+    ``s`` is reproduced by seed ``s`` and does not share the stream that ``sample`` draws
+    from with the same seed. None draws a seed from OS entropy and returns it (as
+    :func:`resolve_seed`); a Generator gives one spawned child and seed None.
+    """
+    if isinstance(random_state, np.random.Generator):
+        return random_state.spawn(1)[0], None
+    if isinstance(random_state, np.random.SeedSequence):
+        ss = np.random.SeedSequence(
+            random_state.entropy, spawn_key=(*random_state.spawn_key, _FIT_KEY)
+        )
+        return np.random.default_rng(ss), None
+    _, seed = resolve_seed(random_state)  # validates; draws a seed for None
+    assert seed is not None
+    return np.random.default_rng(np.random.SeedSequence(seed, spawn_key=(_FIT_KEY,))), seed

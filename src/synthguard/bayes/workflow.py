@@ -219,7 +219,7 @@ class RiskWeightedSynthesizer:
         return out
 
     def diagnostics(self) -> list[Any]:
-        """MCMC diagnostics of each fitted model whose chain has run (after :meth:`sample`)."""
+        """MCMC diagnostics of each fitted model that runs a chain (it runs in :meth:`fit`)."""
         return [d for d in (getattr(mod, "diagnostics_", None) for mod in self.models_) if d is not None]
 
     def sample(

@@ -35,7 +35,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from synthguard._random import RandomState, resolve_seed, spawn
+from synthguard._random import RandomState, fit_generator, resolve_seed, spawn
 from synthguard.data.schema import (
     ColumnSchema,
     Kind,
@@ -61,7 +61,7 @@ from synthguard.synthesis.encoding import (
     target_codes,
     to_working,
 )
-from synthguard.synthesis.methods.base import SynthesisMethod
+from synthguard.synthesis.methods.base import SynthesisMethod, fit_method
 from synthguard.synthesis.registry import get_method, make_method
 from synthguard.synthesis.result import SyntheticData
 from synthguard.synthesis.safeguards import (
@@ -88,7 +88,10 @@ class _Constant(SynthesisMethod):
     def __init__(self, *, value: float = 0.0) -> None:
         self.value = value
 
-    def fit(self, X: np.ndarray, y: np.ndarray, weights: np.ndarray | None = None) -> _Constant:
+    def fit(
+        self, X: np.ndarray, y: np.ndarray, weights: np.ndarray | None = None,
+        *, rng: np.random.Generator | None = None,
+    ) -> _Constant:
         self.value = y[0]
         self.fitted_ = True
         return self
@@ -161,6 +164,7 @@ def _fit_part(
     y: np.ndarray,
     weights: np.ndarray | None,
     column: str,
+    rng: np.random.Generator | None = None,
 ) -> _Part | None:
     if len(y) == 0:
         return None
@@ -174,7 +178,7 @@ def _fit_part(
             X = X[:, mask]
     method = copy.deepcopy(proto)
     try:
-        method.fit(X, y, weights=weights)
+        fit_method(method, X, y, weights, rng=rng)
     except SynthguardError:
         raise
     except Exception as e:  # a model that cannot be fit: say where, not what the data hold
@@ -207,25 +211,30 @@ def _fit_column(
     spec: _ColumnSpec,
     schema: Mapping[str, ColumnSchema],
     w_block: np.ndarray | None,
+    rng: np.random.Generator | None = None,
 ) -> _ColumnModel:
-    """Fit one column's model(s) on the confidential records ``rows`` (None: all)."""
+    """Fit one column's model(s) on the confidential records ``rows`` (None: all); the
+    value and missingness models get their own children of ``rng`` (None: fresh randomness)."""
+    r_value, r_missing = (None, None) if rng is None else spawn(rng, 2)
     col = schema[spec.target]
     dtype = _design_dtype(spec.method, spec.indicator)
     X = _design(arrays, spec.predictors, schema, n, rows, dtype)
     a = arrays[spec.target] if rows is None else arrays[spec.target][rows]
     if col.is_categorical:
-        part = _fit_part(spec.method, X, target_codes(a, col), w_block, spec.target)
+        part = _fit_part(spec.method, X, target_codes(a, col), w_block, spec.target, r_value)
         return _ColumnModel(spec.target, spec.predictors, part)
     miss = np.isnan(a)
     indicator = None
     if miss.any():
         if spec.indicator is not None:
-            indicator = _fit_part(spec.indicator, X, miss.astype(np.int64), w_block, spec.target)
+            indicator = _fit_part(
+                spec.indicator, X, miss.astype(np.int64), w_block, spec.target, r_missing
+            )
         present = ~miss
         X = _select_rows(X, present)
         a = a[present]
         w_block = None if w_block is None else w_block[present]
-    value = _fit_part(spec.method, X, a, w_block, spec.target)
+    value = _fit_part(spec.method, X, a, w_block, spec.target, r_value)
     return _ColumnModel(spec.target, spec.predictors, value, indicator)
 
 
@@ -238,13 +247,19 @@ def fit_block(
     stratum: dict[str, Any] | None = None,
     *,
     n_jobs: int = 1,
+    rng: np.random.Generator | None = None,
 ) -> BlockModel:
     """Fit every column's model on the confidential records ``rows`` (one block; None: all).
 
     Every model is fit on confidential values only, so the columns' models are independent of
     each other: with ``n_jobs > 1`` they are fit in that many threads (tree building in
     scikit-learn releases the GIL), at the cost of one design matrix per thread in memory.
+    Column ``j``'s model gets the ``j``-th child of ``rng`` (None: fresh randomness), so the
+    fit does not depend on ``n_jobs``.
     """
+    rngs: list[np.random.Generator | None] = (
+        [None] * len(specs) if rng is None else list(spawn(rng, len(specs)))
+    )
     n = len(next(iter(arrays.values()))) if rows is None else len(rows)
     all_rows = np.arange(n) if rows is None else rows
     block = BlockModel(rows=all_rows, stratum=dict(stratum or {}))
@@ -254,10 +269,15 @@ def fit_block(
 
         with ThreadPoolExecutor(max_workers=n_jobs) as pool:
             block.models = list(
-                pool.map(lambda sp: _fit_column(arrays, rows, n, sp, schema, w_block), specs)
+                pool.map(
+                    lambda sr: _fit_column(arrays, rows, n, sr[0], schema, w_block, sr[1]),
+                    zip(specs, rngs),
+                )
             )
     else:
-        block.models = [_fit_column(arrays, rows, n, sp, schema, w_block) for sp in specs]
+        block.models = [
+            _fit_column(arrays, rows, n, sp, schema, w_block, r) for sp, r in zip(specs, rngs)
+        ]
     return block
 
 
@@ -757,26 +777,30 @@ class Synthesizer:
             BlockModel(rows=rows, stratum={c: arrays[c][rows[0]] for c in strata})
             for rows in row_blocks
         ]
-        # every (stratum, column) model is fit on confidential data alone: independent tasks
+        # every (stratum, column) model is fit on confidential data alone: independent tasks,
+        # each with its own child of the fit generator (so the fit does not depend on n_jobs)
         tasks = [(b, sp) for b in blocks for sp in specs]
+        fit_rng, fit_seed = fit_generator(self.random_state)
+        task_rngs = spawn(fit_rng, len(tasks))
 
-        def fit_task(task: tuple[BlockModel, _ColumnSpec]) -> _ColumnModel:
-            b, sp = task
+        def fit_task(i: int) -> _ColumnModel:
+            b, sp = tasks[i]
             rows_b = b.rows if strata else None
             w_b = weights if weights is None or rows_b is None else weights[rows_b]
-            return _fit_column(arrays, rows_b, len(b.rows), sp, schema.columns, w_b)
+            return _fit_column(arrays, rows_b, len(b.rows), sp, schema.columns, w_b, task_rngs[i])
 
         if n_jobs > 1 and len(tasks) > 1:
             from concurrent.futures import ThreadPoolExecutor
 
             with ThreadPoolExecutor(max_workers=n_jobs) as pool:
-                fitted = list(pool.map(fit_task, tasks))
+                fitted = list(pool.map(fit_task, range(len(tasks))))
         else:
-            fitted = [fit_task(t) for t in tasks]
+            fitted = [fit_task(i) for i in range(len(tasks))]
         for (b, _), cm in zip(tasks, fitted):
             b.models.append(cm)
 
         self.schema_ = schema
+        self.fit_seed_ = fit_seed
         self.visit_sequence_ = visit
         self.predictors_ = predictors
         self.kept_ = keep
@@ -1262,6 +1286,7 @@ class Synthesizer:
             "method_params": self.method_params_,
             "missingness_methods": dict(self.missingness_methods_),
             "random_state": seed,
+            "fit_random_state": getattr(self, "fit_seed_", None),
             "replicated_uniques": safeguards.replicated_uniques,
             "extremes": safeguards.extremes,
             "n_confidential": self.n_rows_,

@@ -145,9 +145,12 @@ def _side_stream(rng: np.random.Generator) -> np.random.Generator:
 class StoredDrawsMethod(SynthesisMethod):
     """Base of the MCMC models: keep posterior draws, give each implicate one of them.
 
-    ``fit`` validates and stores the data; the chain runs in ``fit`` when the method has
-    its own ``random_state``, otherwise at the first :meth:`draw` from that call's
-    generator -- so a seeded synthesizer reproduces the chain without a hidden seed.
+    ``fit`` validates the data and runs the chain, from the method's own ``random_state``
+    when it is set, else from the generator ``fit`` receives (the synthesizer passes each
+    model its own child of the fit seed), else from fresh randomness. So the chain is fixed
+    by the fit alone: a release depends on its recorded seeds only, not on which seeds were
+    sampled before (the chain used to run at the first ``draw`` and be kept, so
+    ``sample(random_state=3)`` changed with the seed sampled first).
     Each ``draw`` takes the kept draw at an index chosen by its own generator, so the same
     generator gives the same synthetic values (also on a second ``sample`` of the same fit)
     and implicates, which get independent generators, take independent draws from the
@@ -165,16 +168,20 @@ class StoredDrawsMethod(SynthesisMethod):
         """Run the sampler; set ``draws_`` (a dict of arrays with the draws first) and
         ``diagnostics_``."""
 
-    def _reset(self) -> None:
+    def _reset(self, rng: np.random.Generator | None = None) -> None:
         for attr in ("draws_", "diagnostics_"):
             if hasattr(self, attr):
                 delattr(self, attr)
         if self.random_state is not None:
-            self._run_chain(check_random_state(self.random_state))
+            chain_rng = check_random_state(self.random_state)
+        else:
+            chain_rng = check_random_state(rng)  # None: fresh randomness
+        self._run_chain(chain_rng)
 
     def _ensure_chain(self, rng: np.random.Generator) -> None:
         self._check_fitted("data_")
         if not hasattr(self, "draws_"):
+            # only a model fitted and saved before fit ran the chain gets here
             self._run_chain(_side_stream(rng))
 
     def _pick(self, rng: np.random.Generator) -> int:

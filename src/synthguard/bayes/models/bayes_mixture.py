@@ -161,8 +161,8 @@ class BayesMixture(StoredDrawsMethod):
         every ``thin``-th after burn-in is kept. Defaults 500, 1000, 1.
     n_leapfrog : average number of leapfrog steps per iteration (default 10).
     standardize : fit on the weighted-standardised scale (default True).
-    random_state : seed of the chain; None runs the chain at the first ``draw`` from its
-        generator (so the synthesizer's seed governs it).
+    random_state : seed of the chain; None runs it from the generator ``fit`` receives
+        (so the synthesizer's seed governs it), or from fresh randomness without one.
 
     After the chain has run, ``draws_`` holds the kept draws (``pi`` (S, K), ``beta``
     (S, K, p+1), ``sigma2`` (S, K)) and ``diagnostics_`` an :class:`MCMCDiagnostics`
@@ -202,8 +202,11 @@ class BayesMixture(StoredDrawsMethod):
         self.standardize = standardize
         self.random_state = random_state
 
-    def fit(self, X: np.ndarray, y: np.ndarray, weights: np.ndarray | None = None) -> BayesMixture:
-        """Validate and store the (standardised) data; run the chain if seeded."""
+    def fit(
+        self, X: np.ndarray, y: np.ndarray, weights: np.ndarray | None = None,
+        *, rng: np.random.Generator | None = None,
+    ) -> BayesMixture:
+        """Validate and store the (standardised) data; run the chain (see ``StoredDrawsMethod``)."""
         check_hyper(
             self.name, dirichlet_alpha=self.dirichlet_alpha, prior_scale=self.prior_scale,
             slope_scale=self.slope_scale, a0=self.a0, b0=self.b0,
@@ -221,7 +224,7 @@ class BayesMixture(StoredDrawsMethod):
         keep = w > 0  # zero-weight records do not enter the pseudo likelihood at all
         self.data_ = (std.transform(Xa[keep]), std.scale_y(ya[keep]), w[keep])
         self.n_features_in_ = Xa.shape[1]
-        self._reset()
+        self._reset(rng)
         return self
 
     # -- the sampler -------------------------------------------------------------------

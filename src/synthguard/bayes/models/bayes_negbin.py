@@ -74,7 +74,8 @@ class BayesNegBin(StoredDrawsMethod):
     phi_prior_scale : prior sd of log phi (default 3).
     burn_in, n_draws, thin : the run (defaults 300, 1000, 2).
     standardize : standardise the predictors by their weighted moments (default True).
-    random_state : seed of the chain; None runs it at the first ``draw`` from its generator.
+    random_state : seed of the chain; None runs it from the generator ``fit`` receives,
+        or from fresh randomness without one.
 
     After the chain has run, ``draws_`` holds ``beta`` (S, p+1) and ``phi`` (S,), and
     ``diagnostics_`` the run, with ``ess`` for every parameter.
@@ -102,8 +103,11 @@ class BayesNegBin(StoredDrawsMethod):
         self.standardize = standardize
         self.random_state = random_state
 
-    def fit(self, X: np.ndarray, y: np.ndarray, weights: np.ndarray | None = None) -> BayesNegBin:
-        """Validate and store the collapsed data; run the chain if seeded."""
+    def fit(
+        self, X: np.ndarray, y: np.ndarray, weights: np.ndarray | None = None,
+        *, rng: np.random.Generator | None = None,
+    ) -> BayesNegBin:
+        """Validate and store the collapsed data; run the chain (see ``StoredDrawsMethod``)."""
         check_hyper(self.name, prior_scale=self.prior_scale, phi_prior_scale=self.phi_prior_scale)
         if int(self.n_draws) < 1 or int(self.thin) < 1 or int(self.burn_in) < 0:
             raise MethodError(
@@ -124,7 +128,7 @@ class BayesNegBin(StoredDrawsMethod):
         wsum = np.bincount(inverse.ravel(), weights=w[keep], minlength=uniq.shape[0])
         self.data_ = (uniq[:, :-1], uniq[:, -1], wsum)
         self.n_features_in_ = Xa.shape[1]
-        self._reset()
+        self._reset(rng)
         return self
 
     # -- posterior ----------------------------------------------------------------------

@@ -139,7 +139,10 @@ class BayesNorm(SynthesisMethod):
         self.b0 = b0
         self.standardize = standardize
 
-    def fit(self, X: np.ndarray, y: np.ndarray, weights: np.ndarray | None = None) -> BayesNorm:
+    def fit(
+        self, X: np.ndarray, y: np.ndarray, weights: np.ndarray | None = None,
+        *, rng: np.random.Generator | None = None,
+    ) -> BayesNorm:
         """Compute the weighted NIG pseudo posterior; returns ``self``."""
         check_hyper(self.name, prior_scale=self.prior_scale, a0=self.a0, b0=self.b0)
         Xa, ya, w = prepare(self.name, X, y, weights)

@@ -8,7 +8,7 @@ data and then draws synthetic values from the already synthesized predictors
 Contract
 --------
 * ``__init__`` takes keyword-only hyper-parameters and stores them unchanged.
-* ``fit(X, y, weights=None)`` -> ``self``.
+* ``fit(X, y, weights=None, *, rng=None)`` -> ``self``.
 
   - ``X``: 2-D array of the method's ``design_dtype`` (float64 unless the method declares
     otherwise, see below), ``n x p`` (``p`` may be 0), already encoded by the synthesizer:
@@ -20,6 +20,16 @@ Contract
     (risk weights alpha_i of Hu, Savitsky & Williams, survey weights, or their product).
     A method whose ``supports_weights`` is False raises :class:`~synthguard.errors.MethodError`
     when given weights that are not all equal to one, rather than ignoring them.
+  - ``rng``: a ``numpy.random.Generator`` for every random step of the fit (an MCMC chain,
+    a random split, a bootstrap). The synthesizer passes each (stratum, column) model its
+    own child of the fit generator (``Synthesizer(random_state=...)``), so a fit and hence
+    a release depend only on the recorded seeds, never on what was fitted or sampled
+    before. A method whose fit is not random ignores it; a method with its own
+    ``random_state`` parameter uses that when it is set. ``rng=None`` (a direct caller)
+    means fresh randomness. Methods written before ``rng`` existed, whose ``fit`` takes no
+    such argument, still work: :func:`fit_method` passes ``rng`` only to a ``fit`` that
+    accepts it (a keyword ``rng`` or ``**kwargs``); such a method must then not draw
+    random numbers in ``fit``, or its releases do not reproduce.
 
 * ``draw(X, rng)`` -> 1-D array of ``len(X)`` synthetic values (float64 for numeric targets,
   int64 codes for categorical ones). ``rng`` is a ``numpy.random.Generator``. A *proper*
@@ -41,6 +51,8 @@ missing values, so every method gets complete data.
 
 from __future__ import annotations
 
+import functools
+import inspect
 from abc import ABC, abstractmethod
 from typing import Any, ClassVar
 
@@ -48,7 +60,7 @@ import numpy as np
 
 from synthguard.errors import MethodError, NotFittedError
 
-__all__ = ["SynthesisMethod", "check_weights"]
+__all__ = ["SynthesisMethod", "check_weights", "fit_method"]
 
 
 def check_weights(method: str, weights: np.ndarray | None, n: int, supports: bool) -> np.ndarray | None:
@@ -89,8 +101,16 @@ class SynthesisMethod(ABC):
         return {k: v for k, v in vars(self).items() if not k.endswith("_") and not k.startswith("_")}
 
     @abstractmethod
-    def fit(self, X: np.ndarray, y: np.ndarray, weights: np.ndarray | None = None) -> SynthesisMethod:
-        """Fit on confidential predictors ``X`` and target ``y``; return ``self``."""
+    def fit(
+        self,
+        X: np.ndarray,
+        y: np.ndarray,
+        weights: np.ndarray | None = None,
+        *,
+        rng: np.random.Generator | None = None,
+    ) -> SynthesisMethod:
+        """Fit on confidential predictors ``X`` and target ``y`` with the generator ``rng``
+        (None: fresh randomness); return ``self``."""
 
     @abstractmethod
     def draw(self, X: np.ndarray, rng: np.random.Generator) -> np.ndarray:
@@ -101,3 +121,32 @@ class SynthesisMethod(ABC):
             raise NotFittedError(
                 f"method '{self.name}' is not fitted; call fit(X, y) before draw(X, rng)"
             )
+
+
+@functools.lru_cache(maxsize=256)
+def _fit_takes_rng(fit: Any) -> bool:
+    """Whether the function ``fit`` accepts a keyword ``rng`` (by name or ``**kwargs``)."""
+    try:
+        params = inspect.signature(fit).parameters.values()
+    except (TypeError, ValueError):  # pragma: no cover - a fit without a signature
+        return False
+    return any(
+        p.kind is inspect.Parameter.VAR_KEYWORD
+        or (p.name == "rng" and p.kind is not inspect.Parameter.POSITIONAL_ONLY)
+        for p in params
+    )
+
+
+def fit_method(
+    method: SynthesisMethod,
+    X: np.ndarray,
+    y: np.ndarray,
+    weights: np.ndarray | None = None,
+    *,
+    rng: np.random.Generator | None = None,
+) -> SynthesisMethod:
+    """``method.fit(X, y, weights=weights, rng=rng)``; without ``rng`` for a method whose
+    ``fit`` predates it (see the module docstring). Returns what ``fit`` returns."""
+    if _fit_takes_rng(getattr(type(method), "fit", None)):
+        return method.fit(X, y, weights=weights, rng=rng)
+    return method.fit(X, y, weights=weights)

@@ -217,7 +217,10 @@ class CartMethod(SynthesisMethod):
                     out[:, j] = np.searchsorted(edges, X[:, j], side="right")
         return out
 
-    def fit(self, X: np.ndarray, y: np.ndarray, weights: np.ndarray | None = None) -> CartMethod:
+    def fit(
+        self, X: np.ndarray, y: np.ndarray, weights: np.ndarray | None = None,
+        *, rng: np.random.Generator | None = None,
+    ) -> CartMethod:
         """Grow the tree and group the confidential values by leaf."""
         # Imported here so that importing synthguard.synthesis stays fast.
         from sklearn.tree import DecisionTreeClassifier, DecisionTreeRegressor

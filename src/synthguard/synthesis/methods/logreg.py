@@ -53,8 +53,11 @@ class LogRegMethod(PolyRegMethod):
                 "than two levels: use 'polyreg' or 'cart'"
             )
 
-    def fit(self, X: np.ndarray, y: np.ndarray, weights: np.ndarray | None = None) -> LogRegMethod:
+    def fit(
+        self, X: np.ndarray, y: np.ndarray, weights: np.ndarray | None = None,
+        *, rng: np.random.Generator | None = None,
+    ) -> LogRegMethod:
         """Fit the logistic regression of ``y`` on ``X``."""
-        super().fit(X, y, weights)
+        super().fit(X, y, weights, rng=rng)
         self.coef_ = self.coef_[0] if len(self.coef_) else np.empty(0)
         return self

@@ -132,7 +132,10 @@ class NormMethod(SynthesisMethod):
     def __init__(self, *, proper: bool = False) -> None:
         self.proper = proper
 
-    def fit(self, X: np.ndarray, y: np.ndarray, weights: np.ndarray | None = None) -> NormMethod:
+    def fit(
+        self, X: np.ndarray, y: np.ndarray, weights: np.ndarray | None = None,
+        *, rng: np.random.Generator | None = None,
+    ) -> NormMethod:
         """Least-squares fit of ``y`` on ``[1, X]``."""
         X, y, _ = _check_fit_data(self, X, y)
         check_weights(self.name, weights, len(y), self.supports_weights)

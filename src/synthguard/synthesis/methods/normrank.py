@@ -83,7 +83,8 @@ class NormRankMethod(SynthesisMethod):
         self.proper = proper
 
     def fit(
-        self, X: np.ndarray, y: np.ndarray, weights: np.ndarray | None = None
+        self, X: np.ndarray, y: np.ndarray, weights: np.ndarray | None = None,
+        *, rng: np.random.Generator | None = None,
     ) -> NormRankMethod:
         """Fit ``norm`` to the normal scores of ``y``."""
         X, y, _ = _check_fit_data(self, X, y)

@@ -91,7 +91,10 @@ class PolyRegMethod(SynthesisMethod):
     def _check_target(self, y: np.ndarray) -> None:
         """Hook for subclasses restricting the target's codes."""
 
-    def fit(self, X: np.ndarray, y: np.ndarray, weights: np.ndarray | None = None) -> PolyRegMethod:
+    def fit(
+        self, X: np.ndarray, y: np.ndarray, weights: np.ndarray | None = None,
+        *, rng: np.random.Generator | None = None,
+    ) -> PolyRegMethod:
         """Fit the (binary or multinomial) logistic regression of ``y`` on ``X``."""
         # Imported here so that importing synthguard.synthesis stays fast.
         from sklearn.exceptions import ConvergenceWarning

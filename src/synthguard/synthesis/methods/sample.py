@@ -169,7 +169,10 @@ class SampleMethod(SynthesisMethod):
     def __init__(self, *, bayesian_bootstrap: bool = False) -> None:
         self.bayesian_bootstrap = bayesian_bootstrap
 
-    def fit(self, X: np.ndarray, y: np.ndarray, weights: np.ndarray | None = None) -> SampleMethod:
+    def fit(
+        self, X: np.ndarray, y: np.ndarray, weights: np.ndarray | None = None,
+        *, rng: np.random.Generator | None = None,
+    ) -> SampleMethod:
         """Store the observed target values; ``X`` is only checked."""
         X, y, categorical = _check_fit_data(self, X, y)
         check_weights(self.name, weights, len(y), self.supports_weights)
