@@ -253,3 +253,8 @@ def ledger_cmd(path: Path) -> None:
     from synthguard.dp import PrivacyLedger
 
     click.echo(str(PrivacyLedger.open(path)))
+
+
+from synthguard.cli.dp_tabulate import tabulate_cmd  # noqa: E402
+
+dp_cmd.add_command(tabulate_cmd)

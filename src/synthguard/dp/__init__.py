@@ -13,6 +13,7 @@ from synthguard.dp.accountant import (
     pure_to_zcdp,
     zcdp_to_dp,
 )
+from synthguard.dp.board import epsilon_table, epsilon_words
 from synthguard.dp.conversion import epsilon_to_rho, rho_to_delta, rho_to_epsilon
 from synthguard.dp.mechanisms import (
     discrete_gaussian,
@@ -77,7 +78,9 @@ __all__ = [
     "dp_mean",
     "dp_quantile",
     "dp_sum",
+    "epsilon_table",
     "epsilon_to_rho",
+    "epsilon_words",
     "gaussian",
     "gaussian_sigma",
     "histogram_sensitivity",

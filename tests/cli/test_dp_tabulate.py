@@ -1,0 +1,82 @@
+"""``synthguard dp tabulate``: tables and TopDown releases, the ledger, refusals."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pandas as pd
+import pytest
+from click.testing import CliRunner
+
+from synthguard.cli import main
+from synthguard.dp import PrivacyLedger
+
+
+@pytest.fixture
+def conf(tmp_path):
+    rng = np.random.default_rng(0)
+    n = 600
+    st = rng.choice(["A", "B"], n)
+    df = pd.DataFrame({"state": st, "county": [f"{s}{i}" for s, i in
+                                               zip(st, rng.integers(0, 3, n))],
+                       "sex": rng.choice(["F", "M"], n), "age": rng.choice(["y", "o"], n),
+                       "income": rng.uniform(0, 90, n).round(1)})
+    p = tmp_path / "conf.csv"
+    df.to_csv(p, index=False)
+    (tmp_path / "levels.yaml").write_text("sex: [F, M]\nage: [y, o]\nstate: [A, B]\n")
+    df[["state", "county"]].drop_duplicates().to_csv(tmp_path / "units.csv", index=False)
+    return tmp_path
+
+
+def _run(args, cwd):
+    return CliRunner().invoke(main, ["dp", "tabulate", *args], catch_exceptions=False)
+
+
+def test_tables_release(conf):
+    out = conf / "tables"
+    r = _run([str(conf / "conf.csv"), "--table", "state x sex x age", "--table", "sex",
+              "--levels", str(conf / "levels.yaml"), "--sum", "income=0,100", "--epsilon", "1",
+              "--allocation", "3,1", "--ledger", str(conf / "ledger.json"), "--out", str(out),
+              "--report", str(conf / "report.html"), "--seed", "1"], conf)
+    assert r.exit_code == 0, r.output
+    t = pd.read_csv(out / "state_x_sex_x_age.csv")
+    assert len(t) == 8 and {"count", "count_lower", "reliable", "sum_income"} <= set(t.columns)
+    alloc = pd.read_csv(out / "allocation.csv")
+    assert alloc["epsilon"].sum() == pytest.approx(1.0)
+    assert alloc.loc[alloc["table"] == "sex", "epsilon"].sum() == pytest.approx(0.25)
+    info = json.loads((out / "release.json").read_text())
+    assert info["kind"] == "dp-tables" and info["spent"]["epsilon"] == pytest.approx(1.0)
+    assert PrivacyLedger.open(conf / "ledger.json").spent.epsilon == pytest.approx(1.0)
+    html = (conf / "report.html").read_text()
+    assert "Accuracy against the confidential tables" in html and "factor of" in html
+
+
+def test_topdown_release(conf):
+    out = conf / "td"
+    r = _run([str(conf / "conf.csv"), "--hierarchy", "state>county", "--by", "sex x age",
+              "--units", str(conf / "units.csv"), "--invariant", "state",
+              "--levels", str(conf / "levels.yaml"), "--epsilon", "1", "--mechanism",
+              "discrete_gaussian", "--out", str(out), "--seed", "2"], conf)
+    assert r.exit_code == 0, r.output
+    county = pd.read_csv(out / "level_county.csv", dtype={"county": str})
+    state = pd.read_csv(out / "level_state.csv")
+    got = county.groupby(["state", "sex", "age"])["count"].sum()
+    want = state.set_index(["state", "sex", "age"])["count"]
+    assert (got.reindex(want.index) == want).all()
+    df = pd.read_csv(conf / "conf.csv")
+    assert (state.groupby("state")["count"].sum() == df.groupby("state").size()).all()
+    assert "NOT differentially private" in r.output  # the invariant is stated
+    assert (out / "ledger.json").exists()  # the release's own ledger
+
+
+def test_refusals_spend_nothing(conf):
+    ledger = conf / "ledger.json"
+    r = _run([str(conf / "conf.csv"), "--table", "state x county", "--levels",
+              str(conf / "levels.yaml"), "--epsilon", "1", "--ledger", str(ledger),
+              "--out", str(conf / "x")], conf)
+    assert r.exit_code == 2 and "county" in r.output
+    assert not ledger.exists()
+    r = _run([str(conf / "conf.csv"), "--table", "sex", "--hierarchy", "state",
+              "--epsilon", "1", "--out", str(conf / "x")], conf)
+    assert r.exit_code == 2
