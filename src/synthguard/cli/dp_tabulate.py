@@ -208,7 +208,7 @@ def tabulate_cmd(data: Path, read_kw: dict[str, Any], tables: tuple[str, ...],
     check_release_target(out, force=force, inputs=[data])  # before any budget is spent
     new_ledger = ledger_path is not None and not ledger_path.exists()
     ledger = _open_ledger(ledger_path, budget, budget_delta, epsilon, d)
-    common = {"epsilon": epsilon, "delta": d, "mechanism": mechanism, "categories": cats,
+    common: dict[str, Any] = {"epsilon": epsilon, "delta": d, "mechanism": mechanism, "categories": cats,
               "bins": all_bins, "structural_zeros": _zeros(zeros) or None,
               "domain_from_data": "not-dp" if levels_from_data else None,
               "random_state": seed}

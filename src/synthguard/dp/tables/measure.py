@@ -192,7 +192,7 @@ def dp_tables(
         raise DataError("dp_tables: expected a non-empty DataFrame of records")
     rule = rule or ReliabilityRule()
     family = family_of(mechanism)
-    histogram_sensitivity(relation)  # validates the relation
+    histogram_sensitivity(relation)  # type: ignore[arg-type]  # validates the relation
     cols = list(dict.fromkeys(c for s in specs for c in s.columns))
     bounds = _sum_bounds(sums)
     clash = [c for c in bounds if c in cols]

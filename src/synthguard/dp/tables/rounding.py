@@ -148,8 +148,9 @@ def controlled_round(x: np.ndarray, parent: np.ndarray | None = None,
         by_col = totals is None
         sums = np.asarray(parent if by_col else totals, dtype=np.float64)
         mat = x.T if by_col else x
-        out = [_largest_remainder(mat[i], sums[i]) for i in range(mat.shape[0])]
-        if all(o is not None for o in out):
+        got_rows = [_largest_remainder(mat[i], sums[i]) for i in range(mat.shape[0])]
+        out = [o for o in got_rows if o is not None]
+        if len(out) == len(got_rows):
             res = np.vstack(out) if out else np.zeros(mat.shape, dtype=np.int64)
             return res.T if by_col else res
     got = _milp(x, parent, totals, binary=True)
