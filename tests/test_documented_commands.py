@@ -158,7 +158,7 @@ def _check_outputs(folder: Path, cmd: list[str]) -> None:
         html = (folder / opts["--report"]).read_text(encoding="utf-8")
         assert html.lstrip().lower().startswith("<!doctype html")
     if cmd[0] == "init" and "--out" in opts:
-        from synthguard.report.plan import load_plan
+        from synthguard.pipeline.plan import load_plan
 
         assert load_plan(folder / opts["--out"]).releases
     if cmd[:2] == ["dp", "ledger"]:

@@ -6,7 +6,7 @@ differential privacy), evaluate (utility and disclosure risk) and report.
 The top-level names are the ones a user starts with; everything else lives in
 its room: :mod:`synthguard.data`, :mod:`synthguard.synthesis`, :mod:`synthguard.bayes`,
 :mod:`synthguard.sdc`, :mod:`synthguard.dp`, :mod:`synthguard.utility`,
-:mod:`synthguard.risk`, :mod:`synthguard.report`.
+:mod:`synthguard.risk`, :mod:`synthguard.report`, :mod:`synthguard.pipeline`.
 """
 
 from __future__ import annotations
@@ -29,7 +29,9 @@ _LAZY = {
 
 
 # The rooms (subpackages), imported on first attribute access: `synthguard.risk.disclosure`.
-_ROOMS = ("bayes", "data", "dp", "errors", "report", "risk", "sdc", "synthesis", "utility")
+_ROOMS = (
+    "bayes", "data", "dp", "errors", "pipeline", "report", "risk", "sdc", "synthesis", "utility",
+)
 
 
 def __getattr__(name: str) -> Any:

@@ -8,7 +8,7 @@ import pytest
 from click.testing import CliRunner
 
 from synthguard.cli import main
-from synthguard.report.plan import load_plan, parse_plan
+from synthguard.pipeline.plan import load_plan, parse_plan
 
 
 @pytest.fixture

@@ -125,7 +125,7 @@ def test_cli_levels_from_data_is_marked_not_dp(tmp_path):
 
 def test_plan_dp_release_without_declared_levels_is_refused(tmp_path):
     from synthguard.errors import PlanError
-    from synthguard.report.pipeline import run_plan
+    from synthguard.pipeline.pipeline import run_plan
 
     df = _conf()
     df["income"] = np.random.default_rng(1).lognormal(10, 1, len(df))
@@ -231,7 +231,7 @@ def test_dp_cli_errors_carry_no_count_or_value(tmp_path):
 
 
 def test_plan_release_with_domain_from_data_is_described_as_not_dp(tmp_path):
-    from synthguard.report.pipeline import run_plan
+    from synthguard.pipeline.pipeline import run_plan
 
     df = _conf()
     df["income"] = np.random.default_rng(1).lognormal(10, 1, len(df))

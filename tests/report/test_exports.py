@@ -4,9 +4,12 @@ import synthguard
 import synthguard.report as report
 
 PROMISED = {
-    "METRICS", "Evaluation", "Metric", "PipelineResult", "Plan", "ReleaseEvaluation",
-    "ReleaseSpec", "Threshold", "ThresholdCheck", "build_demo_report", "build_report",
-    "evaluate", "init_plan", "load_plan", "parse_plan", "run_plan", "write_report",
+    "METRICS", "Evaluation", "Metric", "ReleaseEvaluation", "Threshold", "ThresholdCheck",
+    "build_report", "evaluate", "write_report",
+}
+MOVED_TO_PIPELINE = {
+    "PipelineResult", "Plan", "ReleaseSpec", "build_demo_report", "init_plan", "load_plan",
+    "parse_plan", "run_plan",
 }
 
 
@@ -14,6 +17,19 @@ def test_report_all():
     assert set(report.__all__) == PROMISED
     for name in report.__all__:
         assert hasattr(report, name)
+
+
+def test_pipeline_all_and_moved_names_warn():
+    import pytest
+
+    import synthguard.pipeline as pipeline
+
+    assert set(pipeline.__all__) == MOVED_TO_PIPELINE
+    for name in sorted(MOVED_TO_PIPELINE):
+        with pytest.warns(FutureWarning, match=f"synthguard.pipeline.{name}"):
+            assert getattr(report, name) is getattr(pipeline, name)
+    with pytest.raises(AttributeError):
+        report.no_such_name  # noqa: B018
 
 
 def test_metrics_state_direction_and_range():

@@ -157,7 +157,7 @@ STEPS: list[Callable[[DemoContext], None]] = [step_penguins, step_ce]
 
 def step_report(ctx: DemoContext) -> None:
     """Several releases of the CE sample, measured side by side, in one HTML report."""
-    from synthguard.report.demo import demo_report_step  # imported late: matplotlib is heavy
+    from synthguard.pipeline.demo import demo_report_step  # imported late: matplotlib is heavy
 
     demo_report_step(ctx)
 

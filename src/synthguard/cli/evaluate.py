@@ -235,11 +235,11 @@ def evaluate_cmd(conf: str, read_kw: dict[str, Any], releases: tuple[str, ...], 
           --threshold max_identification_risk=0.5 --threshold pmse_ratio=3
     """
     from synthguard.data.io import read_table, write_table
+    from synthguard.data.loading import load_releases
     from synthguard.data.schema import validate_frame
     from synthguard.errors import ParameterError
     from synthguard.report.evaluate import KINDS, evaluate
     from synthguard.report.html import write_report
-    from synthguard.report.loading import load_releases
 
     echo: Callable[[str], None] = (lambda s: None) if quiet else click.echo
     schema_map = _pairs(schema, "--schema")

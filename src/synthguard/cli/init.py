@@ -34,7 +34,7 @@ def init_cmd(data: str, read_kw: dict[str, Any], out: str | None, seed: int, for
       synthguard run plan.yaml
     """
     from synthguard.errors import ParameterError
-    from synthguard.report.scaffold import init_plan
+    from synthguard.pipeline.scaffold import init_plan
 
     if out is None:
         click.echo(init_plan(data, seed=seed, read_options=read_kw), nl=False)

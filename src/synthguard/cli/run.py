@@ -122,8 +122,8 @@ def run_cmd(plan: str, output: str | None, force: bool, quiet: bool) -> None:
     from dataclasses import replace
     from pathlib import Path
 
-    from synthguard.report.pipeline import run_plan
-    from synthguard.report.plan import load_plan
+    from synthguard.pipeline.pipeline import run_plan
+    from synthguard.pipeline.plan import load_plan
 
     p = load_plan(plan)
     if output is not None:

@@ -332,11 +332,11 @@ def _kind_of(release: Any, implicates: list[pd.DataFrame], conf: pd.DataFrame, g
 
 
 def _from_disk(name: Any, release: Any) -> Any:
-    """A release given as a path: read it (:func:`synthguard.report.loading.load_releases`),
+    """A release given as a path: read it (:func:`synthguard.data.loading.load_releases`),
     with its manifest's kind."""
     if not isinstance(release, str | os.PathLike):
         return release
-    from synthguard.report.loading import load_releases
+    from synthguard.data.loading import load_releases
 
     loaded = load_releases([release])
     if len(loaded) != 1:
@@ -424,7 +424,7 @@ def evaluate(
     releases : name → release: a ``SyntheticData`` (its implicates), a ``ProtectedData``
         (its ``data``), a DataFrame or a list of DataFrames (implicates), normalised with
         :func:`synthguard.data.as_implicates`; or the path of a release file or folder, read
-        with :func:`synthguard.report.loading.load_releases` (the kind its manifest records).
+        with :func:`synthguard.data.loading.load_releases` (the kind its manifest records).
     keys : key variables an intruder knows (quasi-identifiers); they define the patterns of
         the identification risk (Hu, Savitsky & Williams, section 2.1).
     targets : the sensitive variable(s) the intruder seeks.
@@ -444,7 +444,7 @@ def evaluate(
     progress : optional callback ``progress(stage, done, total)``.
     kinds : per-release kind (``"partial"``, ``"full"``, ``"protected"``). Without one, the
         kind the release declares is used (``SyntheticData.kind``, a release folder's
-        manifest read by :func:`synthguard.report.loading.load_releases`, ``"protected"``
+        manifest read by :func:`synthguard.data.loading.load_releases`, ``"protected"``
         for a ``ProtectedData``); a release that declares nothing (a DataFrame, a list of
         DataFrames) is **fully synthetic**, whatever its number of rows. ``synthguard
         evaluate`` applies the same rule (see :func:`_kind_of` for why).

@@ -4,12 +4,11 @@ from __future__ import annotations
 
 import pytest
 
+from synthguard.data.loading import load_releases, read_releases
 from synthguard.data.manifest import ReleaseManifest, write_manifest
 from synthguard.errors import FileFormatError
 from synthguard.report.evaluate import evaluate
-from synthguard.report.loading import load_releases, read_releases
-
-from .conftest import make_conf, shuffled
+from tests.report.conftest import make_conf, shuffled
 
 
 def _folder(path, frames, kind=None, extra_csv=True):

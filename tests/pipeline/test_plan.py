@@ -7,7 +7,7 @@ import textwrap
 import pytest
 
 from synthguard.errors import PlanError
-from synthguard.report.plan import Plan, load_plan, parse_plan
+from synthguard.pipeline.plan import Plan, load_plan, parse_plan
 
 GOOD = textwrap.dedent("""\
     data:

@@ -25,8 +25,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from synthguard.report.pipeline import PipelineResult, run_plan
-from synthguard.report.plan import Plan
+from synthguard.pipeline.pipeline import PipelineResult, run_plan
+from synthguard.pipeline.plan import Plan
 
 __all__ = ["build_demo_report", "demo_plan", "demo_report_step"]
 
@@ -98,7 +98,7 @@ def build_demo_report(
     """Make the demo's releases of the CE sample, evaluate them and write the report.
 
     Writes to ``out_dir`` (releases, evaluation table, ledger, plan, ``report.html``) and
-    returns the :class:`~synthguard.report.pipeline.PipelineResult`; its ``report_path``
+    returns the :class:`~synthguard.pipeline.pipeline.PipelineResult`; its ``report_path``
     is the report. The demo's privacy ledger is started afresh on each run: the data are
     public and the budget is illustrative (a real ledger is kept across runs).
     """

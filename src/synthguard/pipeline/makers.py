@@ -19,7 +19,7 @@ import pandas as pd
 
 from synthguard.data.schema import Schema
 from synthguard.errors import ParameterError
-from synthguard.report.plan import Plan, ReleaseSpec, resolve_maker
+from synthguard.pipeline.plan import Plan, ReleaseSpec, resolve_maker
 
 __all__ = ["make_release"]
 

@@ -44,10 +44,10 @@ from synthguard.data.manifest import (
 )
 from synthguard.data.schema import Schema, infer_schema, validate_frame
 from synthguard.errors import PlanError, SynthguardError, SynthguardWarning
+from synthguard.pipeline.makers import describe_release, make_release, release_frames
+from synthguard.pipeline.plan import Plan, load_plan
 from synthguard.report.evaluate import Evaluation, evaluate
 from synthguard.report.html import write_report
-from synthguard.report.makers import describe_release, make_release, release_frames
-from synthguard.report.plan import Plan, load_plan
 
 __all__ = ["PipelineResult", "run_plan", "split_holdout"]
 
@@ -206,7 +206,7 @@ def _write_release(stage: Path, name: str, release: Any, method: str, columns: l
 
 def _check_contained(plan: Plan) -> None:
     """Every file a run writes stays inside its output folder, also for a Plan built in Python."""
-    from synthguard.report.plan import _simple_name
+    from synthguard.pipeline.plan import _simple_name
 
     bad = [s.name for s in plan.releases if not _simple_name(s.name)]
     if bad or not _simple_name(plan.report_file):

@@ -16,7 +16,7 @@ import pandas as pd
 import pytest
 
 from synthguard.errors import FileFormatError, PlanError
-from synthguard.report.plan import parse_plan
+from synthguard.pipeline.plan import parse_plan
 from synthguard.synthesis import Synthesizer
 from synthguard.synthesis.persistence import _MAGIC, load_synthesizer
 
@@ -71,7 +71,7 @@ def test_report_file_is_a_simple_name(folder, report):
 def test_a_plan_built_in_python_is_checked_at_run_time(folder):
     import dataclasses
 
-    from synthguard.report.pipeline import run_plan
+    from synthguard.pipeline.pipeline import run_plan
 
     plan = _plan(folder)
     bad = dataclasses.replace(plan, releases=(dataclasses.replace(plan.releases[0],

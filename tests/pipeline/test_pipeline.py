@@ -9,10 +9,9 @@ import pytest
 
 from synthguard.data.manifest import read_manifest
 from synthguard.errors import PlanError
-from synthguard.report.pipeline import run_plan, split_holdout
-from synthguard.report.plan import load_plan
-
-from .conftest import SECRET_LABEL, make_conf
+from synthguard.pipeline.pipeline import run_plan, split_holdout
+from synthguard.pipeline.plan import load_plan
+from tests.report.conftest import SECRET_LABEL, make_conf
 
 PLAN = textwrap.dedent("""\
     data:

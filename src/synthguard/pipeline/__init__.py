@@ -1,0 +1,30 @@
+"""Orchestration: plans, release makers, ``run``, ``init`` and the demo.
+
+The one room that imports every maker (synthesis, bayes, sdc, dp) and the evaluation and
+report, statically (DESIGN.md: the pipeline room):
+
+* :func:`load_plan` / :func:`parse_plan` → :class:`Plan`: the YAML plan behind
+  ``synthguard run``, validated against the makers' signatures;
+* :func:`run_plan` → :class:`PipelineResult`: data in, releases made and measured, one
+  report out;
+* :func:`init_plan`: a commented plan for a data file (``synthguard init``);
+* :func:`build_demo_report`: the report step of ``synthguard demo``.
+"""
+
+from __future__ import annotations
+
+from synthguard.pipeline.demo import build_demo_report
+from synthguard.pipeline.pipeline import PipelineResult, run_plan
+from synthguard.pipeline.plan import Plan, ReleaseSpec, load_plan, parse_plan
+from synthguard.pipeline.scaffold import init_plan
+
+__all__ = [
+    "PipelineResult",
+    "Plan",
+    "ReleaseSpec",
+    "build_demo_report",
+    "init_plan",
+    "load_plan",
+    "parse_plan",
+    "run_plan",
+]
