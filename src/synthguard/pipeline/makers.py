@@ -9,7 +9,6 @@ as it reads any release.
 
 from __future__ import annotations
 
-import importlib
 import inspect
 from collections.abc import Mapping
 from typing import Any
@@ -17,6 +16,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from synthguard import sdc
 from synthguard.data.schema import Schema
 from synthguard.errors import ParameterError
 from synthguard.pipeline.plan import Plan, ReleaseSpec, resolve_maker
@@ -66,7 +66,6 @@ def _risk_weighted(spec: ReleaseSpec, data: pd.DataFrame, schema: Schema, plan: 
 
 def _sdc(spec: ReleaseSpec, data: pd.DataFrame, schema: Schema, plan: Plan,
          rng: np.random.Generator, ledger: Any) -> Any:
-    sdc = importlib.import_module("synthguard.sdc")
     current = data
     result: Any = None
     for step in spec.params["steps"]:

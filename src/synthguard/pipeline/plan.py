@@ -43,7 +43,6 @@ each line as ``plan.yaml, line 12, releases.synthetic.m: expected ...``.
 
 from __future__ import annotations
 
-import importlib
 import inspect
 import os
 import re
@@ -54,8 +53,17 @@ from typing import Any
 
 import yaml
 
+from synthguard import sdc
+from synthguard.bayes import RiskWeightedSynthesizer
+from synthguard.dp.synthesizers import (
+    AIMSynthesizer,
+    FieldGroupsSynthesizer,
+    MSTSynthesizer,
+    StratifiedSynthesizer,
+)
 from synthguard.errors import PlanError
 from synthguard.report.metrics import METRICS
+from synthguard.synthesis import Synthesizer
 
 __all__ = ["MAKERS", "Plan", "ReleaseSpec", "load_plan", "parse_plan"]
 
@@ -68,19 +76,20 @@ EVAL_KEYS = ("keys", "targets", "radius", "formulas", "thresholds", "default_thr
 REPORT_KEYS = ("title", "min_cell", "file")
 PRIVACY_KEYS = ("epsilon", "delta")
 
-# method -> (module, attribute, parameters the pipeline sets itself)
-MAKERS: dict[str, tuple[str, str, tuple[str, ...]]] = {
-    "synthesis": ("synthguard.synthesis", "Synthesizer", ("random_state", "schema")),
-    "risk_weighted": ("synthguard.bayes", "RiskWeightedSynthesizer", ("random_state", "schema")),
-    "sdc": ("synthguard.sdc", "", ()),
-    "dp": ("synthguard.dp", "", ("random_state", "ledger", "schema")),
+# method -> (what it calls, parameters the pipeline sets itself); "sdc" calls the functions
+# of synthguard.sdc named by its steps, "dp" the synthesizer named by its 'synthesizer'
+MAKERS: dict[str, tuple[Any, tuple[str, ...]]] = {
+    "synthesis": (Synthesizer, ("random_state", "schema")),
+    "risk_weighted": (RiskWeightedSynthesizer, ("random_state", "schema")),
+    "sdc": (sdc, ()),
+    "dp": (None, ("random_state", "ledger", "schema")),
 }
 
-DP_SYNTHESIZERS = {
-    "stratified": "StratifiedSynthesizer",
-    "fieldgroups": "FieldGroupsSynthesizer",
-    "mst": "MSTSynthesizer",
-    "aim": "AIMSynthesizer",
+DP_SYNTHESIZERS: dict[str, type[Any]] = {
+    "stratified": StratifiedSynthesizer,
+    "fieldgroups": FieldGroupsSynthesizer,
+    "mst": MSTSynthesizer,
+    "aim": AIMSynthesizer,
 }
 
 
@@ -234,18 +243,17 @@ def _accepted(obj: Callable[..., Any]) -> tuple[set[str], bool]:
 
 
 def resolve_maker(method: str, params: Mapping[str, Any]) -> Callable[..., Any]:
-    """The class or function a release method calls (raises PlanError when not installed)."""
-    module, attr, _ = MAKERS[method]
+    """The class or function a release method calls (PlanError for an unknown one)."""
+    if method not in MAKERS:
+        raise PlanError(f"unknown release method '{method}'; expected one of {', '.join(MAKERS)}")
+    obj, _ = MAKERS[method]
     if method == "dp":
-        attr = DP_SYNTHESIZERS.get(str(params.get("synthesizer", "")), "")
-    try:
-        mod = importlib.import_module(module)
-    except ImportError:
-        raise PlanError(f"method '{method}' needs {module}, which this installation lacks") from None
-    obj = getattr(mod, attr, None) if attr else mod
-    if obj is None:
-        raise PlanError(f"method '{method}' needs {module}.{attr}, which this installation lacks")
-    return obj  # type: ignore[no-any-return,return-value]
+        name = str(params.get("synthesizer", ""))
+        if name not in DP_SYNTHESIZERS:
+            raise PlanError(f"unknown DP synthesizer '{name}'; expected one of "
+                            f"{', '.join(DP_SYNTHESIZERS)}")
+        obj = DP_SYNTHESIZERS[name]
+    return obj  # type: ignore[no-any-return]
 
 
 def _check_release(name: str, spec: Any, p: _Problems) -> ReleaseSpec | None:
@@ -258,7 +266,7 @@ def _check_release(name: str, spec: Any, p: _Problems) -> ReleaseSpec | None:
         p.add((*base, "method"), f"expected one of {', '.join(MAKERS)}")
         return None
     params = {k: v for k, v in spec.items() if k != "method"}
-    _, _, reserved = MAKERS[method]
+    _, reserved = MAKERS[method]
     for r in reserved:
         if r in params:
             p.add((*base, r), "set by the pipeline (from the plan's seed, schema or privacy "
@@ -301,11 +309,6 @@ def _check_sdc(base: Path_, params: dict[str, Any], p: _Problems) -> None:
     if not isinstance(steps, list) or not steps:
         p.add((*base, "steps"), "expected a non-empty list such as "
                                 "[{topcode: {column: income, percentile: 95}}]")
-        return
-    try:
-        sdc = importlib.import_module("synthguard.sdc")
-    except ImportError:
-        p.add((*base, "method"), "method 'sdc' needs synthguard.sdc, which this installation lacks")
         return
     public = [n for n in getattr(sdc, "__all__", []) if n != "ProtectedData"]
     for i, step in enumerate(steps):

@@ -11,8 +11,6 @@ checks the release against the board's thresholds.
 from __future__ import annotations
 
 import dataclasses
-import importlib
-import inspect
 import logging
 import os
 import time
@@ -24,6 +22,8 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from synthguard import risk as _risk
+from synthguard import utility as _utility
 from synthguard._display import Summarized
 from synthguard._random import RandomState, resolve_seed, spawn
 from synthguard.data.implicates import as_implicates, release_kind
@@ -252,17 +252,6 @@ class Evaluation(Summarized):
                 f"confidential records</p>{table}<ul>{verdicts}</ul>")
 
 
-def _call(fn: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
-    """Call ``fn`` with the keyword arguments its signature accepts (optional extras dropped)."""
-    try:
-        params = inspect.signature(fn).parameters
-    except (TypeError, ValueError):  # pragma: no cover - builtins
-        return fn(*args, **kwargs)
-    if any(p.kind is inspect.Parameter.VAR_KEYWORD for p in params.values()):
-        return fn(*args, **kwargs)
-    return fn(*args, **{k: v for k, v in kwargs.items() if k in params})
-
-
 _NO_NUMERIC_TARGET = (
     "identification risk: not applicable: the ball of Hu, Savitsky & Williams eq. (1) needs a "
     "numeric target; for categorical targets see attribute disclosure and DiSCO"
@@ -291,17 +280,6 @@ class _Notes:
 
 def _default_risk(fn: Callable[..., Any]) -> bool:
     return getattr(fn, "__module__", "") == "synthguard.risk.evaluate"
-
-
-def _module_function(module: str, name: str) -> Callable[..., Any]:
-    try:
-        mod = importlib.import_module(module)
-    except ImportError as e:
-        raise ParameterError(f"{module} is not available ({type(e).__name__})") from None
-    fn = getattr(mod, name, None)
-    if fn is None:
-        raise ParameterError(f"{module}.{name} is not available in this installation")
-    return fn  # type: ignore[no-any-return]
 
 
 def _kind_of(release: Any, implicates: list[pd.DataFrame], conf: pd.DataFrame, given: str | None) -> str:
@@ -391,11 +369,10 @@ def _record_risk(
     per = getattr(ident, "per_record", None)
     if per is not None and len(per) == len(conf):
         return np.asarray(per, dtype=float)
-    fn = _module_function("synthguard.risk", "identification_risk")
     target: str | list[str] = targets[0] if len(targets) == 1 else list(targets)
     # singletons scored by the formula (0), as evaluate_risk does; their share is reported
-    res = _call(fn, conf, release, keys=list(keys), target=target, radius=radius,
-                singletons="zero")
+    res = _risk.identification_risk(conf, release, keys=list(keys), target=target,
+                                    radius=radius, singletons="zero")
     return np.asarray(res.per_record, dtype=float)
 
 
@@ -561,17 +538,10 @@ def evaluate(
     if progress is not None:
         progress("risk of the data", 1, total)
 
-    utility_fn: Callable[..., Any] | None
-    risk_fn: Callable[..., Any] | None
-    missing_parts: dict[str, str] = {}
-    try:
-        utility_fn = _module_function("synthguard.utility", "evaluate_utility")
-    except ParameterError as e:
-        utility_fn, missing_parts["utility"] = None, str(e)
-    try:
-        risk_fn = _module_function("synthguard.risk", "evaluate_risk")
-    except ParameterError as e:
-        risk_fn, missing_parts["risk"] = None, str(e)
+    # read at call time, so a replaced function (a plug-in, a test) is the one called; it is
+    # called with the documented arguments, none dropped (a TypeError is recorded as an error)
+    utility_fn: Callable[..., Any] | None = _utility.evaluate_utility
+    risk_fn: Callable[..., Any] | None = _risk.evaluate_risk
 
     results: dict[str, ReleaseEvaluation] = {}
     for i, (name, rel) in enumerate(releases.items()):
@@ -579,7 +549,7 @@ def evaluate(
         t0 = time.perf_counter()
         impl = impl_map[name]
         kind = _kind_of(rel, impl, conf, kinds.get(name))
-        errors: dict[str, str] = dict(missing_parts)
+        errors: dict[str, str] = {}
         rel_arg: Any = rel if not isinstance(rel, tuple) else list(rel)
         if kind == "protected" and not hasattr(rel, "implicates"):
             rel_arg = impl  # a single "implicate": the protected file itself
@@ -600,13 +570,13 @@ def evaluate(
             u_kw = dict(schema=schema_.subset(common), random_state=child_rngs[i],
                         method="full" if kind == "full" else "partial")
             try:
-                utility = notes.run(_call, utility_fn, conf_u, rel_arg,
+                utility = notes.run(utility_fn, conf_u, rel_arg,
                                     formulas=list(formulas_t) or None, **u_kw)
             except Exception as e:
                 errors["utility"] = safe_error(e)
                 if formulas_t:  # the regressions may be what failed: keep the rest
                     try:
-                        utility = notes.run(_call, utility_fn, conf_u, rel_arg, formulas=None,
+                        utility = notes.run(utility_fn, conf_u, rel_arg, formulas=None,
                                             **u_kw)
                         errors["regression"] = errors.pop("utility")
                     except Exception:
@@ -627,7 +597,7 @@ def evaluate(
                     )
                 else:  # a replaced evaluate_risk (tests, plug-ins): called as documented
                     risk = notes.run(
-                        _call, risk_fn, conf, rel_arg, list(keys_t), list(targets_t),
+                        risk_fn, conf, rel_arg, list(keys_t), list(targets_t),
                         holdout=holdout, radius=float(radius), schema=schema_,
                         random_state=child_rngs[i],
                     )
