@@ -62,6 +62,7 @@ from synthguard.synthesis.encoding import (
     to_working,
 )
 from synthguard.synthesis.methods.base import SynthesisMethod, fit_method
+from synthguard.synthesis.methods.columns import predictor_frame, reads_columns
 from synthguard.synthesis.registry import get_method, make_method
 from synthguard.synthesis.result import SyntheticData
 from synthguard.synthesis.safeguards import (
@@ -107,7 +108,7 @@ class _Part:
     method: SynthesisMethod
     mask: np.ndarray | None
 
-    def draw(self, X: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+    def draw(self, X: Any, rng: np.random.Generator) -> np.ndarray:
         Xf = X if self.mask is None else X[:, self.mask]
         return np.asarray(self.method.draw(Xf, rng))
 
@@ -160,7 +161,7 @@ def _design(
 
 def _fit_part(
     proto: SynthesisMethod,
-    X: np.ndarray,
+    X: Any,
     y: np.ndarray,
     weights: np.ndarray | None,
     column: str,
@@ -171,7 +172,7 @@ def _fit_part(
     if np.all(y == y[0]):
         return _Part(_Constant().fit(X, y), None)
     mask: np.ndarray | None = None
-    if X.shape[1]:
+    if X.shape[1] and not reads_columns(proto):
         varies = np.ptp(X, axis=0) > 0
         if not varies.all():
             mask = varies
@@ -217,9 +218,16 @@ def _fit_column(
     value and missingness models get their own children of ``rng`` (None: fresh randomness)."""
     r_value, r_missing = (None, None) if rng is None else spawn(rng, 2)
     col = schema[spec.target]
+    a = arrays[spec.target] if rows is None else arrays[spec.target][rows]
+    if reads_columns(spec.method):  # passive, nested: predictors by name, missing values kept
+        frame = predictor_frame(arrays, spec.predictors, schema, n, rows)
+        y = target_codes(a, col) if col.is_categorical else a
+        return _ColumnModel(
+            spec.target, spec.predictors,
+            _fit_part(spec.method, frame, y, w_block, spec.target, r_value),
+        )
     dtype = _design_dtype(spec.method, spec.indicator)
     X = _design(arrays, spec.predictors, schema, n, rows, dtype)
-    a = arrays[spec.target] if rows is None else arrays[spec.target][rows]
     if col.is_categorical:
         part = _fit_part(spec.method, X, target_codes(a, col), w_block, spec.target, r_value)
         return _ColumnModel(spec.target, spec.predictors, part)
@@ -324,6 +332,9 @@ def _draw_part(
     in ``full`` for the column's other part.
     """
     method = part.method
+    if reads_columns(method):
+        m = n if rows is None else len(rows)
+        return part.draw(predictor_frame(syn, predictors, schema, m, rows), rng)
     if _draws_from_leaves(method):
         m = n if rows is None else len(rows)
         leaf = np.empty(m, dtype=np.int64)
@@ -410,6 +421,41 @@ def draw_block(
             del drawn
         syn[cm.target] = postprocess_numeric(vals, col)
     return syn
+
+
+def _rederive(
+    out: dict[str, np.ndarray],
+    idx: np.ndarray | None,
+    tasks: list[tuple[BlockModel, int, np.random.Generator]],
+    row_block: np.ndarray | None,
+    schema: Mapping[str, ColumnSchema],
+) -> None:
+    """Recompute, in place, the derived (``passive``) columns of rows ``idx`` (None: all) from
+    their sources, after tail coding or redraws changed the sources, so they stay exact."""
+    for b, (block, _, _) in enumerate(tasks):
+        derived = [cm for cm in block.models
+                   if cm.value is not None and getattr(cm.value.method, "derived", False)]
+        if not derived:
+            continue
+        if row_block is None:
+            rows = idx
+        else:
+            where = row_block == b if idx is None else row_block[idx] == b
+            rows = np.flatnonzero(where) if idx is None else idx[where]
+        m = len(next(iter(out.values()))) if rows is None else len(rows)
+        if m == 0:
+            continue
+        for cm in derived:
+            col = schema[cm.target]
+            assert cm.value is not None
+            frame = predictor_frame(out, cm.predictors, schema, m, rows)
+            y = np.asarray(cm.value.method.draw(frame, np.random.default_rng(0)))  # type: ignore[arg-type]
+            y = codes_from_target(y, col) if col.is_categorical else postprocess_numeric(
+                np.asarray(y, dtype=np.float64), col)
+            if rows is None:
+                out[cm.target][:] = y
+            else:
+                out[cm.target][rows] = y
 
 
 # --------------------------------------------------------------------------- helpers
@@ -835,8 +881,9 @@ class Synthesizer:
         self.extremes_ = k_tail
         self.tail_thresholds_: dict[str, tuple[float | None, float | None]] = {}
         if k_tail:
+            derived = {s.target for s in specs if getattr(s.method, "derived", False)}
             for c in visit:
-                if schema[c].is_numeric:
+                if schema[c].is_numeric and c not in derived:  # passive: follows its sources
                     lo, hi = tail_thresholds(arrays[c], k_tail)
                     if lo is not None or hi is not None:
                         self.tail_thresholds_[c] = (lo, hi)
@@ -1052,7 +1099,7 @@ class Synthesizer:
                     f"choose another method for it"
                 )
             indicator = None
-            if col.is_numeric and col.has_missing:
+            if col.is_numeric and col.has_missing and not reads_columns(method):
                 indicator = self._indicator_method(method, c)
             specs.append(_ColumnSpec(c, predictors[c], method, indicator))
         return specs
@@ -1331,6 +1378,7 @@ class Synthesizer:
         """
         thresholds = getattr(self, "tail_thresholds_", {})
         coded = {c: apply_tail_coding(out[c], lo, hi) for c, (lo, hi) in thresholds.items()}
+        _rederive(out, None, tasks, row_block, self.schema_.columns)
         policy = self._policy()
         found = redrawn = removed = remaining = 0
         keep_rows: np.ndarray | None = None
@@ -1357,6 +1405,7 @@ class Synthesizer:
                         vals = out[c][idx]
                         coded[c] += apply_tail_coding(vals, lo, hi)
                         out[c][idx] = vals
+                    _rederive(out, idx, tasks, row_block, self.schema_.columns)
                     bad[idx] = guard.replicated(out, idx)
                 redrawn = int(ever.sum())
             removed = int(bad.sum())

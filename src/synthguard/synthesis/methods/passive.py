@@ -1,0 +1,234 @@
+"""``passive``: a column that is a function of columns synthesized before it.
+
+A derived column (a recode, a sum, a ratio, a code of a label) is not modelled: it is computed
+from the synthetic values of the columns it derives from, so it stays exactly consistent with
+them in the release (synthpop's ``passive`` method, given as ``"~ formula"``; Nowok, Raab &
+Dibben 2016, sec. 3.3).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from typing import Any, ClassVar
+
+import numpy as np
+import pandas as pd
+
+from synthguard._random import check_random_state
+from synthguard.errors import MethodError
+from synthguard.synthesis.methods.base import check_weights
+from synthguard.synthesis.methods.columns import ColumnsMethod, GroupKeys, split_names
+from synthguard.synthesis.registry import register_method
+
+__all__ = ["PassiveMethod"]
+
+_ASSIGN = re.compile(r"^\s*`?[^`=]+`?\s*=(?!=)")
+
+
+def _clean_formula(formula: str) -> str:
+    """``"y = a + b"``, ``"~ I(a + b)"`` and ``"a + b"`` all mean the expression ``a + b``."""
+    text = formula.strip()
+    if text.startswith("~"):
+        text = text[1:].strip()
+        m = re.fullmatch(r"I\((.*)\)", text, re.S)
+        if m:
+            text = m.group(1)
+    return _ASSIGN.sub("", text, count=1).strip()
+
+
+@register_method("passive")
+class PassiveMethod(ColumnsMethod):
+    """A column computed from columns synthesized (or kept) before it, never modelled.
+
+    Give exactly one of
+
+    * ``of="a"`` or ``of="a+b"``: the column is a function of these columns, read from the
+      confidential data as a lookup table (each combination of their values maps to the one
+      value the column takes with it). :meth:`fit` refuses a column that is not such a
+      function (two records sharing the combination and differing in the column). Adult's
+      ``education_num`` is ``passive:of=education``.
+    * ``formula="log(income) - log(hours)"``: an expression of the predictor columns,
+      evaluated by :meth:`pandas.DataFrame.eval` (arithmetic, comparisons, ``log``, ``exp``,
+      ``sqrt``, ``abs``, ...; column names with spaces in backticks). ``"y = expr"`` and
+      synthpop's ``"~ I(expr)"`` are read as ``expr``.
+    * ``func=callable`` (Python only): ``func(frame)`` returns one value per row of ``frame``,
+      the predictor columns with categorical ones as pandas ``Categorical`` of their levels.
+      A synthesizer saved with a ``func`` needs it importable (a module-level function, not a
+      lambda).
+
+    With ``formula`` or ``func`` and ``check=True`` (default), :meth:`fit` checks that the
+    expression reproduces the confidential column (numbers to a relative 1e-9, NaN where NaN),
+    so a wrong formula is caught before it is released. A categorical column's expression
+    gives its labels; each label the expression gives in the data is mapped to the code of the
+    level it goes with, and a label never seen in the data raises in :meth:`draw`.
+
+    Weights do not change a passive column (it is not estimated). Missing values follow the
+    definition: a lookup reproduces the column's missing values, an expression gives NaN where
+    it does.
+
+    Parameters
+    ----------
+    of : str or list of str, optional
+        The columns the lookup reads.
+    formula : str, optional
+        The expression.
+    func : callable, optional
+        The function of the predictor frame.
+    check : bool, default True
+        Refuse a formula or function that does not reproduce the confidential column.
+
+    Examples
+    --------
+    >>> import numpy as np, pandas as pd
+    >>> from synthguard.synthesis.methods import PassiveMethod
+    >>> X = pd.DataFrame({"a": [1.0, 2.0, 3.0]})
+    >>> m = PassiveMethod(formula="2 * a + 1").fit(X, np.array([3.0, 5.0, 7.0]))
+    >>> m.draw(pd.DataFrame({"a": [10.0]}), np.random.default_rng(0)).tolist()
+    [21.0]
+    """
+
+    supports_weights = True
+    #: computed from released columns: the synthesizer never tail-codes it on its own
+    derived: ClassVar[bool] = True
+
+    def __init__(
+        self,
+        *,
+        of: str | list[str] | None = None,
+        formula: str | None = None,
+        func: Callable[[pd.DataFrame], Any] | None = None,
+        check: bool = True,
+    ) -> None:
+        self.of = of
+        self.formula = formula
+        self.func = func
+        self.check = check
+
+    # -------------------------------------------------------------------- helpers
+
+    def _mode(self) -> str:
+        given = [k for k in ("of", "formula", "func") if getattr(self, k) is not None]
+        if len(given) != 1:
+            raise MethodError(
+                "method 'passive': give exactly one of 'of' (the columns it is a function of, "
+                "e.g. 'passive:of=education'), 'formula' (e.g. 'passive:formula=a + b') or "
+                "'func' (a Python function of the predictor frame)"
+            )
+        if given[0] == "formula" and not isinstance(self.formula, str):
+            raise MethodError("method 'passive': 'formula' must be text, e.g. 'a + b'")
+        if given[0] == "func" and not callable(self.func):
+            raise MethodError("method 'passive': 'func' must be callable, func(frame) -> values")
+        return given[0]
+
+    def _evaluate(self, X: pd.DataFrame) -> np.ndarray:
+        try:
+            if self.func is not None:
+                out = self.func(X.copy())
+            else:
+                out = X.eval(_clean_formula(str(self.formula)), engine="python")
+        except Exception as e:  # the user's expression: say which, not what the data hold
+            raise MethodError(
+                f"method 'passive': evaluating the {'function' if self.func else 'formula'} "
+                f"failed ({type(e).__name__}); it may name only columns synthesized or kept "
+                f"before this one"
+            ) from None
+        values = np.asarray(getattr(out, "to_numpy", lambda: out)(), dtype=object).ravel() \
+            if not np.isscalar(out) else np.full(len(X), out, dtype=object)
+        if values.shape != (len(X),):
+            raise MethodError(
+                "method 'passive': the formula or function must give one value per record"
+            )
+        return values
+
+    # -------------------------------------------------------------------- fit / draw
+
+    def fit(self, X: Any, y: np.ndarray, weights: np.ndarray | None = None) -> PassiveMethod:
+        """Learn the lookup (``of``) or check the expression against the confidential column."""
+        mode = self._mode()
+        y = np.asarray(y)
+        self.categorical_ = bool(y.dtype == bool or np.issubdtype(y.dtype, np.integer))
+        check_weights(self.name, weights, len(y), self.supports_weights)
+        if mode == "of":
+            names = split_names(self.of, "of", self.name)
+            X = self._check_frame(X, names)
+            keys = GroupKeys(X, names)
+            k = keys(X)
+            order = np.argsort(k, kind="stable")
+            ks, ys = k[order], y[order]
+            first = np.r_[True, ks[1:] != ks[:-1]]
+            start = np.flatnonzero(first)
+            same = ys == np.repeat(ys[start], np.diff(np.r_[start, len(ys)]))
+            if not self.categorical_:
+                same |= np.isnan(ys) & np.repeat(np.isnan(ys[start]), np.diff(np.r_[start, len(ys)]))
+            if not same.all():
+                raise MethodError(
+                    f"method 'passive': the column is not a function of "
+                    f"{', '.join(repr(c) for c in names)} in the data (records sharing their "
+                    f"values differ in it); use 'nested:parent=...' or a model such as 'cart'"
+                )
+            self.names_ = names
+            self.keys_ = keys
+            self.lookup_keys_ = ks[start]
+            self.lookup_values_ = ys[start].copy()
+            self.fitted_ = True
+            return self
+        X = self._check_frame(X, [])
+        values = self._evaluate(X)
+        if self.categorical_:
+            labels = pd.Series(values, dtype=object)
+            pairs = pd.DataFrame({"label": labels.astype(str).where(labels.notna(), None),
+                                  "code": y})
+            per_label = pairs.drop_duplicates()
+            if per_label["label"].duplicated().any():
+                raise MethodError(
+                    "method 'passive': the formula or function gives the same label to records "
+                    "of different levels of the column; it does not define this column"
+                )
+            self.label_codes_ = dict(zip(per_label["label"], per_label["code"].astype(np.int64)))
+        else:
+            got = pd.to_numeric(pd.Series(values), errors="coerce").to_numpy(dtype=np.float64)
+            if self.check:
+                yv = np.asarray(y, dtype=np.float64)
+                ok = np.isclose(got, yv, rtol=1e-9, atol=0.0, equal_nan=True)
+                if not ok.all():
+                    raise MethodError(
+                        "method 'passive': the formula or function does not reproduce the "
+                        "column in the data (it differs in some records); fix it, or pass "
+                        "check=False to release it as defined"
+                    )
+        self.fitted_ = True
+        return self
+
+    def draw(self, X: Any, rng: np.random.Generator) -> np.ndarray:
+        """The column's value for each row of ``X`` (no randomness is used)."""
+        self._check_fitted("fitted_")
+        check_random_state(rng)
+        if self.of is not None:
+            X = self._check_frame(X, self.names_)
+            k = self.keys_(X)
+            pos = np.searchsorted(self.lookup_keys_, k)
+            pos = np.minimum(pos, len(self.lookup_keys_) - 1)
+            hit = self.lookup_keys_[pos] == k
+            if not hit.all():
+                raise MethodError(
+                    f"method 'passive': some drawn combinations of "
+                    f"{', '.join(repr(c) for c in self.names_)} never occur in the data, so the "
+                    f"column has no value for them; synthesize those columns jointly (e.g. "
+                    f"'nested') or model this column"
+                )
+            out = self.lookup_values_[pos]
+            return out.astype(np.int64) if self.categorical_ else out.astype(np.float64)
+        X = self._check_frame(X, [])
+        values = self._evaluate(X)
+        if not self.categorical_:
+            return np.array(pd.to_numeric(pd.Series(values), errors="coerce"), dtype=np.float64)
+        labels = pd.Series(values, dtype=object)
+        labels = labels.astype(str).where(labels.notna(), None)
+        codes = labels.map(self.label_codes_)
+        if codes.isna().any():
+            raise MethodError(
+                "method 'passive': the formula or function gave labels the column never takes "
+                "in the data; a categorical passive column may only give its own levels"
+            )
+        return codes.to_numpy(dtype=np.int64)
