@@ -8,7 +8,8 @@ import pytest
 from synthguard.errors import MethodError, NotFittedError
 from synthguard.synthesis.registry import available_methods, get_method, make_method
 
-BUILTIN = ["sample", "norm", "normrank", "logreg", "polyreg", "cart"]
+BUILTIN = ["sample", "norm", "normrank", "logreg", "polyreg", "cart", "pmm", "polr", "lognorm",
+           "sqrtnorm", "cubertnorm"]
 OBSERVED_CODES = np.array([0, 2, 3])  # code 1 is a level with no records: it must never be drawn
 
 

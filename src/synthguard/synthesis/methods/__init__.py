@@ -1,7 +1,8 @@
 """Per-variable synthesis methods, one per module; importing this package registers them.
 
 Built-in methods: ``sample``, ``norm``, ``normrank``, ``logreg``, ``polyreg``, ``cart``,
-``passive`` and ``nested`` (which read their predictors by name, :mod:`.columns`).
+``passive`` and ``nested`` (which read their predictors by name, :mod:`.columns`), ``pmm``,
+``polr``, ``lognorm``, ``sqrtnorm``, ``cubertnorm``.
 """
 
 from synthguard.synthesis.methods.base import SynthesisMethod, check_weights
@@ -12,19 +13,31 @@ from synthguard.synthesis.methods.nested import NestedMethod
 from synthguard.synthesis.methods.norm import NormMethod
 from synthguard.synthesis.methods.normrank import NormRankMethod
 from synthguard.synthesis.methods.passive import PassiveMethod
+from synthguard.synthesis.methods.pmm import PMMMethod
+from synthguard.synthesis.methods.polr import PolrMethod
 from synthguard.synthesis.methods.polyreg import PolyRegMethod
 from synthguard.synthesis.methods.sample import SampleMethod
+from synthguard.synthesis.methods.transformed import (
+    CubeRootNormMethod,
+    LogNormMethod,
+    SqrtNormMethod,
+)
 
 __all__ = [
     "CartMethod",
     "ColumnsMethod",
+    "CubeRootNormMethod",
+    "LogNormMethod",
     "LogRegMethod",
     "NestedMethod",
     "NormMethod",
     "NormRankMethod",
+    "PMMMethod",
     "PassiveMethod",
+    "PolrMethod",
     "PolyRegMethod",
     "SampleMethod",
+    "SqrtNormMethod",
     "SynthesisMethod",
     "check_weights",
 ]
