@@ -9,7 +9,8 @@ from synthguard.errors import MethodError, NotFittedError
 from synthguard.synthesis.registry import available_methods, get_method, make_method
 
 BUILTIN = ["sample", "norm", "normrank", "logreg", "polyreg", "cart", "pmm", "polr", "lognorm",
-           "sqrtnorm", "cubertnorm"]
+           "sqrtnorm", "cubertnorm", "rf", "bag"]
+WEIGHTED = {"rf", "bag"}  # donor methods: a record of weight 0 is never drawn
 OBSERVED_CODES = np.array([0, 2, 3])  # code 1 is a level with no records: it must never be drawn
 
 
@@ -111,7 +112,13 @@ def test_fitting_twice_gives_the_same_model(name, kind):
 def test_non_unit_weights_raise_and_unit_weights_do_not(name, kind):
     X, y = _data(name, kind)
     cls = get_method(name)
-    assert cls.supports_weights is False
+    assert cls.supports_weights is (name in WEIGHTED)
+    if cls.supports_weights:
+        w = np.ones(len(y))
+        w[::2] = 0.0
+        out = make_method(name).fit(X, y, weights=w).draw(X, np.random.default_rng(4))
+        assert np.isin(out, y[w > 0]).all()
+        return
     with pytest.raises(MethodError, match=name):
         make_method(name).fit(X, y, weights=np.linspace(0.5, 2.0, len(y)))
     unit = make_method(name).fit(X, y, weights=np.ones(len(y))).draw(X, np.random.default_rng(4))

@@ -2,12 +2,13 @@
 
 Built-in methods: ``sample``, ``norm``, ``normrank``, ``logreg``, ``polyreg``, ``cart``,
 ``passive`` and ``nested`` (which read their predictors by name, :mod:`.columns`), ``pmm``,
-``polr``, ``lognorm``, ``sqrtnorm``, ``cubertnorm``.
+``polr``, ``lognorm``, ``sqrtnorm``, ``cubertnorm``, ``rf``, ``bag``.
 """
 
 from synthguard.synthesis.methods.base import SynthesisMethod, check_weights
 from synthguard.synthesis.methods.cart import CartMethod
 from synthguard.synthesis.methods.columns import ColumnsMethod
+from synthguard.synthesis.methods.forest import BagMethod, RandomForestMethod
 from synthguard.synthesis.methods.logreg import LogRegMethod
 from synthguard.synthesis.methods.nested import NestedMethod
 from synthguard.synthesis.methods.norm import NormMethod
@@ -24,6 +25,7 @@ from synthguard.synthesis.methods.transformed import (
 )
 
 __all__ = [
+    "BagMethod",
     "CartMethod",
     "ColumnsMethod",
     "CubeRootNormMethod",
@@ -36,6 +38,7 @@ __all__ = [
     "PassiveMethod",
     "PolrMethod",
     "PolyRegMethod",
+    "RandomForestMethod",
     "SampleMethod",
     "SqrtNormMethod",
     "SynthesisMethod",
