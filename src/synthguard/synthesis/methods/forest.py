@@ -29,14 +29,17 @@ class _ForestMethod(SynthesisMethod):
         ntree: int = 10,
         min_samples_leaf: int | None = None,
         max_features: float | str | None = None,
-        random_state: int | None = 0,
+        random_state: int | None = None,
     ) -> None:
         self.ntree = ntree
         self.min_samples_leaf = min_samples_leaf
         self.max_features = max_features
         self.random_state = random_state
 
-    def fit(self, X: np.ndarray, y: np.ndarray, weights: np.ndarray | None = None) -> _ForestMethod:
+    def fit(
+        self, X: np.ndarray, y: np.ndarray, weights: np.ndarray | None = None,
+        *, rng: np.random.Generator | None = None,
+    ) -> _ForestMethod:
         """Grow the forest; file every confidential record under its leaf in every tree."""
         from sklearn.ensemble import RandomForestClassifier, RandomForestRegressor
 
@@ -60,7 +63,9 @@ class _ForestMethod(SynthesisMethod):
         cls = RandomForestClassifier if categorical else RandomForestRegressor
         forest = cls(
             n_estimators=int(self.ntree), min_samples_leaf=int(leaf), max_features=features,
-            bootstrap=True, random_state=self.random_state, n_jobs=1,
+            bootstrap=True, n_jobs=1,
+            random_state=self.random_state if self.random_state is not None else int(
+                check_random_state(rng).integers(2**31 - 1)),
         )
         Xf = X if X.shape[1] else np.zeros((len(y), 1), dtype=X.dtype)
         forest.fit(Xf, y, sample_weight=w)
@@ -140,9 +145,9 @@ class RandomForestMethod(_ForestMethod):
         Smallest leaf (default 1 for a categorical target, 5 for a numeric one).
     max_features : int, float or str, optional
         Predictors tried at each split (scikit-learn's ``max_features``).
-    random_state : int or None, default 0
-        Seed of the forest's bootstraps and feature draws (the draws use the synthesizer's
-        generator).
+    random_state : int or None, default None
+        Seed of the forest's bootstraps and feature draws; None: from the ``rng`` given to
+        :meth:`fit` (the synthesizer's fit seed), so a release reproduces from its seeds.
 
     Examples
     --------

@@ -30,7 +30,8 @@ class NestedMethod(ColumnsMethod):
     ----------
     parent : str or list of str, optional
         The parent column(s) (``"country"``, or ``"country+region"`` for a child within
-        both). Default: the only predictor, when there is exactly one.
+        both). Default: the first predictor (synthpop's rule), which is the column's first
+        predictor in the predictor matrix (the first column visited, by default).
 
     Notes
     -----
@@ -55,16 +56,19 @@ class NestedMethod(ColumnsMethod):
     def __init__(self, *, parent: str | list[str] | None = None) -> None:
         self.parent = parent
 
-    def fit(self, X: Any, y: np.ndarray, weights: np.ndarray | None = None) -> NestedMethod:
+    def fit(
+        self, X: Any, y: np.ndarray, weights: np.ndarray | None = None,
+        *, rng: np.random.Generator | None = None,
+    ) -> NestedMethod:
         """Group the confidential child values by parent."""
         y = np.asarray(y)
         w = check_weights(self.name, weights, len(y), self.supports_weights)
         if self.parent is None:
             X = self._check_frame(X, [])
-            if X.shape[1] != 1:
+            if X.shape[1] == 0:
                 raise MethodError(
-                    "method 'nested': name the parent column, e.g. 'nested:parent=country' "
-                    "(it has no single predictor to take as the parent)"
+                    "method 'nested': the column has no predictor to nest in; name the parent, "
+                    "e.g. 'nested:parent=country'"
                 )
             names = [str(X.columns[0])]
         else:

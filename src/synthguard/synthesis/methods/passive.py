@@ -143,7 +143,10 @@ class PassiveMethod(ColumnsMethod):
 
     # -------------------------------------------------------------------- fit / draw
 
-    def fit(self, X: Any, y: np.ndarray, weights: np.ndarray | None = None) -> PassiveMethod:
+    def fit(
+        self, X: Any, y: np.ndarray, weights: np.ndarray | None = None,
+        *, rng: np.random.Generator | None = None,
+    ) -> PassiveMethod:
         """Learn the lookup (``of``) or check the expression against the confidential column."""
         mode = self._mode()
         y = np.asarray(y)

@@ -65,7 +65,10 @@ class PMMMethod(SynthesisMethod):
         self.donors = donors
         self.proper = proper
 
-    def fit(self, X: np.ndarray, y: np.ndarray, weights: np.ndarray | None = None) -> PMMMethod:
+    def fit(
+        self, X: np.ndarray, y: np.ndarray, weights: np.ndarray | None = None,
+        *, rng: np.random.Generator | None = None,
+    ) -> PMMMethod:
         """Fit the regression; order the confidential values by their predictions."""
         if isinstance(self.donors, bool) or not isinstance(self.donors, int | np.integer) or (
             self.donors < 1

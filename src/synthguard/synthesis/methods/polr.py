@@ -79,7 +79,10 @@ class PolrMethod(SynthesisMethod):
         self.proper = proper
         self.maxiter = maxiter
 
-    def fit(self, X: np.ndarray, y: np.ndarray, weights: np.ndarray | None = None) -> PolrMethod:
+    def fit(
+        self, X: np.ndarray, y: np.ndarray, weights: np.ndarray | None = None,
+        *, rng: np.random.Generator | None = None,
+    ) -> PolrMethod:
         """Fit the proportional-odds model on the observed levels of ``y``."""
         from statsmodels.miscmodels.ordinal_model import OrderedModel
 

@@ -45,11 +45,14 @@ class _TransformedNorm(NormMethod):
     def _inverse(self, z: np.ndarray) -> np.ndarray:  # pragma: no cover - abstract
         raise NotImplementedError
 
-    def fit(self, X: np.ndarray, y: np.ndarray, weights: np.ndarray | None = None) -> _TransformedNorm:
+    def fit(
+        self, X: np.ndarray, y: np.ndarray, weights: np.ndarray | None = None,
+        *, rng: np.random.Generator | None = None,
+    ) -> _TransformedNorm:
         """Fit ``norm`` to the transformed target."""
         X, y, _ = _check_fit_data(self, X, y)
         self._prepare(y)
-        super().fit(X, self._forward(y), weights)
+        super().fit(X, self._forward(y), weights, rng=rng)
         self.decimals_ = decimal_places(y)
         return self
 
