@@ -63,6 +63,7 @@ from synthguard.synthesis.encoding import (
 )
 from synthguard.synthesis.methods.base import SynthesisMethod, fit_method
 from synthguard.synthesis.methods.columns import predictor_frame, reads_columns
+from synthguard.synthesis.methods.loglinear import link_blocks
 from synthguard.synthesis.registry import get_method, make_method
 from synthguard.synthesis.result import SyntheticData
 from synthguard.synthesis.safeguards import (
@@ -220,7 +221,9 @@ def _fit_column(
     col = schema[spec.target]
     a = arrays[spec.target] if rows is None else arrays[spec.target][rows]
     if reads_columns(spec.method):  # passive, nested: predictors by name, missing values kept
-        frame = predictor_frame(arrays, spec.predictors, schema, n, rows)
+        extra = [c for c in getattr(spec.method, "fit_columns", ())  # catall/ipf: the block
+                 if c not in spec.predictors and c != spec.target]
+        frame = predictor_frame(arrays, spec.predictors + extra, schema, n, rows)
         y = target_codes(a, col) if col.is_categorical else a
         return _ColumnModel(
             spec.target, spec.predictors,
@@ -1102,6 +1105,7 @@ class Synthesizer:
             if col.is_numeric and col.has_missing and not reads_columns(method):
                 indicator = self._indicator_method(method, c)
             specs.append(_ColumnSpec(c, predictors[c], method, indicator))
+        link_blocks({s.target: s.method for s in specs})  # catall/ipf: one block per method
         return specs
 
     @staticmethod

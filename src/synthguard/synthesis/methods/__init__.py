@@ -2,13 +2,14 @@
 
 Built-in methods: ``sample``, ``norm``, ``normrank``, ``logreg``, ``polyreg``, ``cart``,
 ``passive`` and ``nested`` (which read their predictors by name, :mod:`.columns`), ``pmm``,
-``polr``, ``lognorm``, ``sqrtnorm``, ``cubertnorm``, ``rf``, ``bag``.
+``polr``, ``lognorm``, ``sqrtnorm``, ``cubertnorm``, ``rf``, ``bag``, ``catall``, ``ipf``.
 """
 
 from synthguard.synthesis.methods.base import SynthesisMethod, check_weights
 from synthguard.synthesis.methods.cart import CartMethod
 from synthguard.synthesis.methods.columns import ColumnsMethod
 from synthguard.synthesis.methods.forest import BagMethod, RandomForestMethod
+from synthguard.synthesis.methods.loglinear import CatAllMethod, IPFMethod
 from synthguard.synthesis.methods.logreg import LogRegMethod
 from synthguard.synthesis.methods.nested import NestedMethod
 from synthguard.synthesis.methods.norm import NormMethod
@@ -27,8 +28,10 @@ from synthguard.synthesis.methods.transformed import (
 __all__ = [
     "BagMethod",
     "CartMethod",
+    "CatAllMethod",
     "ColumnsMethod",
     "CubeRootNormMethod",
+    "IPFMethod",
     "LogNormMethod",
     "LogRegMethod",
     "NestedMethod",
