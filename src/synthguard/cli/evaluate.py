@@ -195,6 +195,16 @@ def exit_with_verdict(ev: Any) -> None:
               help="Measure each release on the columns it shares with the data (default: a "
                    "release whose columns differ is refused, exit 2, unless its manifest "
                    "declares the missing ones dropped).")
+@click.option("--by", "by", multiple=True,
+              help="Domain columns (comma-separated or repeated): survey-weighted estimates of "
+                   "the targets by domain in the summary and the report.")
+@click.option("--weights", "weights", default=None, metavar="COL",
+              help="Sampling-weight column of the data: weights the domain estimates and "
+                   "sdcMicro's individual risk.")
+@click.option("--strata", "strata", default=None, metavar="COL",
+              help="Stratum column of the data's design (domain standard errors).")
+@click.option("--clusters", "clusters", default=None, metavar="COL",
+              help="Primary-sampling-unit column of the data's design, nested in --strata.")
 @click.option("--report", "report", type=click.Path(dir_okay=False), default=None,
               help="Write the HTML report here.")
 @click.option("--table", "table", type=click.Path(dir_okay=False), default=None,
@@ -212,7 +222,8 @@ def evaluate_cmd(conf: str, read_kw: dict[str, Any], releases: tuple[str, ...], 
                  formulas: tuple[str, ...], thresholds: tuple[str, ...], no_defaults: bool,
                  schema: tuple[str, ...], kinds: tuple[str, ...], common_columns: bool, report: str | None,
                  table: str | None, min_cell: int, max_distance_records: int, seed: int | None,
-                 quiet: bool) -> None:
+                 quiet: bool, by: tuple[str, ...] = (), weights: str | None = None,
+                 strata: str | None = None, clusters: str | None = None) -> None:
     """Evaluate the utility and disclosure risk of RELEASES against the confidential file CONF
     and print the comparison table. A release is a data file, a release folder (as written by
     synthesize, protect, dp synthesize and run: its synthguard_manifest.json lists the
@@ -272,6 +283,11 @@ def evaluate_cmd(conf: str, read_kw: dict[str, Any], releases: tuple[str, ...], 
     if unknown:
         raise ParameterError(f"options --keys/--target name columns that are not in the data: "
                              f"{', '.join(unknown)}")
+    design = [c for c in (*_split(by), weights, strata, clusters) if c is not None]
+    unknown = [c for c in design if c not in conf_df.columns]
+    if unknown:
+        raise ParameterError(f"options --by/--weights/--strata/--clusters name columns that are "
+                             f"not in the data: {', '.join(unknown)}")
     rel = _align_columns(conf_df, loaded, common_columns, echo)
     kind_map = _resolve_kinds(loaded, kind_map, echo)
     ledger = _open_ledgers(loaded, lambda s: click.echo(_line(s), err=True))
@@ -282,9 +298,12 @@ def evaluate_cmd(conf: str, read_kw: dict[str, Any], releases: tuple[str, ...], 
                 formulas=list(formulas) or None, thresholds=limits or None, radius=radius,
                 schema=schema_map or None, random_state=seed, progress=cb,
                 kinds=kind_map, max_distance_records=max_distance_records or None,
-                default_thresholds=not no_defaults,
+                default_thresholds=not no_defaults, by=_split(by) or None, weights=weights,
+                strata=strata, clusters=clusters,
             )
         echo(ev.summary())
+        if ev.survey is not None and (by or weights):
+            echo(ev.survey.summary())
         if table:
             write_table(ev.to_frame().reset_index(), table)
         if report:

@@ -163,6 +163,8 @@ class Evaluation(Summarized):
     conf: pd.DataFrame = field(repr=False, compare=False)
     holdout: pd.DataFrame | None = field(repr=False, compare=False)
     implicates: Mapping[str, list[pd.DataFrame]] = field(repr=False, compare=False)
+    #: sdcMicro's risk block and the domain estimates (:mod:`synthguard.report.survey_blocks`)
+    survey: Any = field(default=None, repr=False, compare=False)
 
     def __getitem__(self, name: str) -> ReleaseEvaluation:
         try:
@@ -199,6 +201,8 @@ class Evaluation(Summarized):
             out.append(("data", "identification risk of the data", self.data_risk_error))
         for name, r in self.releases.items():
             out.extend((name, part, why) for part, why in r.not_computed.items())
+        if self.survey is not None:
+            out.extend(("data", part, why) for part, why in self.survey.errors.items())
         return out
 
     @property
@@ -391,6 +395,10 @@ def evaluate(
     kinds: Mapping[str, str] | None = None,
     max_distance_records: int | None = 10_000,
     default_thresholds: bool = True,
+    by: str | Sequence[str] | None = None,
+    weights: str | None = None,
+    strata: str | None = None,
+    clusters: str | None = None,
 ) -> Evaluation:
     """Evaluate the utility and disclosure risk of several releases of ``conf``.
 
@@ -430,6 +438,11 @@ def evaluate(
         samples of this size (:mod:`synthguard.report.risk_sampling`; the other risk measures
         stay exact). None: every record (slow on large files: nearest neighbours among mixed
         columns).
+    by, weights, strata, clusters : survey-weighted domain estimates of the targets by the
+        ``by`` columns with the design columns of the data
+        (:func:`synthguard.utility.domain_estimates`), in ``Evaluation.survey`` with
+        sdcMicro's risk block (individual risk weighted by ``weights``, SUDA2, l-diversity of
+        the targets; :mod:`synthguard.report.survey_blocks`).
 
     Returns
     -------
@@ -669,6 +682,20 @@ def evaluate(
         if progress is not None:
             progress(f"release '{name}'", i + 2, total)
 
+    survey = None
+    try:
+        from synthguard.report.survey_blocks import survey_measures
+
+        survey = data_notes.run(
+            survey_measures, conf, impl_map, {n: r.kind for n, r in results.items()}, keys_t,
+            targets_t, schema_, by=_as_tuple(by, "by"), weights=weights, strata=strata,
+            clusters=clusters,
+        )
+    except Exception as e:  # pragma: no cover - survey_measures records its own failures
+        data_notes.messages.append(f"sdcMicro and domain blocks not computed: {safe_error(e)}")
+    if survey is not None:
+        data_notes.messages.extend(n for n in survey.notes if n not in data_notes.messages)
+
     return Evaluation(
         releases=results,
         keys=keys_t,
@@ -687,4 +714,5 @@ def evaluate(
         conf=conf,
         holdout=holdout,
         implicates=impl_map,
+        survey=survey,
     )

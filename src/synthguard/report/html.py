@@ -42,6 +42,7 @@ from synthguard.report.sections import (
     regression_table,
     univariate_table,
 )
+from synthguard.report.survey_sections import survey_context
 
 __all__ = ["Figure", "build_report", "write_report"]
 
@@ -421,6 +422,7 @@ def build_report(
         plan_text=_safe_plan(plan_text, redactor),
         glossary=glossary(),
         min_cell=min_cell,
+        **survey_context(ev, redactor, colors, count),
     )
     tick("render")
     return html
