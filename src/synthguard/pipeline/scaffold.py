@@ -15,6 +15,9 @@ The plan guesses what a steward would choose, and says each guess is one ("# gue
   right-skewed numeric column with more than 50 distinct values (sample skewness), the shape
   incomes and amounts take. Only one column per demographic is a key (age, not also an age
   group). With no numeric column, the target is the last column that is not a key.
+* **derived and nested columns**: a column that is an exact function of another in the data
+  is proposed ``passive`` (or ``nested`` in its coarser parent) instead of ``cart``
+  (:func:`synthguard.synthesis.dependencies.propose_methods`).
 * **never an identifier**: columns :func:`synthguard.data.schema.identifier_reason` flags
   (an id-like name, nearly all values distinct, an integer sequence) are left out of
   ``data.columns`` and of every key, target and formula, with the reason.
@@ -33,6 +36,7 @@ import pandas as pd
 
 from synthguard.data.io import read_table
 from synthguard.data.schema import Kind, Schema, identifier_reason, infer_schema, validate_frame
+from synthguard.synthesis.dependencies import propose_methods
 
 __all__ = ["guess_keys_targets", "init_plan"]
 
@@ -151,6 +155,11 @@ def init_plan(data_path: str | os.PathLike[str], *, plan_dir: str | os.PathLike[
     others = [c for c in schema.names if c not in keys and c not in ids]
     target = targets[0] if targets else None
     coded = [c for c in schema.names if schema[c].kind is Kind.COUNT and c in keys]
+    kept_cols = [c for c in schema.names if c not in ids]
+    full = propose_methods(data[kept_cols], schema.subset(kept_cols), visit_sequence=kept_cols)
+    part = {c: v for c, v in propose_methods(data[kept_cols], schema.subset(kept_cols),
+                                             visit_sequence=keys + others).items()
+            if c in others}
 
     lines = [
         "# synthguard plan — written by `synthguard init`. Edit it, then run:",
@@ -198,13 +207,21 @@ def init_plan(data_path: str | os.PathLike[str], *, plan_dir: str | os.PathLike[
             "    method: synthesis          # parameters of synthguard.Synthesizer",
             "    m: 5                       # implicates",
             f"    keep: {_yaml_list(keys)}   # guess: check (the keys)",
-            f"    methods: {{{', '.join(f'{_quote(c)}: cart' for c in others)}}}",
+            f"    methods: {{{', '.join(_quote(c) + ': ' + _quote(part.get(c, 'cart')) for c in others)}}}",
         ]
+        if part:
+            lines.append("    # passive/nested: exact functional dependencies found in the data (guess: check)")
     lines += [
         "  full:                        # fully synthetic: every column synthesized",
         "    method: synthesis",
         "    m: 5",
     ]
+    if full:
+        lines += [
+            f"    methods: {{{', '.join(_quote(c) + ': ' + _quote(v) for c, v in full.items())}}}",
+            "    # ^ exact functional dependencies in the data: derived (passive) or nested columns,",
+            "    #   not modelled (synthguard.synthesis.dependencies; guess: check)",
+        ]
     if target is not None:
         lines += [
             "  topcoded:                    # traditional SDC: censor the top 5% of the target",
