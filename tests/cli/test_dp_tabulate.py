@@ -80,3 +80,19 @@ def test_refusals_spend_nothing(conf):
     r = _run([str(conf / "conf.csv"), "--table", "sex", "--hierarchy", "state",
               "--epsilon", "1", "--out", str(conf / "x")], conf)
     assert r.exit_code == 2
+
+
+def test_periods_with_baseline(conf):
+    df = pd.read_csv(conf / "conf.csv")
+    df["week"] = np.where(np.arange(len(df)) % 2 == 0, "w1", "w2")
+    df.to_csv(conf / "weekly.csv", index=False)
+    out = conf / "weekly"
+    r = _run([str(conf / "weekly.csv"), "--table", "sex", "--levels",
+              str(conf / "levels.yaml"), "--period", "week", "--periods", "w1,w2,w3",
+              "--baseline", "w1", "--epsilon", "0.5", "--out", str(out), "--seed", "3",
+              "--report", str(conf / "weekly.html")], conf)
+    assert r.exit_code == 0, r.output
+    t = pd.read_csv(out / "sex.csv")
+    assert t["week"].tolist() == ["w1", "w1", "w2", "w2", "w3", "w3"]
+    assert (t.loc[t["week"] == "w1", "change_percent"].abs() < 1e-9).all()
+    assert PrivacyLedger.open(out / "ledger.json").spent.epsilon == pytest.approx(1.5)

@@ -147,6 +147,7 @@ def test_dp_release_charges_a_persistent_ledger(plan_dir, tmp_path):
     assert "income" in ev["dp"].errors["risk"]  # the DP release holds region and sex only
     html = first.report_path.read_text(encoding="utf-8")
     assert 'id="ledger-table"' in html and SECRET_LABEL not in html
+    assert 'id="epsilon-table"' in html and "factor of 2.72" in html  # ε for a board
     # the budget is spent: running the plan again would overspend, and stops before any noise
     with pytest.raises(PlanError, match=r"release 'dp' could not be made: .*refused"):
         run_plan(tmp_path / "plan.yaml", force=True)

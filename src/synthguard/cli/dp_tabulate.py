@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any
 
 import click
+import pandas as pd
 import yaml
 
 from synthguard.cli._options import read_options
@@ -116,7 +117,16 @@ def _write_csv(frame: Any, path: Path) -> None:
                    "exact (NOT differentially private; repeatable).")
 @click.option("--level-shares", default=None,
               help="TopDown mode: budget weights of total and each level, e.g. 1,1,2.")
-@click.option("--epsilon", type=float, required=True, help="Privacy-loss budget of the run.")
+@click.option("--period", default=None,
+              help="Tables mode: a period column (day, week); every period's tables are "
+                   "released with --epsilon EACH, charging the same ledger.")
+@click.option("--periods", default=None,
+              help="With --period: the public period levels, comma-separated.")
+@click.option("--baseline", default=None,
+              help="With --period: the baseline period; adds the percent change of every "
+                   "cell with its interval.")
+@click.option("--epsilon", type=float, required=True,
+              help="Privacy-loss budget of the run (per period with --period).")
 @click.option("--delta", type=float, default=None,
               help="delta (discrete_gaussian only; default 1e-10).")
 @click.option("--mechanism", type=click.Choice(["discrete_laplace", "discrete_gaussian"]),
@@ -154,7 +164,9 @@ def _write_csv(frame: Any, path: Path) -> None:
 @click.option("--force", is_flag=True, help="Replace the release already in --out.")
 def tabulate_cmd(data: Path, read_kw: dict[str, Any], tables: tuple[str, ...],
                  hierarchy: str | None, by: str | None, units_file: Path | None,
-                 invariants: tuple[str, ...], level_shares: str | None, epsilon: float,
+                 invariants: tuple[str, ...], level_shares: str | None,
+                 period: str | None, periods: str | None, baseline: str | None,
+                 epsilon: float,
                  delta: float | None, mechanism: str, levels_file: Path | None,
                  bins: tuple[str, ...], levels_from_data: bool, sums: tuple[str, ...],
                  allocation: str | None, zeros: tuple[str, ...], confidence: float,
@@ -185,7 +197,9 @@ def tabulate_cmd(data: Path, read_kw: dict[str, Any], tables: tuple[str, ...],
     from synthguard.dp.tables import (
         ReliabilityRule,
         dp_tables,
+        dp_tables_by_period,
         parse_table,
+        period_changes,
         tables_accuracy,
         topdown,
         topdown_accuracy,
@@ -197,6 +211,14 @@ def tabulate_cmd(data: Path, read_kw: dict[str, Any], tables: tuple[str, ...],
     if not hierarchy and (by or units_file or invariants or level_shares):
         raise ParameterError("options --by, --units, --invariant and --level-shares need "
                              "--hierarchy")
+    if hierarchy and period:
+        raise ParameterError("option --period works with --table, not --hierarchy")
+    if bool(period) != bool(periods) or (baseline and not period):
+        raise ParameterError("option --period needs --periods (its public levels), and "
+                             "--baseline needs --period")
+    period_levels = [p.strip() for p in (periods or "").split(",") if p.strip()]
+    if baseline is not None and baseline not in period_levels:
+        raise ParameterError("option --baseline: expected one of the --periods")
     started = time.perf_counter()
     df = read_table(data, **read_kw)
     cats, file_bins = _domain_file(levels_file)
@@ -215,7 +237,9 @@ def tabulate_cmd(data: Path, read_kw: dict[str, Any], tables: tuple[str, ...],
     released: dict[str, Any] = {}
     with release_folder(out, force=force, inputs=[data]) as tmp:
         if ledger is None:
-            ledger = PrivacyLedger(epsilon=epsilon, delta=d, path=tmp / "ledger.json")
+            n_per = max(1, len(period_levels))
+            ledger = PrivacyLedger(epsilon=epsilon * n_per, delta=min(0.5, d * n_per),
+                                   path=tmp / "ledger.json")
         try:
             with warnings.catch_warnings(record=True) as caught:
                 warnings.simplefilter("always", PrivacyWarning)
@@ -229,10 +253,15 @@ def tabulate_cmd(data: Path, read_kw: dict[str, Any], tables: tuple[str, ...],
                                        invariants=list(invariants),
                                        level_shares=_weights(level_shares), **common)
                 else:
-                    res = dp_tables(df, list(tables), ledger=ledger, rule=rule,
-                                    sums={c: tuple(v) for c, v in
-                                          _numbers(sums, "--sum").items()},
-                                    allocation=_weights(allocation), **common)
+                    kw = {"ledger": ledger, "rule": rule, "allocation": _weights(allocation),
+                          "sums": {c: tuple(v) for c, v in _numbers(sums, "--sum").items()}}
+                    if period:
+                        by_period = dp_tables_by_period(df, list(tables), period=period,
+                                                        periods=period_levels, **kw,
+                                                        **common)
+                        res = by_period[period_levels[0]]
+                    else:
+                        res = dp_tables(df, list(tables), **kw, **common)
         except BaseException:
             if new_ledger and ledger_path is not None and not ledger.charges:
                 _remove_new_ledger(ledger_path)
@@ -248,6 +277,24 @@ def tabulate_cmd(data: Path, read_kw: dict[str, Any], tables: tuple[str, ...],
                          "least squares and an integer programme per parent, so that counts "
                          "are non-negative integers adding up to their parent's; 'measured' "
                          "is the noisy measurement, 'count' the consistent estimate.")
+        elif period:
+            changes = period_changes(by_period, baseline) if baseline else {}
+            for name in res.tables:
+                frames = []
+                for p, r in by_period.items():
+                    f = r.tables[name].frame.copy()
+                    f.insert(0, period, p)
+                    frames.append(f)
+                out_f = pd.concat(frames, ignore_index=True)
+                if name in changes:
+                    for c in ("change_percent", "change_lower", "change_upper",
+                              "change_reliable"):
+                        out_f[c] = changes[name][c].to_numpy()
+                released[name] = out_f
+            alloc = res.allocation_frame()
+            rule_text = (res.rule.describe() + f" Every period of '{period}' is released "
+                         f"with epsilon {epsilon:g} and charged to the same ledger "
+                         "(sequential composition over periods).")
         else:
             for name, t in res.tables.items():
                 released[name] = t.frame
@@ -270,13 +317,21 @@ def tabulate_cmd(data: Path, read_kw: dict[str, Any], tables: tuple[str, ...],
                 "spent": {"epsilon": spent.epsilon, "delta": spent.delta, "rho": spent.rho}}
         (tmp / "release.json").write_text(json.dumps(info, indent=2), encoding="utf-8")
     seconds = time.perf_counter() - started
-    for f in files:
-        click.echo(f"wrote {out / f}")
+    for fname in files:
+        click.echo(f"wrote {out / fname}")
     click.echo(str(ledger))
     if report_path is not None:
         from synthguard.report.dp_tables import write_tables_report
 
-        acc = topdown_accuracy(res, df) if hierarchy else tables_accuracy(res, df)
+        if hierarchy:
+            acc = topdown_accuracy(res, df)
+        elif period:
+            acc = pd.concat([tables_accuracy(r, df[(df[period].astype(str) == str(p))
+                                                   .to_numpy()]).assign(period=p)
+                             for p, r in by_period.items()
+                             if (df[period].astype(str) == str(p)).any()], ignore_index=True)
+        else:
+            acc = tables_accuracy(res, df)
         write_tables_report(report_path, title=f"DP tables: {data.name}", ledger=ledger,
                             allocation=alloc, rule_text=rule_text, released=released,
                             accuracy=acc, notes=list(res.notes),

@@ -19,13 +19,27 @@ import pandas as pd
 
 from synthguard.dp.board import epsilon_table
 
-__all__ = ["build_tables_report", "write_tables_report"]
+__all__ = ["board_rows", "build_tables_report", "write_tables_report"]
 
 _CSS = ("body{font-family:system-ui,sans-serif;max-width:70rem;margin:2rem auto;padding:0 1rem}"
         "table{border-collapse:collapse;margin:.5rem 0 1.5rem}td,th{border:1px solid #ccc;"
         "padding:.2rem .5rem;text-align:right}th{background:#f3f3f3}td:first-child,"
         "th:first-child{text-align:left}.warn{background:#fff3cd;padding:.6rem;border:1px "
         "solid #e0c060}")
+
+
+def board_rows(ledger: Any) -> dict[str, Any] | None:
+    """The ε table of a ledger for the main report's ledger section (columns, text rows), or
+    None when there is nothing to show or the ledger cannot be read."""
+    try:
+        t = epsilon_table(ledger)
+    except Exception:
+        return None
+    if len(t) <= 1:
+        return None
+    rows = [[str(r["label"]), f"{r['epsilon']:.4g}", f"{r['delta']:.3g}",
+             f"{r['e^epsilon']:.4g}", str(r["meaning"])] for r in t.to_dict("records")]
+    return {"columns": ["label", "ε", "δ", "e^ε", "what it means"], "rows": rows}
 
 
 def _table(frame: pd.DataFrame, digits: int = 4) -> str:

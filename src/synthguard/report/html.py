@@ -199,7 +199,10 @@ def _ledger_rows(ledger: Any) -> dict[str, Any] | None:
         else:
             text = f"{v:.4g}" if isinstance(v, float) else str(v)
         totals.append((attr, text))
-    return {"error": None, "columns": cols, "rows": rows, "totals": totals}
+    from synthguard.report.dp_tables import board_rows
+
+    return {"error": None, "columns": cols, "rows": rows, "totals": totals,
+            "board": board_rows(ledger)}
 
 
 def _safe_plan(text: str | None, redactor: Redactor) -> str | None:

@@ -133,6 +133,12 @@ def test_percent_change_interval_and_coverage():
     t = 2 * math.log(1 / 0.025)
     assert got["lower"].item() == pytest.approx(100 * ((110 - t) / (100 + t) - 1))
     assert got["upper"].item() == pytest.approx(100 * ((110 + t) / (100 - t) - 1))
+    assert got["reliable"].item()  # half-width 15.6 points
+    wide = NoiseModel("laplace", 5.0)  # half-width 40 points: unreliable unless no margin
+    assert not percent_change(110, 100, current_noise=wide, baseline_noise=wide)[
+        "reliable"].item()
+    assert percent_change(110, 100, current_noise=wide, baseline_noise=wide,
+                          max_margin=None)["reliable"].item()
     near_zero = percent_change(5, 1, current_noise=nm, baseline_noise=nm)
     assert near_zero["upper"].item() == math.inf and not near_zero["reliable"].item()
     # coverage ≥ 95 % (Bonferroni) on 2,000 seeded draws

@@ -102,8 +102,12 @@ def test_ledger_one_line_per_level():
 
 def test_unknown_unit_and_bad_invariant_are_refused():
     df, units = _hierarchy(0)
-    with pytest.raises(DataError, match="units"):
+    with pytest.raises(DataError, match="units") as e:
         _td(df, units.iloc[1:], epsilon=1, random_state=0)
+    dropped = units.iloc[0]
+    assert dropped["tract"] not in str(e.value)  # no unit and no count is quoted
+    n_dropped = int((df["tract"] == dropped["tract"]).sum())
+    assert f" {n_dropped} " not in str(e.value)
     with pytest.raises(ParameterError, match="invariants"):
         _td(df, units, epsilon=1, invariants=["sex"], random_state=0)
 

@@ -15,6 +15,7 @@ from synthguard.dp.tables.allocation import Allocation, allocate
 from synthguard.dp.tables.change import percent_change
 from synthguard.dp.tables.measure import dp_tables
 from synthguard.dp.tables.noise import NoiseModel
+from synthguard.dp.tables.periods import dp_tables_by_period, period_changes
 from synthguard.dp.tables.reliability import ReliabilityRule
 from synthguard.dp.tables.result import DPTable, DPTables
 from synthguard.dp.tables.rounding import controlled_round, least_squares_fit
@@ -34,9 +35,11 @@ __all__ = [
     "allocate",
     "controlled_round",
     "dp_tables",
+    "dp_tables_by_period",
     "least_squares_fit",
     "parse_table",
     "percent_change",
+    "period_changes",
     "tables_accuracy",
     "topdown",
     "topdown_accuracy",

@@ -26,7 +26,7 @@ __all__ = ["percent_change"]
 
 def percent_change(current: Any, baseline: Any, *, current_noise: NoiseModel,
                    baseline_noise: NoiseModel, confidence: float = 0.95,
-                   max_relative_margin: float | None = None) -> pd.DataFrame:
+                   max_margin: float | None = 20.0) -> pd.DataFrame:
     """Percent change 100 (current/baseline − 1) with an interval of level ≥ ``confidence``.
 
     Parameters
@@ -34,8 +34,8 @@ def percent_change(current: Any, baseline: Any, *, current_noise: NoiseModel,
     current, baseline : noisy values (scalars or arrays of the same length).
     current_noise, baseline_noise : their noise laws (e.g. ``table.noise["count"]``).
     confidence : the joint level; each count's interval is taken at 1 − (1 − confidence)/2.
-    max_relative_margin : when given, a change is flagged reliable only if its interval's
-        half-width (in percentage points) is at most this many points.
+    max_margin : a change is flagged reliable only if its interval is bounded and its
+        half-width is at most this many percentage points (default 20; None: bounded only).
 
     Returns
     -------
@@ -64,7 +64,7 @@ def percent_change(current: Any, baseline: Any, *, current_noise: NoiseModel,
         lower = np.where(ok, 100.0 * (ratios.min(axis=0) - 1.0), -np.inf)
         upper = np.where(ok, 100.0 * (ratios.max(axis=0) - 1.0), np.inf)
     reliable = ok & np.isfinite(change)
-    if max_relative_margin is not None:
-        reliable &= (upper - lower) / 2.0 <= float(max_relative_margin)
+    if max_margin is not None:
+        reliable &= (upper - lower) / 2.0 <= float(max_margin)
     return pd.DataFrame({"change": change, "lower": lower, "upper": upper,
                          "reliable": reliable})

@@ -154,6 +154,8 @@ def dp_tables(
     structural_zeros: Sequence[Mapping[str, Any]] | None = None,
     rule: ReliabilityRule | None = None,
     domain_from_data: str | None = None,
+    where: Any = None,
+    label: str = "dp table",
     random_state: RandomState = None,
 ) -> DPTables:
     """Noisy counts (and sums) of several tables from one (ε, δ) budget.
@@ -178,6 +180,10 @@ def dp_tables(
     structural_zeros : cells impossible by a public rule, ``[{"age": "0-14", "marital":
         "married"}]``; fixed at 0 and not measured.
     rule : the :class:`ReliabilityRule` (interval level, unreliable margin, suppression).
+    where : optional boolean mask of the records to tabulate (e.g. one period); the domain is
+        still checked on every record, and an empty selection is tabulated like any other
+        (a refusal would tell that it is empty).
+    label : the start of each ledger line (``"<label> <table>: <statistic>"``).
     random_state : None for OpenDP's noise (releases); a seed for simulation only.
 
     Examples
@@ -206,13 +212,20 @@ def dp_tables(
     bns = {c: v for c, v in (bins or {}).items() if c in cols}
     domain, codes = build_domain(data, columns=cols, categories=cats, bins=bns,
                                  domain_from_data=domain_from_data, owner="dp_tables")
+    if where is not None:
+        mask = np.asarray(where, dtype=bool).ravel()
+        if mask.size != len(data):
+            raise ParameterError("parameter 'where': expected one boolean per record")
+        codes = {c: v[mask] for c, v in codes.items()}
+    else:
+        mask = np.ones(len(data), dtype=bool)
     sum_values: dict[str, np.ndarray] = {}
     for c, (lo, hi) in bounds.items():
         x = pd.to_numeric(data[c], errors="coerce").to_numpy(dtype=np.float64, na_value=np.nan)
         if np.isnan(x).any():
             raise DataError(f"dp_tables: sum column '{c}' has missing or non-numeric values; "
                             "impute or drop them (a public rule) first")
-        sum_values[c] = np.clip(x, lo, hi)
+        sum_values[c] = np.clip(x, lo, hi)[mask]
     stats = {s.name: ["count", *(f"sum:{c}" for c in bounds)] for s in specs}
     alloc = allocate([s.name for s in specs], stats, epsilon=epsilon, delta=delta,
                      mechanism=mechanism, weights=allocation)
@@ -230,7 +243,7 @@ def dp_tables(
                 (l1, l2), mech = _sum_sens(lo, hi, relation), _SUM_MECH[mechanism]
             scale = l1 / eps if family == "pure" else l2 / math.sqrt(2.0 * rho)
             models[s.name][st] = NoiseModel(mech, scale)
-            parts.append((f"dp table {s.name}: {st}", eps, rho))
+            parts.append((f"{label} {s.name}: {st}", eps, rho))
     if ledger is None:
         ledger = PrivacyLedger(epsilon=epsilon, delta=delta)
     rng = _noise.resolve_noise(random_state, stacklevel=3)
