@@ -57,9 +57,9 @@ def test_synthesizer_gives_cart_a_float32_design_and_cart_does_not_copy_it(monke
     seen: list[tuple[np.dtype, bool, int]] = []
     fit = CartMethod.fit
 
-    def spy(self, X, y, weights=None):
+    def spy(self, X, y, weights=None, *, rng=None, kinds=None):
         seen.append((X.dtype, X.flags.f_contiguous, id(X)))
-        out = fit(self, X, y, weights)
+        out = fit(self, X, y, weights, rng=rng, kinds=kinds)
         # without binning the tree's input is the given design itself, not a copy
         assert self._design(X, fortran=True) is X
         return out
@@ -110,7 +110,7 @@ def test_cart_float32_and_float64_designs_give_the_same_trees(categorical):
         y = X[:, 0] * 3 + X[:, 1] + rng.normal(0, 1, n)
     a = CartMethod().fit(X, y)
     b = CartMethod().fit(np.asfortranarray(X, dtype=np.float32), y)
-    ta, tb = a.tree_model_.tree_, b.tree_model_.tree_
+    ta, tb = a.tree_, b.tree_
     np.testing.assert_array_equal(ta.feature, tb.feature)
     np.testing.assert_array_equal(ta.threshold, tb.threshold)
     np.testing.assert_array_equal(a.leaf_index(X), b.leaf_index(X.astype(np.float32)))

@@ -11,6 +11,7 @@ from hypothesis import strategies as st
 from synthguard.data import infer_schema
 from synthguard.synthesis.encoding import (
     codes_from_target,
+    design_kinds,
     design_matrix,
     design_width,
     from_working,
@@ -70,6 +71,19 @@ def test_layout_depends_on_schema_not_rows(mixed):
     # region: 2 level dummies + missing, edu: 2, income: value + indicator
     assert X.shape == (len(rows), 3 + 2 + 2)
     np.testing.assert_array_equal(X[:, :3].sum(axis=1), 1.0)  # 'north' is not the first level
+
+
+def test_codes_layout_gives_one_column_of_codes_per_categorical(mixed):
+    schema = infer_schema(mixed)
+    cols = ["region", "edu", "income"]
+    arrays = {c: to_working(mixed[c], schema[c]) for c in cols}
+    X = design_matrix(arrays, cols, schema.columns, layout="codes")
+    levels = list(schema["region"].levels)
+    expected = [levels.index(v) if isinstance(v, str) else len(levels) for v in mixed["region"]]
+    np.testing.assert_array_equal(X[:, 0], expected)  # missing: a level after the last
+    assert X.shape[1] == design_width(cols, schema.columns, "codes") == 1 + 1 + 2
+    kinds = design_kinds(cols, schema.columns)
+    assert kinds == ["nominal", "ordinal", "numeric", "numeric"]  # edu: ordered Categorical
 
 
 def test_round_trip_every_kind(mixed):

@@ -38,6 +38,7 @@ from synthguard.data.schema import ColumnSchema, Kind
 
 __all__ = [
     "codes_from_target",
+    "design_kinds",
     "design_matrix",
     "design_width",
     "from_working",
@@ -158,15 +159,34 @@ def codes_from_target(y: np.ndarray, col: ColumnSchema) -> np.ndarray:
     return codes
 
 
-def _block_width(col: ColumnSchema) -> int:
+def _block_width(col: ColumnSchema, layout: str = "dummies") -> int:
+    if col.is_categorical and layout == "codes":
+        return 1
     if col.is_categorical:
         return max(len(col.levels or ()) - 1, 0) + (1 if col.has_missing else 0)
     return 1 + (1 if col.has_missing else 0)
 
 
-def design_width(columns: Sequence[str], schema: Mapping[str, ColumnSchema]) -> int:
+def design_width(
+    columns: Sequence[str], schema: Mapping[str, ColumnSchema], layout: str = "dummies"
+) -> int:
     """Number of design columns the predictors ``columns`` encode to."""
-    return sum(_block_width(schema[c]) for c in columns)
+    return sum(_block_width(schema[c], layout) for c in columns)
+
+
+def design_kinds(
+    columns: Sequence[str], schema: Mapping[str, ColumnSchema], layout: str = "codes"
+) -> list[str]:
+    """Kind of each design column: ``"nominal"`` (categorical and binary codes),
+    ``"ordinal"`` (ordinal codes) or ``"numeric"`` (numbers, missingness indicators, dummies)."""
+    out: list[str] = []
+    for c in columns:
+        col = schema[c]
+        if col.is_categorical and layout == "codes":
+            out.append("ordinal" if col.kind is Kind.ORDINAL else "nominal")
+        else:
+            out.extend(["numeric"] * _block_width(col, layout))
+    return out
 
 
 def design_matrix(
@@ -176,8 +196,13 @@ def design_matrix(
     rows: np.ndarray | None = None,
     dtype: Any = np.float64,
     order: Literal["C", "F"] = "F",
+    layout: str = "dummies",
 ) -> np.ndarray:
     """The design matrix (n x p, no intercept) of the predictors ``columns``.
+
+    ``layout="codes"`` (for methods that split on levels, ``cart``): each categorical
+    predictor is one column of its codes ``0..L-1``, a missing value coded ``L`` (a level of
+    its own, after the last: for an ordinal predictor, after the highest).
 
     ``arrays`` maps column names to working-form arrays; ``rows`` (optional) selects rows.
     The matrix is filled column by column into one preallocated array, so encoding costs one
@@ -195,12 +220,17 @@ def design_matrix(
         n = len(first)
     else:
         n = 0
-    X = np.zeros((n, design_width(columns, schema)), dtype=dtype, order=order)
+    X = np.zeros((n, design_width(columns, schema, layout)), dtype=dtype, order=order)
     j = 0
     for c in columns:
         col = schema[c]
         a = arrays[c] if rows is None else arrays[c][rows]
-        if col.is_categorical:
+        if col.is_categorical and layout == "codes":
+            X[:, j] = a
+            if col.has_missing:
+                X[a < 0, j] = len(col.levels or ())
+            j += 1
+        elif col.is_categorical:
             k = len(col.levels or ())
             # level l (l >= 1) -> design column j + l - 1; missing -> j + k - 1. One
             # comparison per level: its only temporary is one boolean column.

@@ -6,7 +6,13 @@ coefficients, and hashes of the confidential records used by the diagnostics. A 
 must be stored and shared like the confidential data itself. To make this hard to forget,
 the file name must end in ``.confidential.pkl``.
 
-The format is a short text header naming the content, followed by a Python pickle. A plain
+The format is a short text header naming the content and the format's version, followed by
+a Python pickle. Versions: **1** (until CART grew rpart's subset splits and pruning; its CART
+models hold scikit-learn trees fitted on 0/1 dummies) and **2** (CART models hold
+:class:`~synthguard.synthesis.methods._tree.Tree` fitted on level codes and record their
+design in ``layout_``). Files of version 1 still load, and draw exactly as when they were
+saved (the synthesizer builds each model's design from the layout the model records); a file
+of a newer version than this synthguard knows is refused with a message saying so. A plain
 pickle can run arbitrary code while it loads, so :func:`load_synthesizer` reads it with a
 **restricted unpickler**: it resolves only classes defined in synthguard, numpy, pandas,
 scikit-learn, scipy and pyarrow (and a short list of their unpickling helpers and harmless
@@ -37,7 +43,11 @@ if TYPE_CHECKING:  # pragma: no cover
 __all__ = ["SUFFIX", "load_synthesizer", "save_synthesizer"]
 
 SUFFIX = ".confidential.pkl"
-_MAGIC = b"SYNTHGUARD FITTED SYNTHESIZER - CONTAINS CONFIDENTIAL DATA - format 1\n"
+_HEADER = b"SYNTHGUARD FITTED SYNTHESIZER - CONTAINS CONFIDENTIAL DATA - format "
+FORMAT_VERSION = 2
+#: versions this synthguard reads
+_READABLE = (1, 2)
+_MAGIC = _HEADER + str(FORMAT_VERSION).encode() + b"\n"
 
 
 _ALLOWED_PACKAGES = ("synthguard", "numpy", "pandas", "sklearn", "scipy", "pyarrow")
@@ -166,11 +176,20 @@ def load_synthesizer(path: str | os.PathLike[str]) -> Synthesizer:
     if not p.is_file():
         raise FileFormatError(f"file '{p}' does not exist; check the path")
     with open(p, "rb") as f:
-        head = f.read(len(_MAGIC))
-        if head != _MAGIC:
+        head = f.readline(len(_HEADER) + 8)
+        version = head[len(_HEADER):].strip()
+        if not head.startswith(_HEADER) or not head.endswith(b"\n") or not version.isdigit():
             raise FileFormatError(
                 f"file '{p}' is not a synthesizer saved by synthguard (or was saved by an "
                 f"incompatible version); refit the synthesizer"
+            )
+        if int(version) not in _READABLE:
+            newer = int(version) > FORMAT_VERSION
+            raise FileFormatError(
+                f"file '{p}' holds a synthesizer in format {int(version)}, "
+                + ("newer than this synthguard reads (up to format "
+                   f"{FORMAT_VERSION}); upgrade synthguard to load it" if newer else
+                   "which this synthguard no longer reads; refit the synthesizer")
             )
         try:
             obj = _RestrictedUnpickler(f).load()

@@ -54,6 +54,7 @@ from synthguard.errors import (
 from synthguard.synthesis.diagnostics import ConfidentialFingerprint, leaf_summary
 from synthguard.synthesis.encoding import (
     codes_from_target,
+    design_kinds,
     design_matrix,
     from_working,
     n_target_levels,
@@ -147,6 +148,24 @@ def _design_dtype(*methods: SynthesisMethod | None) -> Any:
     return np.float32 if kinds == {np.dtype(np.float32)} else np.float64
 
 
+def _layout(*methods: SynthesisMethod | None, fitted: bool = False) -> str:
+    """``"codes"`` when every method of the column takes a design of level codes.
+
+    Before fitting, each method's class says (``design_layout``); a fitted method says which
+    design it was fitted on (``layout_``; a method fitted before codes existed, e.g. loaded
+    from an older file, has none: dummies). A constant part ignores its design.
+    """
+    kinds = set()
+    for m in methods:
+        if m is None or isinstance(m, _Constant):
+            continue
+        if fitted:
+            kinds.add(getattr(m, "layout_", "dummies"))
+        else:
+            kinds.add(getattr(type(m), "design_layout", "dummies"))
+    return "codes" if kinds == {"codes"} else "dummies"
+
+
 def _design(
     arrays: Mapping[str, np.ndarray],
     columns: Sequence[str],
@@ -154,10 +173,11 @@ def _design(
     n: int,
     rows: np.ndarray | None = None,
     dtype: Any = np.float64,
+    layout: str = "dummies",
 ) -> np.ndarray:
     if not columns:
         return np.empty((n, 0), dtype=dtype)
-    return design_matrix(arrays, columns, schema, rows, dtype=dtype)
+    return design_matrix(arrays, columns, schema, rows, dtype=dtype, layout=layout)
 
 
 def _fit_part(
@@ -167,6 +187,7 @@ def _fit_part(
     weights: np.ndarray | None,
     column: str,
     rng: np.random.Generator | None = None,
+    kinds: list[str] | None = None,
 ) -> _Part | None:
     if len(y) == 0:
         return None
@@ -178,9 +199,14 @@ def _fit_part(
         if not varies.all():
             mask = varies
             X = X[:, mask]
+            if kinds is not None:
+                kinds = [k for k, v in zip(kinds, varies, strict=True) if v]
     method = copy.deepcopy(proto)
     try:
-        fit_method(method, X, y, weights, rng=rng)
+        if kinds is not None:
+            fit_method(method, X, y, weights, rng=rng, kinds=kinds)
+        else:
+            fit_method(method, X, y, weights, rng=rng)
     except SynthguardError:
         raise
     except Exception as e:  # a model that cannot be fit: say where, not what the data hold
@@ -230,22 +256,27 @@ def _fit_column(
             _fit_part(spec.method, frame, y, w_block, spec.target, r_value),
         )
     dtype = _design_dtype(spec.method, spec.indicator)
-    X = _design(arrays, spec.predictors, schema, n, rows, dtype)
+    layout = _layout(spec.method, spec.indicator)
+    X = _design(arrays, spec.predictors, schema, n, rows, dtype, layout)
+    kinds = design_kinds(spec.predictors, schema) if layout == "codes" else None
     if col.is_categorical:
-        part = _fit_part(spec.method, X, target_codes(a, col), w_block, spec.target, r_value)
+        part = _fit_part(
+            spec.method, X, target_codes(a, col), w_block, spec.target, r_value, kinds
+        )
         return _ColumnModel(spec.target, spec.predictors, part)
     miss = np.isnan(a)
     indicator = None
     if miss.any():
         if spec.indicator is not None:
             indicator = _fit_part(
-                spec.indicator, X, miss.astype(np.int64), w_block, spec.target, r_missing
+                spec.indicator, X, miss.astype(np.int64), w_block, spec.target, r_missing,
+                kinds,
             )
         present = ~miss
         X = _select_rows(X, present)
         a = a[present]
         w_block = None if w_block is None else w_block[present]
-    value = _fit_part(spec.method, X, a, w_block, spec.target, r_value)
+    value = _fit_part(spec.method, X, a, w_block, spec.target, r_value, kinds)
     return _ColumnModel(spec.target, spec.predictors, value, indicator)
 
 
@@ -320,7 +351,7 @@ def _draw_part(
     predictors: Sequence[str],
     schema: Mapping[str, ColumnSchema],
     n: int,
-    dtype: Any,
+    form: tuple[Any, str],
     rng: np.random.Generator,
     rows: np.ndarray | None,
     full: dict[str, np.ndarray],
@@ -344,7 +375,7 @@ def _draw_part(
         for lo in range(0, m, _CHUNK_ROWS):
             hi = min(lo + _CHUNK_ROWS, m)
             r = np.arange(lo, hi) if rows is None else rows[lo:hi]
-            Xc = _design(syn, predictors, schema, hi - lo, r, dtype)
+            Xc = _design(syn, predictors, schema, hi - lo, r, *form)
             if part.mask is not None:
                 Xc = Xc[:, part.mask]
             leaf[lo:hi] = method.leaf_index(Xc)  # type: ignore[attr-defined]
@@ -354,7 +385,7 @@ def _draw_part(
             return np.asarray(method.draw_from_leaves(leaf, rng, smooth=True))  # type: ignore[attr-defined]
         return np.asarray(method.draw_from_leaves(leaf, rng))  # type: ignore[attr-defined]
     if "X" not in full:
-        full["X"] = _design(syn, predictors, schema, n, None, dtype)
+        full["X"] = _design(syn, predictors, schema, n, None, *form)
     X = full["X"]
     return part.draw(X if rows is None else X[rows], rng)
 
@@ -381,9 +412,10 @@ def draw_block(
     syn: dict[str, np.ndarray] = dict(fixed)
     for cm in block.models:
         col = schema[cm.target]
-        dtype = _design_dtype(*(p.method for p in (cm.value, cm.indicator) if p is not None))
+        fitted = [p.method for p in (cm.value, cm.indicator) if p is not None]
+        form = (_design_dtype(*fitted), _layout(*fitted, fitted=True))
         full: dict[str, np.ndarray] = {}  # the whole design, if a method needs it
-        args = (syn, cm.predictors, schema, n, dtype, rng)
+        args = (syn, cm.predictors, schema, n, form, rng)
 
         if col.is_categorical:
             if cm.value is None:  # pragma: no cover - a block always has rows
@@ -1459,7 +1491,8 @@ class Synthesizer:
                     continue
                 r = rows[present]
                 dtype = _design_dtype(method)
-                X = _design(out, cm.predictors, schema, len(r), r, dtype)
+                X = _design(out, cm.predictors, schema, len(r), r, dtype,
+                            _layout(method, fitted=True))
                 if part.mask is not None:
                     X = X[:, part.mask]
                 leaf = method.leaf_index(X)  # type: ignore[attr-defined]

@@ -45,6 +45,12 @@ memory and without a float64 copy; the values are the float64 design's rounded t
 exactly what such a learner would compute from a float64 ``X``. A method given ``X`` of
 another type by a direct caller converts it to its ``design_dtype``.
 
+A method whose class sets ``design_layout = "codes"`` (``cart``) gets instead one column per
+categorical predictor holding its codes (``0..L-1``, a missing value coded ``L``) and is fitted
+with the keyword ``kinds`` (``"numeric"``, ``"ordinal"`` or ``"nominal"`` per column); after
+fitting it records the layout it got in ``layout_``, which the synthesizer uses to build its
+designs when drawing.
+
 The synthesizer, not the method, rounds count targets, clips to schema bounds, and handles
 missing values, so every method gets complete data.
 """
@@ -95,6 +101,7 @@ class SynthesisMethod(ABC):
     target_kinds: ClassVar[frozenset[str]] = frozenset({"numeric", "categorical"})
     supports_weights: ClassVar[bool] = False
     design_dtype: ClassVar[type[np.floating[Any]]] = np.float64
+    design_layout: ClassVar[str] = "dummies"
 
     def get_params(self) -> dict[str, Any]:
         """The constructor parameters (for provenance and saving)."""
@@ -144,9 +151,11 @@ def fit_method(
     weights: np.ndarray | None = None,
     *,
     rng: np.random.Generator | None = None,
+    **options: Any,
 ) -> SynthesisMethod:
     """``method.fit(X, y, weights=weights, rng=rng)``; without ``rng`` for a method whose
-    ``fit`` predates it (see the module docstring). Returns what ``fit`` returns."""
+    ``fit`` predates it (see the module docstring). Returns what ``fit`` returns.
+    ``options`` (e.g. ``kinds`` for a ``design_layout = "codes"`` method) are passed on."""
     if _fit_takes_rng(getattr(type(method), "fit", None)):
-        return method.fit(X, y, weights=weights, rng=rng)
-    return method.fit(X, y, weights=weights)
+        return method.fit(X, y, weights=weights, rng=rng, **options)
+    return method.fit(X, y, weights=weights, **options)

@@ -1,0 +1,176 @@
+"""CART as rpart: subset splits of nominal predictors, ordinal splits, cost-complexity pruning.
+
+References: rpart 4.1.19 itself (``tests/reference/cart/rpart_tiny.R`` wrote the leaves of
+``rpart_tiny_leaves.csv``), and a brute-force tree that tries every subset of every nominal
+predictor's levels at every node and prunes by enumerating subtrees.
+"""
+
+from itertools import combinations
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from synthguard.errors import ParameterError
+from synthguard.synthesis import Synthesizer
+from synthguard.synthesis.methods import CartMethod
+
+REF = Path(__file__).resolve().parents[2] / "reference" / "cart"
+KINDS = ["numeric", "nominal", "ordinal"]
+
+
+def _partition(leaf):
+    return sorted(tuple(np.flatnonzero(leaf == u)) for u in np.unique(leaf))
+
+
+def _tiny():
+    d = pd.read_csv(REF / "tiny.csv")
+    X = np.column_stack([d.x, d.g.str[1:].astype(int), d.o.str[1:].astype(int)]).astype(float)
+    return d, X
+
+
+@pytest.mark.parametrize("cp", [0, 0.01, 0.05])
+@pytest.mark.parametrize("kind", ["anova", "class"])
+@pytest.mark.parametrize("exact", [0, None])
+def test_leaves_are_rparts(cp, kind, exact):
+    d, X = _tiny()
+    y = d.y.to_numpy(float) if kind == "anova" else d.b.to_numpy(np.int64)
+    m = CartMethod(cp=cp, min_samples_leaf=5, exact_min_samples=exact).fit(X, y, kinds=KINDS)
+    ref = pd.read_csv(REF / "rpart_tiny_leaves.csv")[f"{kind}_cp{cp}"].to_numpy()
+    assert _partition(m.leaf_index(X)) == _partition(ref)
+
+
+# -- brute force ----------------------------------------------------------------------------
+
+def _risk(y, cls):
+    if cls:
+        return len(y) - np.bincount(y).max()
+    return float(((y - y.mean()) ** 2).sum())
+
+
+def _impurity(y, cls):
+    if cls:
+        c = np.bincount(y)
+        return len(y) - (c @ c) / len(y)
+    return _risk(y, cls)
+
+
+def _brute(X, y, kinds, idx, min_leaf, min_split, cls):
+    """Fully grown tree: ("leaf", idx) or ("split", idx, left, right)."""
+    if len(idx) < min_split or len(idx) < 2 * min_leaf:
+        return ("leaf", idx)
+    base = _impurity(y[idx], cls)
+    best, best_mask = 0.0, None
+    for j, kind in enumerate(kinds):
+        v = X[idx, j]
+        levels = np.unique(v)
+        if kind == "nominal":
+            # every subset holding the first level (its complement gives the same split)
+            rest = levels[1:]
+            cands = [np.isin(v, (levels[0], *s)) for r in range(len(rest))
+                     for s in combinations(rest, r)]
+        else:
+            cands = [v <= t for t in levels[:-1]]
+        for mask in cands:
+            nl = mask.sum()
+            if nl < min_leaf or len(idx) - nl < min_leaf:
+                continue
+            gain = base - _impurity(y[idx[mask]], cls) - _impurity(y[idx[~mask]], cls)
+            if gain > best + 1e-9:
+                best, best_mask = gain, mask
+    if best_mask is None:
+        return ("leaf", idx)
+    return ("split", idx,
+            _brute(X, y, kinds, idx[best_mask], min_leaf, min_split, cls),
+            _brute(X, y, kinds, idx[~best_mask], min_leaf, min_split, cls))
+
+
+def _pruned(node, y, alpha, cls):
+    """(cost R(T) + alpha |T|, leaves) of the best pruned subtree (prune on ties, as rpart)."""
+    as_leaf = (_risk(y[node[1]], cls) + alpha, [node[1]])
+    if node[0] == "leaf":
+        return as_leaf
+    cl, ll = _pruned(node[2], y, alpha, cls)
+    cr, lr = _pruned(node[3], y, alpha, cls)
+    return as_leaf if as_leaf[0] <= cl + cr + 1e-9 else (cl + cr, ll + lr)
+
+
+@pytest.mark.parametrize("seed", range(4))
+@pytest.mark.parametrize("cls", [False, True])
+@pytest.mark.parametrize("cp", [0.0, 0.02])
+def test_subset_splits_and_pruning_match_a_brute_force_tree(seed, cls, cp):
+    rng = np.random.default_rng(seed)
+    n = 70
+    X = np.column_stack([rng.uniform(0, 1, n), rng.integers(0, 5, n), rng.integers(0, 4, n)])
+    eff = rng.normal(0, 2, 5)
+    y = eff[X[:, 1].astype(int)] + X[:, 2] * rng.normal() + 2 * X[:, 0] + rng.normal(0, 1, n)
+    if cls:
+        y = (y > np.median(y)).astype(np.int64)
+    m = CartMethod(cp=cp, min_samples_leaf=4, exact_min_samples=0).fit(X, y, kinds=KINDS)
+    full = _brute(X, y, KINDS, np.arange(n), 4, 12, cls)
+    _, leaves = _pruned(full, y, cp * _risk(y, cls), cls)
+    expected = sorted(tuple(sorted(ids)) for ids in leaves)
+    assert _partition(m.leaf_index(X)) == expected
+
+
+def test_a_nominal_level_is_split_off_whatever_its_code():
+    # the effect sits on the first level, the one dummy coding drops: one subset split
+    # separates it, one split on dummies could not
+    rng = np.random.default_rng(3)
+    n = 800
+    g = rng.integers(0, 8, n)
+    y = np.where(g == 0, 10.0, 0.0) + rng.normal(0, 1, n)
+    df = pd.DataFrame({"g": pd.Categorical(g), "y": y})
+    res = Synthesizer(method_params={"y": {"max_depth": 1}}, random_state=1).fit(df)
+    s = res.sample(random_state=2, diagnostics=False).implicates[0]
+    means = s.groupby("g", observed=True)["y"].mean()
+    assert means.loc[0] == pytest.approx(10.0, abs=0.5)
+    assert means.drop(0).abs().max() < 0.5
+
+
+def test_ordinal_predictors_split_on_their_order():
+    # levels 0 and 2 low, 1 and 3 high: a subset split would pair them, an ordinal one cannot
+    x = np.repeat(np.arange(4.0), 30)[:, None]
+    y = np.where(x[:, 0] % 2 == 1, 10.0, 0.0) + np.tile(np.linspace(-1, 1, 30), 4)
+    nominal = CartMethod(max_depth=1).fit(x, y, kinds=["nominal"])
+    ordinal = CartMethod(max_depth=1).fit(x, y, kinds=["ordinal"])
+    levels = np.arange(4.0)[:, None]
+    assert _partition(nominal.leaf_index(levels)) == [(0, 2), (1, 3)]
+    assert _partition(ordinal.leaf_index(levels)) in ([(0,), (1, 2, 3)], [(0, 1, 2), (3,)],
+                                                      [(0, 1), (2, 3)])
+
+
+def test_levels_unseen_in_a_node_go_to_its_larger_child():
+    x = np.r_[np.zeros(30), np.ones(10)][:, None]  # level 2 never seen
+    y = np.r_[np.zeros(30), np.ones(10) * 5]
+    m = CartMethod().fit(x, y, kinds=["nominal"])
+    assert m.leaf_index(np.array([[2.0]]))[0] == m.leaf_index(np.array([[0.0]]))[0]
+
+
+def test_kinds_are_checked():
+    X = np.array([[0.0, 0.5]] * 10)
+    y = np.arange(10.0)
+    with pytest.raises(ParameterError, match="'kinds'"):
+        CartMethod().fit(X, y, kinds=["numeric"])
+    with pytest.raises(ParameterError, match="column 1 is declared 'nominal'"):
+        CartMethod().fit(X, y, kinds=["numeric", "nominal"])
+    with pytest.raises(ParameterError, match="exact_min_samples"):
+        CartMethod(exact_min_samples=-1).fit(X, y)
+
+
+@pytest.mark.parametrize("cls", [False, True])
+def test_leaves_known_from_growth_are_those_of_dropping_records_down_the_tree(cls):
+    # the fit assigns records to leaves while growing and pruning; apply re-derives them
+    rng = np.random.default_rng(5)
+    n = 3000
+    X = np.column_stack([rng.normal(size=n), rng.integers(0, 6, n), rng.integers(0, 3, n)])
+    y = X[:, 0] + np.sin(X[:, 1]) + rng.normal(size=n)
+    if cls:
+        y = np.digitize(y, [-1, 0, 1]).astype(np.int64)
+    m = CartMethod(cp=1e-3, exact_min_samples=800).fit(X, y, kinds=KINDS)
+    leaf = m.leaf_index(X)
+    np.testing.assert_array_equal(np.bincount(leaf, minlength=m.n_leaves_), m.leaf_size_)
+    for lf in range(m.n_leaves_):
+        start, size = m.leaf_start_[lf], m.leaf_size_[lf]
+        np.testing.assert_array_equal(np.sort(y[leaf == lf]), m.donors_[start:start + size])
