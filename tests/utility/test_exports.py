@@ -11,11 +11,12 @@ ISSUE_NAMES = {
     "univariate", "ecdf_utility", "correlation_fit", "pmse", "kway_marginal_score", "combine",
     "ci_overlap", "sso", "compare_regression", "compare_statistics", "evaluate_utility",
     "domain_estimates",  # issue 22
+    "utility_tab", "utility_tables",  # issue 14
 }
 RESULT_CLASSES = {
     "CombinedEstimate", "CorrelationFit", "ECDFUtility", "KWayMarginalScore", "MetricInfo",
     "PMSEResult", "RegressionComparison", "SSOResult", "StatisticsComparison",
-    "UnivariateComparison", "UtilityEvaluation", "DomainEstimates",
+    "UnivariateComparison", "UtilityEvaluation", "DomainEstimates", "UtilityTab", "UtilityTables",
 }
 
 
@@ -27,7 +28,7 @@ def test_all_is_exactly_the_promised_names():
 
 @pytest.mark.parametrize(
     "module",
-    ["ecdf", "combining", "overlap", "correlation"],
+    ["ecdf", "combining", "overlap", "correlation", "tab", "tables"],
 )
 def test_docstring_examples_run(module):
     mod = importlib.import_module(f"synthguard.utility.{module}")

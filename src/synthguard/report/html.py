@@ -43,6 +43,7 @@ from synthguard.report.sections import (
     univariate_table,
 )
 from synthguard.report.survey_sections import survey_context
+from synthguard.report.utility_tables_section import add_utility_tables_figure
 
 __all__ = ["Figure", "build_report", "write_report"]
 
@@ -297,6 +298,7 @@ def build_report(
     _fig(figs_util, "fig-cramers-v", "Association differences of categorical variables",
          F.correlation_difference(correlation_differences(ev, attr="cramers_v_difference")),
          "Release minus data Cramér's V of each pair of categorical variables (lower triangle).")
+    add_utility_tables_figure(figs_util, ev, Figure, F.to_png)  # issue 14
     reg = regression_table(ev, redactor)
     _fig(figs_util, "fig-regression", "Regression coefficients across releases",
          F.regression_ci(reg, colors) if reg is not None else None,

@@ -17,6 +17,8 @@ from synthguard.utility.marginals import KWayMarginalScore, kway_marginal_score
 from synthguard.utility.overlap import SSOResult, ci_overlap, sso
 from synthguard.utility.regression import RegressionComparison, compare_regression
 from synthguard.utility.statistics import StatisticsComparison, compare_statistics
+from synthguard.utility.tab import UtilityTab, utility_tab
+from synthguard.utility.tables import UtilityTables, utility_tables
 from synthguard.utility.univariate import UnivariateComparison, univariate
 
 __all__ = [
@@ -32,6 +34,8 @@ __all__ = [
     "StatisticsComparison",
     "UnivariateComparison",
     "UtilityEvaluation",
+    "UtilityTab",
+    "UtilityTables",
     "ci_overlap",
     "combine",
     "compare_regression",
@@ -44,4 +48,6 @@ __all__ = [
     "pmse",
     "sso",
     "univariate",
+    "utility_tab",
+    "utility_tables",
 ]
