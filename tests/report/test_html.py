@@ -88,7 +88,7 @@ def test_sections_and_figures_present(evaluation, html):
     for anchor in ("summary", "utility", "variables", "risk", "dp", "provenance"):
         assert f'id="{anchor}"' in html
     figs = ["fig-discrimination", "fig-importance", "fig-correlation", "fig-cramers-v",
-            "fig-regression",
+            "fig-utility-tables", "fig-regression",
             "fig-violin", "fig-whack-topcoded"]
     if any(r.risk is not None for r in evaluation):  # evaluate_risk's matching and membership
         figs += ["fig-risk-metrics", "fig-dcr"]
