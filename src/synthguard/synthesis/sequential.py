@@ -75,6 +75,7 @@ from synthguard.synthesis.safeguards import (
     check_safeguard_params,
     tail_thresholds,
 )
+from synthguard.synthesis.visit_order import method_sources, propose_visit_sequence
 
 __all__ = ["Synthesizer", "draw_block", "fit_block", "synthesize"]
 
@@ -512,6 +513,13 @@ def _as_list(value: Any, param: str) -> list[str]:
     return out
 
 
+def _is_auto(value: Any, schema: Schema) -> bool:
+    """``visit_sequence="auto"`` (or ``["auto"]`` from the command line's ``--visit auto``),
+    unless the data have a column named ``auto``."""
+    given = [value] if isinstance(value, str) else value
+    return isinstance(given, list | tuple) and list(given) == ["auto"] and "auto" not in schema
+
+
 def _check_count(value: Any, param: str, allow_none: bool = False) -> int | None:
     if value is None and allow_none:
         return None
@@ -761,11 +769,23 @@ class Synthesizer:
                     f"parameter '{param}' names columns that are not in the data: "
                     f"{', '.join(unknown)}; check the spelling"
                 )
-        if self.visit_sequence is None:
+        auto = _is_auto(self.visit_sequence, schema)
+        self.visit_order_ = None  # the chosen order and its scores, with visit_sequence="auto"
+        if self.visit_sequence is None or auto:
             declared = _declared_identifiers(overrides, schema)
             visit = [
                 c for c in columns if c not in keep and c not in strata and c not in declared
             ]
+            if auto:  # chosen for utility, shown in visit_order_ (synthesis/visit_order.py)
+                after = {}
+                for c, spec in dict(self.methods or {}).items():
+                    try:
+                        after[c] = method_sources(make_method(spec))
+                    except (MethodError, TypeError):
+                        after[c] = []  # _resolve_methods reports a bad method
+                self.visit_order_ = propose_visit_sequence(
+                    data, visit, fixed=keep + strata, after=after)
+                visit = list(self.visit_order_.order)
         else:
             visit = _as_list(self.visit_sequence, "visit_sequence")
             unknown = [c for c in visit if c not in schema]
