@@ -84,15 +84,17 @@ def _write_outputs(result: Any, out: Path, prefix: str, diagnostics: bool, *, fo
 @click.option("--m", "m", default=1, show_default=True, type=click.IntRange(min=1),
               help="Number of implicates.")
 @click.option("--method", "methods", multiple=True, metavar="COL=METHOD",
-              help="Method of a column (sample, norm, normrank, logreg, polyreg, cart, ...), "
-                   "with options as METHOD:KEY=VALUE, e.g. Income=cart:smoothing=density; "
-                   "repeat.")
+              help="Method of a column (sample, norm, normrank, logreg, polyreg, cart, pmm, "
+                   "polr, lognorm, rf, bag, catall, ipf, passive, nested, ...), with options as "
+                   "METHOD:KEY=VALUE, e.g. Income=cart:smoothing=density or "
+                   "region=nested:parent=country; repeat. See docs/methods.md.")
 @click.option("--default-method", default="cart", show_default=True,
               help="Method of columns without --method (the first column gets 'sample').")
 @click.option("--keep", default=None, metavar="COL,COL",
               help="Columns copied unchanged (partial synthesis).")
 @click.option("--visit", "visit", default=None, metavar="COL,COL",
-              help="Visit sequence (default: every column not kept, in file order).")
+              help="Visit sequence (default: every column not kept, in file order); 'auto' "
+                   "chooses one by mutual information (docs/methods.md).")
 @click.option("--strata", default=None, metavar="COL,COL",
               help="Synthesize separately within each combination of these columns.")
 @click.option("--min-stratum-size", "min_stratum_size", default=None,
