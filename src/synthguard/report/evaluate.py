@@ -438,7 +438,9 @@ def evaluate(
         samples of this size (:mod:`synthguard.report.risk_sampling`; the other risk measures
         stay exact). None: every record (slow on large files: nearest neighbours among mixed
         columns).
-    by, weights, strata, clusters : survey-weighted domain estimates of the targets by the
+    by, weights, strata, clusters : ``weights`` weights the univariate comparison, ECDF
+        distances and pMSE of every release (:func:`synthguard.utility.evaluate_utility`);
+        with ``by`` (or ``weights``), survey-weighted domain estimates of the targets by the
         ``by`` columns with the design columns of the data
         (:func:`synthguard.utility.domain_estimates`), in ``Evaluation.survey`` with
         sdcMicro's risk block (individual risk weighted by ``weights``, SUDA2, l-diversity of
@@ -582,6 +584,8 @@ def evaluate(
         if utility_fn is not None:
             u_kw = dict(schema=schema_.subset(common), random_state=child_rngs[i],
                         method="full" if kind == "full" else "partial")
+            if weights is not None:  # survey-weighted univariate, ECDF and pMSE
+                u_kw["weights"] = weights
             try:
                 utility = notes.run(utility_fn, conf_u, rel_arg,
                                     formulas=list(formulas_t) or None, **u_kw)

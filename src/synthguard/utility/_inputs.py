@@ -103,3 +103,29 @@ def check_level(level: float) -> float:
             "parameter 'level': expected a confidence level strictly between 0 and 1, e.g. 0.95"
         )
     return float(level)
+
+
+def case_weights(df: pd.DataFrame, weights: str | None, where: str) -> np.ndarray | None:
+    """Case weights of ``df`` from its column ``weights``, rescaled to mean 1 (so that a data
+    set keeps its number of records as its total weight); None when ``weights`` is None or
+    ``df`` lacks the column (a release without weights: every record counts once)."""
+    if weights is None or weights not in df.columns:
+        return None
+    try:
+        w = pd.to_numeric(df[weights], errors="raise").to_numpy(dtype=float, na_value=np.nan)
+    except (TypeError, ValueError):
+        raise DataError(f"{where}: weight column '{weights}' is not numeric") from None
+    if not np.all(np.isfinite(w)) or np.any(w < 0) or not w.sum() > 0:
+        raise DataError(
+            f"{where}: weight column '{weights}' has missing, infinite or negative values, or "
+            "sums to zero; give every record a non-negative weight"
+        )
+    return w * (w.size / w.sum())
+
+
+def check_weights_column(conf: pd.DataFrame, weights: str | None) -> None:
+    if weights is not None and weights not in conf.columns:
+        raise DataError(
+            f"parameter 'weights': column '{weights}' is not in the confidential data; name its "
+            "sampling-weight column"
+        )

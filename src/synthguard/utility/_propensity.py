@@ -58,28 +58,32 @@ def design_rank(X: np.ndarray) -> int:
     return int(np.sum(ev > ev.max() * X1.shape[1] * 1e-10))
 
 
-def fit_logistic(X: np.ndarray, y: np.ndarray, max_iter: int = 30, tol: float = 1e-8) -> LogisticFit:
+def fit_logistic(X: np.ndarray, y: np.ndarray, max_iter: int = 30, tol: float = 1e-8,
+                 sample_weight: np.ndarray | None = None) -> LogisticFit:
     """Maximum likelihood by Newton-Raphson (IRLS) with step halving. Under (quasi-)separation
     the fit stops after ``max_iter`` steps with propensities close to 0 or 1, which is what the
-    discriminant measures need; ``converged`` is then False."""
+    discriminant measures need; ``converged`` is then False. ``sample_weight``: case weights
+    ``s_i`` of the log-likelihood ``Σ s_i (y_i η_i - log(1 + e^η_i))`` (R ``glm``'s
+    ``weights``)."""
     X1 = _with_intercept(np.asarray(X, dtype=float))
     p = X1.shape[1]
     beta = np.zeros(p)
-    ybar = float(np.clip(y.mean(), 1e-12, 1 - 1e-12))
+    sw = np.ones(X1.shape[0]) if sample_weight is None else np.asarray(sample_weight, float)
+    ybar = float(np.clip(np.average(y, weights=sw), 1e-12, 1 - 1e-12))
     beta[0] = np.log(ybar / (1 - ybar))
     ridge = 1e-10 * X1.shape[0]
 
     def loglik(b: np.ndarray) -> float:
         eta = X1 @ b
-        return float(np.sum(y * eta - np.logaddexp(0.0, eta)))
+        return float(np.sum(sw * (y * eta - np.logaddexp(0.0, eta))))
 
     ll = loglik(beta)
     converged = False
     H = np.eye(p)
     for _ in range(max_iter):
         mu = expit(X1 @ beta)
-        w = mu * (1.0 - mu)
-        grad = X1.T @ (y - mu)
+        w = sw * mu * (1.0 - mu)
+        grad = X1.T @ (sw * (y - mu))
         H = (X1 * w[:, None]).T @ X1 + ridge * np.eye(p)
         try:
             step = np.linalg.solve(H, grad)
@@ -97,7 +101,7 @@ def fit_logistic(X: np.ndarray, y: np.ndarray, max_iter: int = 30, tol: float = 
             converged = True
             break
     mu = expit(X1 @ beta)
-    w = mu * (1.0 - mu)
+    w = sw * mu * (1.0 - mu)
     H = (X1 * w[:, None]).T @ X1 + ridge * np.eye(p)
     cov = np.linalg.pinv(H)
     return LogisticFit(beta, cov, design_rank(X), converged)
@@ -134,9 +138,12 @@ class HistCART:
         )
         self.ybar_ = 0.5
 
-    def fit(self, X: np.ndarray, y: np.ndarray) -> HistCART:
-        self.ybar_ = float(np.mean(y))
-        self._hgb.fit(X, y)
+    def fit(self, X: np.ndarray, y: np.ndarray,
+            sample_weight: np.ndarray | None = None) -> HistCART:
+        """With ``sample_weight`` the start is the weighted share and every gain and leaf
+        value weighted, so a leaf's value recovers its weighted share of synthetic rows."""
+        self.ybar_ = float(np.average(y, weights=sample_weight))
+        self._hgb.fit(X, y, sample_weight=sample_weight)
         return self
 
     def predict_proba(self, X: np.ndarray) -> np.ndarray:

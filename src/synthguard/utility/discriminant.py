@@ -17,7 +17,12 @@ from synthguard._random import RandomState, resolve_seed
 from synthguard.data import Schema
 from synthguard.errors import ParameterError
 from synthguard.utility._design import Design, stacked_design
-from synthguard.utility._inputs import resolve
+from synthguard.utility._inputs import (
+    case_weights,
+    check_conf,
+    check_weights_column,
+    resolve,
+)
 from synthguard.utility._metric import MetricInfo, ResultDisplay
 from synthguard.utility._propensity import (
     check_onehot_levels,
@@ -108,12 +113,15 @@ class PMSEResult(ResultDisplay, Summarized):
 def _fit_predict(
     model: str, design: Design, y: np.ndarray, train: np.ndarray | slice,
     test: np.ndarray | slice,
-    params: dict[str, Any], seed: int, want_importance: bool,
+    params: dict[str, Any], seed: int, want_importance: bool, sw: np.ndarray | None = None,
 ) -> tuple[np.ndarray, np.ndarray | None, int]:
-    """Fit on rows ``train``, return propensities for rows ``test``, column importances, k."""
+    """Fit on rows ``train``, return propensities for rows ``test``, column importances, k.
+    ``sw``: case weights of every row (None: unweighted)."""
     X = design.X
+    sw_tr = None if sw is None else sw[train]
+    sw_te = None if sw is None else sw[test]
     if model == "logistic":
-        fit = fit_logistic(X[train], y[train])
+        fit = fit_logistic(X[train], y[train], sample_weight=sw_tr)
         p = predict_logistic(fit, X[test])
         imp = None
         if want_importance:
@@ -132,19 +140,24 @@ def _fit_predict(
         Xtr, Xte = _order_levels(Xtr, Xte, y[train], cat)
         cat = None
     clf = make_tree(model, params, seed, cat)
-    clf.fit(Xtr, y[train])
+    if sw_tr is None:
+        clf.fit(Xtr, y[train])
+    else:
+        clf.fit(Xtr, y[train], sample_weight=sw_tr)
     p = clf.predict_proba(Xte)[:, 1]
     imp = None
     if want_importance:
         imp = np.zeros(len(design.variables))
-        base = roc_auc_score(y[test], p) if len(np.unique(y[test])) == 2 else 0.5
+        base = (roc_auc_score(y[test], p, sample_weight=sw_te) if len(np.unique(y[test])) == 2
+                else 0.5)
         rng = np.random.default_rng(seed)
         Xt = Xte.copy()
         for g in np.unique(design.groups):
             idx = np.flatnonzero(design.groups == g)
             saved = Xt[:, idx].copy()
             Xt[:, idx] = saved[rng.permutation(len(saved))]
-            imp[g] = base - roc_auc_score(y[test], clf.predict_proba(Xt)[:, 1])
+            imp[g] = base - roc_auc_score(y[test], clf.predict_proba(Xt)[:, 1],
+                                          sample_weight=sw_te)
             Xt[:, idx] = saved
     return p, imp, -1
 
@@ -175,13 +188,15 @@ def _order_levels(
 def _propensities(
     model: str, design: Design, y: np.ndarray, validation: str | None, test_size: float,
     n_folds: int, params: dict[str, Any], rng: np.random.Generator, want_importance: bool,
+    sw: np.ndarray | None = None,
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray | None, int]:
     """Propensity scores for the evaluated rows; returns (rows, scores, importance, k)."""
     N = len(y)
     seed = int(rng.integers(2**31 - 1))
     if validation is None:
         every = slice(None)  # a view, not a copy of the design
-        p, imp, k = _fit_predict(model, design, y, every, every, params, seed, want_importance)
+        p, imp, k = _fit_predict(model, design, y, every, every, params, seed, want_importance,
+                                 sw)
         return np.arange(N), p, imp, k
     # stratified assignment so both groups keep their share c in every part
     fold = np.empty(N, dtype=np.int64)
@@ -197,7 +212,7 @@ def _propensities(
     if validation == "holdout":
         test = np.flatnonzero(fold == 1)
         p, imp, k = _fit_predict(
-            model, design, y, np.flatnonzero(fold == 0), test, params, seed, want_importance
+            model, design, y, np.flatnonzero(fold == 0), test, params, seed, want_importance, sw
         )
         return test, p, imp, k
     scores = np.empty(N)
@@ -206,7 +221,8 @@ def _propensities(
     for f in range(n_folds):
         test = np.flatnonzero(fold == f)
         p, imp, k = _fit_predict(
-            model, design, y, np.flatnonzero(fold != f), test, params, seed + f, want_importance
+            model, design, y, np.flatnonzero(fold != f), test, params, seed + f, want_importance,
+            sw,
         )
         scores[test] = p
         ks.append(k)
@@ -215,8 +231,8 @@ def _propensities(
     return np.arange(N), scores, (np.mean(imps, axis=0) if imps else None), int(max(ks))
 
 
-def _pmse_value(p: np.ndarray, y: np.ndarray, c: float) -> float:
-    return float(np.mean((p - c) ** 2))
+def _pmse_value(p: np.ndarray, y: np.ndarray, c: float, sw: np.ndarray | None = None) -> float:
+    return float(np.average((p - c) ** 2, weights=sw))
 
 
 def pmse(
@@ -235,6 +251,7 @@ def pmse(
     model_params: dict[str, Any] | None = None,
     n_threads: int | None = 1,
     random_state: RandomState = None,
+    weights: str | None = None,
 ) -> PMSEResult:
     """Propensity-score mean squared error and the measures built on it.
 
@@ -280,6 +297,16 @@ def pmse(
         avoids the heavy oversubscription of busy shared machines, None leaves the libraries'
         own setting (all cores).
     random_state : seed or Generator (splits, permutations, trees).
+    weights : sampling-weight column of the data, used as case weights: the propensity model
+        is fitted with them (weighted log-likelihood; ``sample_weight`` of the trees), and
+        the pMSE, SPECKS (weighted ECDFs) and AUC weigh each row by them, so the measures ask
+        whether the release reproduces the *population* the weights estimate rather than the
+        sample. Each data set's weights are rescaled to mean 1, so the two groups keep their
+        shares and ``c = n_syn/N`` stays; an implicate without the column counts every record
+        once. The column itself is left out of the model (unless named in ``columns``). The
+        analytic null keeps Snoke et al.'s unweighted formula (an approximation under
+        weights; ``null="permutation"`` permutes the labels, the weights staying with their
+        rows). Weights of 1 give the unweighted results.
 
     Returns
     -------
@@ -324,13 +351,17 @@ def pmse(
         )
     params = dict(model_params or {})
     rng, seed = resolve_seed(random_state)
+    check_conf(conf)
+    check_weights_column(conf, weights)
+    if columns is None and weights is not None:
+        columns = [c for c in conf.columns if c != weights]
     conf, imps, schema, cols = resolve(conf, synth, schema, columns)
     dtype = np.float64 if model == "logistic" else np.float32
 
     with threadpool_limits(limits=n_threads):
         per, importance = _per_implicate(
             conf, imps, schema, cols, model, interactions, dtype, validation, test_size,
-            n_folds, params, rng, null_method, n_permutations,
+            n_folds, params, rng, null_method, n_permutations, weights,
         )
     mean = per.mean()
     return PMSEResult(
@@ -356,10 +387,15 @@ def _per_implicate(
     conf: pd.DataFrame, imps: list[pd.DataFrame], schema: Schema, cols: list[str], model: str,
     interactions: bool, dtype: type, validation: str | None, test_size: float, n_folds: int,
     params: dict[str, Any], rng: np.random.Generator, null_method: str, n_permutations: int,
+    weights: str | None = None,
 ) -> tuple[pd.DataFrame, pd.Series]:
     rows = []
     importances = []
-    for df in imps:
+    cw = case_weights(conf, weights, "confidential data")
+    for i, df in enumerate(imps):
+        iw = case_weights(df, weights, f"synthetic implicate {i}")
+        sw = (None if cw is None and iw is None else np.concatenate([
+            np.ones(len(conf)) if cw is None else cw, np.ones(len(df)) if iw is None else iw]))
         if model == "logistic":
             check_onehot_levels([conf, df], schema, cols)
         design = stacked_design(
@@ -370,10 +406,11 @@ def _per_implicate(
         N = len(y)
         c = float(y.sum() / N)
         ev, p, imp, k = _propensities(
-            model, design, y, validation, test_size, n_folds, params, rng, True
+            model, design, y, validation, test_size, n_folds, params, rng, True, sw
         )
         ye = y[ev]
-        value = _pmse_value(p, ye, c)
+        se = None if sw is None else sw[ev]
+        value = _pmse_value(p, ye, c, se)
         if null_method == "analytic":
             e = (k - 1) * (1 - c) ** 2 * c / N
             sd = np.sqrt(2.0 * (k - 1)) * (1 - c) ** 2 * c / N
@@ -382,13 +419,18 @@ def _per_implicate(
             for _ in range(n_permutations):
                 yp = y[rng.permutation(N)]
                 evp, pp, _, _ = _propensities(
-                    model, design, yp, validation, test_size, n_folds, params, rng, False
+                    model, design, yp, validation, test_size, n_folds, params, rng, False, sw
                 )
-                perm.append(_pmse_value(pp, yp[evp], c))
+                sp = None if sw is None else sw[evp]
+                cp = c if sw is None else float(np.average(yp, weights=sw))
+                perm.append(_pmse_value(pp, yp[evp], cp, sp))
             e = float(np.mean(perm))
             sd = float(np.std(perm, ddof=1))
-        specks = ecdf_distances(p[ye == 0], p[ye == 1])[0]
-        auc = float(roc_auc_score(ye, p))
+        if se is None:
+            specks = ecdf_distances(p[ye == 0], p[ye == 1])[0]
+        else:
+            specks = ecdf_distances(p[ye == 0], p[ye == 1], se[ye == 0], se[ye == 1])[0]
+        auc = float(roc_auc_score(ye, p, sample_weight=se))
         rows.append(
             {
                 "pmse": value,

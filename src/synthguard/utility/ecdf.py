@@ -17,21 +17,38 @@ from synthguard.utility._metric import MetricInfo, ResultDisplay
 __all__ = ["ECDFUtility", "ecdf_distances", "ecdf_utility"]
 
 
-def ecdf_distances(a: np.ndarray, b: np.ndarray) -> tuple[float, float]:
+def _weighted_cdf(sorted_x: np.ndarray, cum_w: np.ndarray, z: np.ndarray) -> np.ndarray:
+    return cum_w[np.searchsorted(sorted_x, z, side="right")] / cum_w[-1]
+
+
+def ecdf_distances(
+    a: np.ndarray, b: np.ndarray, wa: np.ndarray | None = None, wb: np.ndarray | None = None
+) -> tuple[float, float]:
     """``(U_m, U_a)`` for two 1-d samples without missing values.
 
     With the pooled sample ``z_1..z_N`` (``N = n_a + n_b``) and the two ECDFs
     ``F_a(z) = #{a_i <= z} / n_a`` and ``F_b``:
     ``U_m = max_j |F_a(z_j) - F_b(z_j)|`` and ``U_a = (1/N) sum_j (F_a(z_j) - F_b(z_j))^2``
     (Woo et al. 2009). Sorting and ``searchsorted`` make it O(N log N).
+
+    With case weights ``wa``, ``wb`` the ECDFs are weighted, ``F_a(z) = Σ_{a_i <= z} w_i /
+    Σ w_i``, and ``U_a`` averages over the pooled points with each sample's weights rescaled
+    to mean 1 (``Σ_j ω_j d_j² / N``); weights of 1 give the unweighted values.
     """
-    a = np.sort(np.asarray(a, dtype=float))
-    b = np.sort(np.asarray(b, dtype=float))
+    a = np.asarray(a, dtype=float)
+    b = np.asarray(b, dtype=float)
+    wa_ = np.ones(a.size) if wa is None else np.asarray(wa, dtype=float)
+    wb_ = np.ones(b.size) if wb is None else np.asarray(wb, dtype=float)
+    oa, ob = np.argsort(a, kind="stable"), np.argsort(b, kind="stable")
+    a, wa_, b, wb_ = a[oa], wa_[oa], b[ob], wb_[ob]
+    ca = np.concatenate([[0.0], np.cumsum(wa_)])
+    cb = np.concatenate([[0.0], np.cumsum(wb_)])
     z = np.concatenate([a, b])
-    fa = np.searchsorted(a, z, side="right") / a.size
-    fb = np.searchsorted(b, z, side="right") / b.size
-    d = fa - fb
-    return float(np.max(np.abs(d))), float(np.mean(d * d))
+    d = _weighted_cdf(a, ca, z) - _weighted_cdf(b, cb, z)
+    if wa is None and wb is None:
+        return float(np.max(np.abs(d))), float(np.mean(d * d))
+    omega = np.concatenate([wa_ * (a.size / ca[-1]), wb_ * (b.size / cb[-1])])
+    return float(np.max(np.abs(d))), float(np.sum(omega * d * d) / z.size)
 
 
 @dataclass(frozen=True)
@@ -81,6 +98,17 @@ class ECDFUtility(ResultDisplay, Summarized):
         )
 
 
+def _weights_of(w: Any, n: int, name: str) -> np.ndarray | None:
+    if w is None:
+        return None
+    arr = _as_values(w, name)
+    if arr.size != n:
+        raise DataError(f"{name}: expected one weight per value")
+    if not np.all(np.isfinite(arr)) or np.any(arr < 0) or not arr.sum() > 0:
+        raise DataError(f"{name}: weights must be finite, non-negative and not all zero")
+    return arr
+
+
 def _as_values(x: Any, name: str) -> np.ndarray:
     if isinstance(x, pd.Series):
         x = pd.to_numeric(x, errors="coerce").to_numpy(dtype=float, na_value=np.nan)
@@ -93,7 +121,13 @@ def _as_values(x: Any, name: str) -> np.ndarray:
     return arr
 
 
-def ecdf_utility(conf_values: Any, synth_values: Any) -> ECDFUtility:
+def ecdf_utility(
+    conf_values: Any,
+    synth_values: Any,
+    *,
+    conf_weights: Any = None,
+    synth_weights: Any = None,
+) -> ECDFUtility:
     """ECDF utility ``U_m`` and ``U_a`` of a numeric variable (Woo et al. 2009).
 
     Both ECDFs are evaluated at every value of the pooled sample (confidential and
@@ -104,11 +138,21 @@ def ecdf_utility(conf_values: Any, synth_values: Any) -> ECDFUtility:
 
     as reported in Hu, Savitsky & Williams, Tables 5 and 7. Missing values are dropped.
 
+    With ``conf_weights`` (and ``synth_weights``, one array per implicate, or None for a
+    release without weights) the ECDFs are survey-weighted: ``F(z)`` is the weighted share
+    of values at or below ``z``, so the distances compare the population distributions the
+    weights estimate rather than the samples; ``U_a`` weighs each pooled point by its case
+    weight rescaled to mean 1 in its sample (:func:`ecdf_distances`). Weights of 1 give the
+    unweighted values.
+
     Parameters
     ----------
     conf_values : 1-d array-like or Series of confidential values.
     synth_values : 1-d array-like of synthetic values, or a list of them (one per implicate);
         the result averages over implicates.
+    conf_weights : case weights of the confidential values (None: unweighted).
+    synth_weights : case weights of the synthetic values: an array (one implicate) or a list
+        with an array or None per implicate.
 
     Returns
     -------
@@ -133,16 +177,30 @@ def ecdf_utility(conf_values: Any, synth_values: Any) -> ECDFUtility:
     else:
         synths = [synth_values]
     miss = np.isnan(conf)
+    cw = _weights_of(conf_weights, conf.size, "conf_weights")
     conf = conf[~miss]
+    if cw is not None:
+        cw = cw[~miss]
     if conf.size == 0:
         raise DataError("conf_values: no non-missing value")
+    if synth_weights is None or (len(synths) == 1 and not isinstance(synth_weights, list)):
+        sws: list[Any] = [synth_weights] * len(synths)
+    else:
+        sws = list(synth_weights)
+        if len(sws) != len(synths):
+            raise DataError("synth_weights: expected one array (or None) per implicate")
     um, ua, n_syn = [], [], []
     for i, s in enumerate(synths):
         sv = _as_values(s, f"synth_values[{i}]")
-        sv = sv[~np.isnan(sv)]
+        sw = _weights_of(sws[i], sv.size, f"synth_weights[{i}]")
+        keep = ~np.isnan(sv)
+        sv = sv[keep]
+        if sw is not None:
+            sw = sw[keep]
         if sv.size == 0:
             raise DataError(f"synth_values[{i}]: no non-missing value")
-        m, a = ecdf_distances(conf, sv)
+        m, a = ecdf_distances(conf, sv, cw, sw) if (cw is not None or sw is not None) else (
+            ecdf_distances(conf, sv))
         um.append(m)
         ua.append(a)
         n_syn.append(sv.size)

@@ -16,7 +16,12 @@ from synthguard._random import RandomState, resolve_seed
 from synthguard.data import Schema, infer_schema
 from synthguard.data.implicates import release_kind
 from synthguard.errors import DataError
-from synthguard.utility._inputs import numeric_values, resolve
+from synthguard.utility._inputs import (
+    case_weights,
+    check_weights_column,
+    numeric_values,
+    resolve,
+)
 from synthguard.utility._metric import MetricInfo, ResultDisplay
 from synthguard.utility.correlation import CorrelationFit, correlation_fit
 from synthguard.utility.discriminant import PMSEResult, pmse
@@ -115,6 +120,7 @@ def evaluate_utility(
     method: Literal["partial", "full", "proper"] | None = None,
     statistics: Sequence[str] | Mapping[str, Any] | None = ("mean",),
     random_state: RandomState = None,
+    weights: str | None = None,
 ) -> UtilityEvaluation:
     """Evaluate the general and analysis-specific utility of a release.
 
@@ -135,6 +141,13 @@ def evaluate_utility(
         ``"proper"``, see :func:`combine`); default: the release's ``kind`` when it says,
         else ``"partial"``.
     random_state : seed or Generator (pMSE permutations and trees, marginal draws).
+    weights : sampling-weight column of the data: the univariate comparison, the ECDF
+        distances and the pMSE family are then survey-weighted (estimates for the population
+        the weights stand for; the propensity model takes them as case weights), see
+        :func:`univariate`, :func:`ecdf_utility` and :func:`pmse`. The correlation fit,
+        k-way marginals, regressions and statistics stay unweighted (use
+        :func:`domain_estimates` for weighted estimates with design-based intervals). The
+        weight column is left out of the compared columns unless ``columns`` names it.
 
     Returns
     -------
@@ -144,21 +157,29 @@ def evaluate_utility(
     if schema is None and isinstance(conf, pd.DataFrame):
         schema = infer_schema(conf)
     kind = release_kind(synthetic)
+    if weights is not None and isinstance(conf, pd.DataFrame):
+        check_weights_column(conf, weights)
+        if columns is None:
+            columns = [c for c in conf.columns if c != weights]
     conf, imps, schema, cols = resolve(conf, synthetic, schema, columns)
-    uni = univariate(conf, imps, schema=schema, columns=cols)
+    uni = univariate(conf, imps, schema=schema, columns=cols, weights=weights)
+    cw = case_weights(conf, weights, "confidential data")
+    iws = [case_weights(df, weights, f"synthetic implicate {i}") for i, df in enumerate(imps)]
     ecdf = {}
     for c in cols:
         if schema[c].is_numeric:
             cv = numeric_values(conf[c], c)
             if np.isnan(cv).all():
                 continue
-            ecdf[c] = ecdf_utility(cv, [numeric_values(df[c], c) for df in imps])
+            ecdf[c] = ecdf_utility(cv, [numeric_values(df[c], c) for df in imps],
+                                   conf_weights=cw,
+                                   synth_weights=None if weights is None else iws)
     try:
         corr: CorrelationFit | None = correlation_fit(conf, imps, schema=schema, columns=cols)
     except DataError:
         corr = None
     pm = pmse(conf, imps, pmse_model, schema=schema, columns=cols, random_state=rng,
-              **dict(pmse_options or {}))
+              weights=weights, **dict(pmse_options or {}))
     kw = (
         kway_marginal_score(conf, imps, k=k, n_draws=n_draws, schema=schema, columns=cols,
                             random_state=rng)

@@ -12,7 +12,14 @@ import pandas as pd
 
 from synthguard._display import Summarized
 from synthguard.data import Schema
-from synthguard.utility._inputs import category_codes, numeric_values, resolve
+from synthguard.utility._inputs import (
+    case_weights,
+    category_codes,
+    check_conf,
+    check_weights_column,
+    numeric_values,
+    resolve,
+)
 from synthguard.utility._metric import MetricInfo, ResultDisplay
 
 __all__ = ["PERCENTILES", "UnivariateComparison", "univariate"]
@@ -80,7 +87,24 @@ class UnivariateComparison(ResultDisplay, Summarized):
         )
 
 
-def _numeric_stats(v: np.ndarray) -> dict[str, float]:
+def weighted_quantiles(x: np.ndarray, w: np.ndarray, probs: np.ndarray) -> np.ndarray:
+    """Quantiles of ``x`` with case weights ``w``, linear between order statistics: the k-th
+    smallest value sits at ``(S_k - w_k)/(W - w_(n))`` (``S_k`` the cumulative weight, ``W``
+    the total), the weighted analogue of R's type 7, which it equals for equal weights
+    (``(k-1)/(n-1)``)."""
+    o = np.argsort(x, kind="stable")
+    xs, ws = x[o], w[o]
+    if xs.size == 1:
+        return np.full(len(probs), xs[0])
+    cw = np.cumsum(ws)
+    denom = cw[-1] - ws[-1]
+    pos = (cw - ws) / denom if denom > 0 else np.linspace(0.0, 1.0, xs.size)
+    return np.interp(probs, pos, xs)
+
+
+def _numeric_stats(v: np.ndarray, w: np.ndarray | None = None) -> dict[str, float]:
+    if w is not None:
+        return _weighted_numeric_stats(v, w)
     s = pd.Series(v)
     x = v[~np.isnan(v)]
     out = {
@@ -98,12 +122,46 @@ def _numeric_stats(v: np.ndarray) -> dict[str, float]:
     return out
 
 
+def _weighted_numeric_stats(v: np.ndarray, w: np.ndarray) -> dict[str, float]:
+    """As :func:`_numeric_stats` with case weights rescaled to sum to the number of values
+    (frequency-weight moments with pandas' bias corrections, :func:`weighted_quantiles`,
+    weighted shares); weights of 1 give the unweighted figures."""
+    miss = np.isnan(v)
+    x, wx = v[~miss], w[~miss]
+    n = x.size
+    out: dict[str, float] = {"n": float(n)}
+    if n and wx.sum() > 0:
+        f = wx * (n / wx.sum())
+        mean = float(np.sum(f * x) / n)
+        d = x - mean
+        m2, m3, m4 = (float(np.sum(f * d**k) / n) for k in (2, 3, 4))
+        out["mean"] = mean
+        out["sd"] = float(np.sqrt(m2 * n / (n - 1))) if n > 1 else np.nan
+        g1 = m3 / m2**1.5 if m2 > 0 else np.nan
+        g2 = m4 / m2**2 - 3.0 if m2 > 0 else np.nan
+        out["skewness"] = float(np.sqrt(n * (n - 1)) / (n - 2) * g1) if n > 2 else np.nan
+        out["kurtosis"] = (float((n - 1) / ((n - 2) * (n - 3)) * ((n + 1) * g2 + 6.0))
+                           if n > 3 else np.nan)
+        q = weighted_quantiles(x, wx, np.array(PERCENTILES) / 100.0)
+        out["share_zero"] = float(np.sum(wx * (x == 0)) / wx.sum())
+    else:
+        out.update(dict.fromkeys(("mean", "sd", "skewness", "kurtosis", "share_zero"), np.nan))
+        q = np.full(len(PERCENTILES), np.nan)
+    for p, val in zip(PERCENTILES, q):
+        out[f"p{p}"] = float(val)
+    out["share_missing"] = float(np.sum(w * miss) / w.sum()) if v.size and w.sum() > 0 else np.nan
+    stat_order = ["n", "mean", "sd", "skewness", "kurtosis", *[f"p{p}" for p in PERCENTILES],
+                  "share_zero", "share_missing"]
+    return {k: out[k] for k in stat_order}
+
+
 def univariate(
     conf: Any,
     synth: Any,
     *,
     schema: Schema | None = None,
     columns: list[str] | None = None,
+    weights: str | None = None,
 ) -> UnivariateComparison:
     """Compare every variable's distribution in the release with the confidential data.
 
@@ -117,20 +175,33 @@ def univariate(
     ----------
     conf, synth : confidential DataFrame and the release.
     schema : column kinds (default: inferred from ``conf``).
-    columns : variables to compare (default: all shared columns).
+    columns : variables to compare (default: all shared columns but ``weights``).
+    weights : sampling-weight column of the data. Shares, moments, percentiles and shares of
+        zeros and missing values are then weighted, i.e. estimates for the population the
+        weights stand for (an implicate with the column uses its own weights, one without
+        counts every record once); ``n`` and the ``count_*`` columns stay record counts.
+        The moments use the weights rescaled to sum to ``n`` with pandas' bias corrections,
+        the percentiles :func:`weighted_quantiles`; weights of 1 give the unweighted table.
 
     Returns
     -------
     UnivariateComparison
     """
+    check_conf(conf)
+    check_weights_column(conf, weights)
+    if columns is None and weights is not None:
+        columns = [c for c in conf.columns if c != weights]
     conf, imps, schema, cols = resolve(conf, synth, schema, columns)
+    cw = case_weights(conf, weights, "confidential data")
+    iws = [case_weights(df, weights, f"synthetic implicate {i}") for i, df in enumerate(imps)]
     num_rows = []
     cat_rows = []
     for c in cols:
         col = schema[c]
         if col.is_numeric:
-            sc = _numeric_stats(numeric_values(conf[c], c))
-            ss = pd.DataFrame([_numeric_stats(numeric_values(df[c], c)) for df in imps]).mean()
+            sc = _numeric_stats(numeric_values(conf[c], c), cw)
+            ss = pd.DataFrame([_numeric_stats(numeric_values(df[c], c), iw)
+                               for df, iw in zip(imps, iws, strict=True)]).mean()
             for stat, val in sc.items():
                 num_rows.append((c, stat, val, float(ss[stat])))
         else:
@@ -138,11 +209,17 @@ def univariate(
             labels = [*levels, "<missing>"]
             cc = np.bincount(codes[0], minlength=nl).astype(float)
             cs = np.mean([np.bincount(k, minlength=nl) for k in codes[1:]], axis=0)
-            shs = np.mean([np.bincount(k, minlength=nl) / k.size for k in codes[1:]], axis=0)
+            share_c = (cc / codes[0].size if cw is None
+                       else np.bincount(codes[0], weights=cw, minlength=nl) / cw.sum())
+            shs = np.mean([
+                np.bincount(k, minlength=nl) / k.size if iw is None
+                else np.bincount(k, weights=iw, minlength=nl) / iw.sum()
+                for k, iw in zip(codes[1:], iws, strict=True)
+            ], axis=0)
             for i, lab in enumerate(labels):
                 if i == nl - 1 and cc[i] == 0 and cs[i] == 0:
                     continue
-                cat_rows.append((c, str(lab), cc[i], cc[i] / codes[0].size, cs[i], shs[i]))
+                cat_rows.append((c, str(lab), cc[i], share_c[i], cs[i], shs[i]))
     numeric = pd.DataFrame(num_rows, columns=["variable", "statistic", "confidential", "synthetic"])
     numeric["difference"] = numeric["synthetic"] - numeric["confidential"]
     numeric = numeric.set_index(["variable", "statistic"])
