@@ -250,7 +250,7 @@ def tabulate_cmd(data: Path, read_kw: dict[str, Any], tables: tuple[str, ...],
                     units = (read_table(units_file).astype(str)
                              if units_file is not None else None)
                     res: Any = topdown(df, hier, attrs, ledger=ledger, units=units,
-                                       invariants=list(invariants),
+                                       invariants=list(invariants), confidence=confidence,
                                        level_shares=_weights(level_shares), **common)
                 else:
                     kw = {"ledger": ledger, "rule": rule, "allocation": _weights(allocation),

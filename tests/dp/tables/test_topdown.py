@@ -156,3 +156,13 @@ def test_least_squares_matches_a_generic_solver(seed):
                             bounds=[(0, None)] * 9, method="SLSQP",
                             options={"ftol": 1e-12, "maxiter": 500})
     assert got == pytest.approx(ref.x.reshape(3, 3), abs=1e-4)
+
+
+def test_measurements_carry_their_exact_interval():
+    df, units = _hierarchy(4)
+    res = _td(df, units, epsilon=1.0, random_state=1, confidence=0.9)
+    f = res.levels[2].frame
+    t = res.levels[2].noise.halfwidth(0.9)
+    live = ~f["structural_zero"]
+    assert (f.loc[live, "measured_upper"] - f.loc[live, "measured"]).eq(t).all()
+    assert (f.loc[live, "measured"] - f.loc[live, "measured_lower"]).eq(t).all()

@@ -8,7 +8,8 @@ For estimates x̂ and true counts x over n cells (the metrics of the Census Bure
 * mean absolute percentage error  MAPE = 100 · mean over cells with x > 0 of |x̂ − x| / x;
 * coefficient of variation  CV = 100 · RMSE / mean(x) (the error relative to the typical cell);
 * total absolute error of shares  TAES = mean over units u of Σ_cells |x̂_c/Σx̂ − x_c/Σx|
-  (how far each unit's distribution over the attribute cells moves; 0 to 2).
+  (how far each unit's distribution over the attribute cells moves; 0 to 2 for non-negative
+  estimates — raw noisy measurements with negative cells can exceed 2).
 
 These numbers compare the release with the **confidential** table: they are for the data
 steward and are **not** covered by the privacy ledger (publishing them spends privacy).
@@ -29,7 +30,7 @@ __all__ = ["METRICS", "accuracy_metrics", "tables_accuracy", "topdown_accuracy"]
 METRICS = ("cells", "mae", "rmse", "mape", "cv", "taes")
 
 
-def accuracy_metrics(estimate: Any, truth: Any, units: Any = None) -> dict[str, float]:
+def accuracy_metrics(estimate: Any, truth: Any, units: Any = None) -> dict[str, Any]:
     """MAE, RMSE, MAPE (%), CV (%) and TAES of ``estimate`` against ``truth``.
 
     ``units`` labels each cell's unit for TAES (default: one unit, the whole table).
@@ -51,7 +52,7 @@ def accuracy_metrics(estimate: Any, truth: Any, units: Any = None) -> dict[str, 
     ok = ~np.isnan(est)
     e, t, u = est[ok], tru[ok], u[ok]
     if e.size == 0:
-        return dict.fromkeys(METRICS, float("nan")) | {"cells": 0.0}
+        return dict.fromkeys(METRICS, float("nan")) | {"cells": 0}
     err = e - t
     pos = t > 0
     mean_t = float(t.mean())
@@ -62,7 +63,7 @@ def accuracy_metrics(estimate: Any, truth: Any, units: Any = None) -> dict[str, 
     taes_u = np.bincount(u, weights=np.abs(share_e - share_t))
     present = np.bincount(u) > 0
     return {
-        "cells": float(e.size),
+        "cells": int(e.size),
         "mae": float(np.abs(err).mean()),
         "rmse": float(np.sqrt((err ** 2).mean())),
         "mape": float(100 * (np.abs(err[pos]) / t[pos]).mean()) if pos.any() else float("nan"),

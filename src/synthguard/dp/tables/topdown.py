@@ -57,7 +57,8 @@ TOTAL = "total"
 @dataclass(frozen=True)
 class TopDownLevel:
     """One level: ``frame`` has the unit's hierarchy columns, the attribute columns,
-    ``measured`` (the noisy measurement) and ``count`` (the consistent integer estimate)."""
+    ``measured`` (the noisy measurement) with its exact interval ``measured_lower``/
+    ``measured_upper``, ``count`` (the consistent integer estimate) and ``structural_zero``."""
 
     name: str
     columns: tuple[str, ...]
@@ -140,6 +141,7 @@ def topdown(
     structural_zeros: Sequence[Mapping[str, Any]] | None = None,
     relation: str = "add_remove",
     domain_from_data: str | None = None,
+    confidence: float = 0.95,
     random_state: RandomState = None,
 ) -> TopDownResult:
     """Measure every level of ``hierarchy`` × ``attributes`` with noise and post-process top down.
@@ -159,6 +161,10 @@ def topdown(
     invariants : ``"total"`` and/or hierarchy column names whose unit totals are kept exact
         (NOT differentially private; see the module docstring). A level implies its ancestors.
     structural_zeros : attribute cells fixed at zero, ``[{"age": "0-14", "rel": "spouse"}]``.
+    confidence : level of the ``measured_lower``/``measured_upper`` interval of each noisy
+        measurement (exact, from the noise law). The consistent ``count`` has no exact
+        interval: post-processing changes its error law (the Census publishes none either);
+        its accuracy is measured with :func:`~synthguard.dp.tables.topdown_accuracy`.
     random_state : None for OpenDP's noise; a seed for simulation only.
     """
     hier = [str(c) for c in hierarchy]
@@ -269,6 +275,10 @@ def topdown(
         af = pd.concat([attr_frame] * len(uf), ignore_index=True)
         frame = pd.concat([frame, af], axis=1) if attrs else frame
         frame["measured"] = measured[lvl].ravel()
+        lo, hi = nm.interval(frame["measured"].to_numpy(), confidence)
+        zcol = np.tile(zero, len(uf))
+        frame["measured_lower"] = np.where(zcol, 0.0, lo)
+        frame["measured_upper"] = np.where(zcol, 0.0, hi)
         frame["count"] = final[lvl].ravel()
         frame["structural_zero"] = np.tile(zero, len(uf))
         levels.append(TopDownLevel(name, tuple(hier[:lvl]), frame, nm, lvl <= inv_depth))
