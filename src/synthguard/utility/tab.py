@@ -214,10 +214,10 @@ class UtilityTab(ResultDisplay, Summarized):
 
     metrics: ClassVar[dict[str, MetricInfo]] = {
         "pMSE": MetricInfo("pMSE", "minimize", 0.0, 0.25, description="table pMSE"),
-        "S_pMSE": MetricInfo("S_pMSE", "minimize", 0.0, None,
+        "S_pMSE": MetricInfo("S_pMSE", "minimize", 0.0, math.inf,
                              description="pMSE / its null expectation (1 if the synthesis "
                                          "is correct)"),
-        "S_FT": MetricInfo("S_FT", "minimize", 0.0, None, description="Freeman-Tukey / df"),
+        "S_FT": MetricInfo("S_FT", "minimize", 0.0, math.inf, description="Freeman-Tukey / df"),
         "JSD": MetricInfo("JSD", "minimize", 0.0, 1.0, description="Jensen-Shannon divergence"),
         "SPECKS": MetricInfo("SPECKS", "minimize", 0.0, 1.0, description="KS of the scores"),
         "dBhatt": MetricInfo("dBhatt", "minimize", 0.0, 1.0,

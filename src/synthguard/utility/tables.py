@@ -10,6 +10,7 @@ column-by-column matrix synthpop's ``utility.tables`` plots as a heat map.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from itertools import combinations
@@ -45,7 +46,7 @@ class UtilityTables(ResultDisplay, Summarized):
     columns: tuple[str, ...]
 
     metrics: ClassVar[dict[str, MetricInfo]] = {
-        "max_stat": MetricInfo("max_stat", "minimize", 0.0, None,
+        "max_stat": MetricInfo("max_stat", "minimize", 0.0, math.inf,
                                description="worst table's statistic"),
     }
 

@@ -250,13 +250,14 @@ class _Grower:
             tab = np.add.reduceat(yc[order], starts)[:, None]
         return present, cnt, tab
 
-    def _best_split(self, idx: np.ndarray) -> tuple[float, int, object] | None:
+    def _best_split(self, idx: np.ndarray
+                    ) -> tuple[float, int, np.ndarray, np.ndarray, int] | None:
         m = len(idx)
         yc = None
         if not self.C:
             yv = self.y[idx]
             yc = yv - yv.mean()  # centred: sums of squares without cancellation
-        best: tuple[float, int, object] | None = None
+        best: tuple[float, int, np.ndarray, np.ndarray, int] | None = None
         lo = self.min_leaf
         for j in range(self.X.shape[1]):
             present, cnt, tab = self._histogram(j, idx, yc)
@@ -281,7 +282,7 @@ class _Grower:
             k = int(np.argmax(gain))
             g = float(gain[k])
             if best is None or g > best[0]:
-                best = (g, j, (present, cnt, k))
+                best = (g, j, present, cnt, k)
         return best
 
     # -- growth ----------------------------------------------------------------------
@@ -306,7 +307,7 @@ class _Grower:
             found = self._best_split(idx)
             if found is None:
                 continue
-            gain, j, (present, cnt, k) = found  # type: ignore[misc]
+            gain, j, present, cnt, k = found
             if not gain > 0:
                 continue
             r = self.ranks[j][idx]

@@ -71,7 +71,7 @@ def _kind_codes(name: str, kinds: Sequence[str] | None, p: int, X: np.ndarray) -
         col = X[:, j]
         if np.any(col < 0) or np.any(col != np.round(col)):
             raise ParameterError(
-                f"method '{name}': predictor column {j} is declared '{kinds[j]}' but does "
+                f"method '{name}': predictor column {j} is declared '{kinds[int(j)]}' but does "
                 "not hold level codes 0, 1, 2, ...; pass integer codes or declare it 'numeric'"
             )
     return codes

@@ -1,0 +1,156 @@
+"""Benchmark: synthguard's default release next to synthpop's, scored by one metric set.
+
+Data (``../shared/data``, see its README): diamonds (53,940 x 10), Adult complete cases
+(30,162 x 15) with synthpop 1.9-2's default releases (``synthpop_releases/``: ``syn(d, seed =
+1)``), and the SD2011 subset of synthpop's utility vignette with synthpop's CART synthesis
+(``sd2011/synthpop_fixtures/utility_ods_syn_cart_seed34567.csv``: ``syn(ods, method = "cart",
+cont.na = list(income = -8), seed = 34567)``).
+
+synthguard's release of each data set is made by the command line, as a user would, with its
+defaults and ``--seed 1``: ``synthguard synthesize conf.csv --out DIR --seed 1``; its time is the
+whole process (start, read, fit, draw, safeguards, write), as synthpop's times were measured
+(Adult 27.9 s, diamonds 45.3 s on this machine; see ``synthpop_releases/README.md``).
+
+Every release is scored against its confidential data by the same code:
+
+* ``pMSE ratio (logit)`` and ``(CART)``: pMSE over its null expectation (Snoke et al. 2018),
+  main-effects logistic and CART propensity models (``synthguard.utility.pmse``); ~1 is ideal;
+* ``mean KS`` over numeric columns (two-sample Kolmogorov-Smirnov distance) and ``mean TVD``
+  over categorical columns (total variation distance of the level shares); 0 is ideal;
+* ``CI overlap``: mean interval overlap (Snoke et al. 2018; Karr et al. 2006) of the
+  coefficients of a fixed regression (``FORMULAS``), and ``SSO``: the share of its terms with
+  the same sign, significance and overlapping intervals (Barrientos et al. 2021); 1 is ideal.
+
+Run: ``.venv/bin/python benchmarks/peers_quality.py`` (a few minutes; ``--data diamonds`` for
+one data set). Prints one table; wall seconds depend on other load on the machine.
+"""
+
+from __future__ import annotations
+
+import os
+import resource
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+from scipy.stats import ks_2samp
+
+SHARED = Path(os.environ.get("SYNTHGUARD_SHARED_DATA",
+                             Path(__file__).resolve().parents[2] / "shared" / "data"))
+SYNTHGUARD = Path(sys.executable).with_name("synthguard")
+
+#: fixed regressions, one per data set (family, formula)
+FORMULAS = {
+    "diamonds": ("gaussian", "price ~ carat + cut + color + clarity"),
+    "adult": ("binomial", "high_income ~ age + education_num + sex + hours_per_week + race"),
+    "sd2011": ("gaussian", "np.log(income) ~ sex + age + edu + smoke"),
+}
+#: synthpop's default syn() as a whole process on this machine (synthpop_releases/README.md)
+SYNTHPOP_SECONDS = {"diamonds": 45.3, "adult": 27.9}
+SD2011_COLUMNS = ["sex", "income", "age", "edu", "socprof", "trust", "height", "weight", "smoke",
+                  "region"]
+
+
+def load(name: str) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """Confidential data and synthpop's release."""
+    rel = SHARED / "synthpop_releases"
+    if name == "diamonds":
+        return (pd.read_csv(SHARED / "diamonds" / "diamonds.csv"),
+                pd.read_csv(rel / "diamonds_syn_default_seed1.csv"))
+    if name == "adult":
+        return (pd.read_csv(rel / "adult_complete_cases.csv"),
+                pd.read_csv(rel / "adult_syn_default_seed1.csv"))
+    fx = SHARED / "sd2011" / "synthpop_fixtures" / "utility_ods_syn_cart_seed34567.csv"
+    return pd.read_csv(SHARED / "sd2011" / "SD2011.csv")[SD2011_COLUMNS], pd.read_csv(fx)
+
+
+def synthesize(conf: pd.DataFrame) -> tuple[pd.DataFrame, float, float]:
+    """synthguard's default release made by the command line; wall and CPU seconds of the
+    process (CPU seconds do not depend on other load on the machine)."""
+    with tempfile.TemporaryDirectory() as tmp:
+        src = Path(tmp) / "conf.csv"
+        conf.to_csv(src, index=False)
+        out = Path(tmp) / "syn"
+        t0 = time.perf_counter()
+        r0 = resource.getrusage(resource.RUSAGE_CHILDREN)
+        subprocess.run([str(SYNTHGUARD), "synthesize", str(src), "--out", str(out), "--seed", "1"],
+                       check=True, capture_output=True, text=True)
+        seconds = time.perf_counter() - t0
+        r1 = resource.getrusage(resource.RUSAGE_CHILDREN)
+        cpu = (r1.ru_utime - r0.ru_utime) + (r1.ru_stime - r0.ru_stime)
+        files = sorted(out.glob("*_1.csv"))
+        return pd.read_csv(files[0]), seconds, cpu
+
+
+def _prepare(name: str, df: pd.DataFrame) -> pd.DataFrame:
+    df = df.copy()
+    if name == "adult":
+        df["high_income"] = (df["income"].astype(str).str.strip() == ">50K").astype(int)
+    if name == "sd2011":
+        df = df[pd.to_numeric(df["income"], errors="coerce") > 0]
+    return df
+
+
+def marginal_distances(conf: pd.DataFrame, syn: pd.DataFrame) -> tuple[float, float]:
+    """Mean KS over numeric columns, mean TVD over the others."""
+    ks, tvd = [], []
+    for c in conf.columns:
+        a, b = conf[c], syn[c]
+        if pd.api.types.is_numeric_dtype(a) and a.nunique() > 10:
+            ks.append(ks_2samp(a.dropna(), pd.to_numeric(b, errors="coerce").dropna()).statistic)
+        else:
+            pa = a.astype(str).value_counts(normalize=True)
+            pb = b.astype(str).value_counts(normalize=True)
+            tvd.append(0.5 * pa.subtract(pb, fill_value=0).abs().sum())
+    return float(np.mean(ks)) if ks else float("nan"), float(np.mean(tvd)) if tvd else float("nan")
+
+
+def score(name: str, conf: pd.DataFrame, syn: pd.DataFrame) -> dict[str, float]:
+    from synthguard.utility import compare_regression, pmse
+
+    syn = syn[conf.columns]
+    for c in conf.columns:  # the same dtype on both sides (categories read from CSV as text)
+        if not pd.api.types.is_numeric_dtype(conf[c]):
+            conf[c] = conf[c].astype(str).where(conf[c].notna())
+            syn[c] = syn[c].astype(str).where(syn[c].notna())
+    logit = pmse(conf, syn, "logistic", random_state=1)
+    cart = pmse(conf, syn, "cart", n_permutations=5, random_state=1)
+    ks, tvd = marginal_distances(conf, syn)
+    family, formula = FORMULAS[name]
+    reg = compare_regression(formula, _prepare(name, conf), _prepare(name, syn),
+                             family=family).to_frame()  # type: ignore[arg-type]
+    return {"pMSE ratio (logit)": logit.ratio, "pMSE ratio (CART)": cart.ratio,
+            "mean KS": ks, "mean TVD": tvd,
+            "CI overlap": float(reg["overlap_snoke"].mean()),
+            "SSO": float(reg["sso_match"].mean())}
+
+
+def main() -> None:
+    names = ["diamonds", "adult", "sd2011"]
+    if "--data" in sys.argv:
+        names = [sys.argv[sys.argv.index("--data") + 1]]
+    rows = []
+    for name in names:
+        conf, sp = load(name)
+        sg, seconds, cpu = synthesize(conf)
+        rows.append({"data": name, "release": "synthpop default",
+                     "seconds": SYNTHPOP_SECONDS.get(name, float("nan")), "CPU s": float("nan"),
+                     **score(name, conf.copy(), sp)})
+        rows.append({"data": name, "release": "synthguard default", "seconds": seconds,
+                     "CPU s": cpu, **score(name, conf.copy(), sg)})
+        print(f"done: {name}", file=sys.stderr, flush=True)
+    table = pd.DataFrame(rows)
+    with pd.option_context("display.width", 200, "display.max_columns", 20):
+        print(table.round(3).to_string(index=False))
+    print("ideal: pMSE ratios ~1 (lower: the propensity model tells the release from the data "
+          "less well), KS/TVD 0, CI overlap and SSO 1. seconds: wall time of the whole process "
+          "(synthpop's: its default syn() measured on this machine, none for SD2011); CPU s: "
+          "synthguard's process CPU time, which other load on the machine does not inflate.")
+
+
+if __name__ == "__main__":
+    main()
