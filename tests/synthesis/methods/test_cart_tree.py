@@ -174,3 +174,21 @@ def test_leaves_known_from_growth_are_those_of_dropping_records_down_the_tree(cl
     for lf in range(m.n_leaves_):
         start, size = m.leaf_start_[lf], m.leaf_size_[lf]
         np.testing.assert_array_equal(np.sort(y[leaf == lf]), m.donors_[start:start + size])
+
+
+def test_multiclass_levels_ordered_by_their_class_profile_find_the_best_root_split():
+    # 3 classes; levels 0 and 2 mostly class 0, levels 1 and 3 mostly class 1, level 4 class 2:
+    # ordering levels by the first principal component of their class shares (Coppersmith,
+    # Hong & Hosking 1999) keeps like levels together, so one split finds the best subset
+    rng = np.random.default_rng(11)
+    g = np.repeat(np.arange(5), 40)
+    main = np.array([0, 1, 0, 1, 2])[g]
+    y = np.where(rng.random(len(g)) < 0.85, main, rng.integers(0, 3, len(g))).astype(np.int64)
+    x = g.astype(float)[:, None]
+    m = CartMethod(max_depth=1, min_samples_leaf=5).fit(x, y, kinds=["nominal"])
+    leaves = _partition(m.leaf_index(x))
+    gain = _impurity(y, True) - sum(_impurity(y[list(ids)], True) for ids in leaves)
+    best = max(_impurity(y, True) - _impurity(y[np.isin(g, s)], True)
+               - _impurity(y[~np.isin(g, s)], True)
+               for r in range(1, 5) for s in combinations(range(5), r))
+    assert gain == pytest.approx(best)
