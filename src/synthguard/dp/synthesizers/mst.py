@@ -130,7 +130,9 @@ class MSTSynthesizer(DPSynthesizer):
     Parameters
     ----------
     epsilon, delta : (ε, δ) budget of the fit; δ > 0 is required (e.g. 1e-6 or < 1/n).
-    iters : mirror-descent iterations of the Private-PGM estimation (fixed step 2/(L·N)).
+    iters : mirror-descent iterations of the Private-PGM estimation (fixed step 2/(L·N));
+        5000 as in Private-PGM's MST. On Adult at ε = 1 (seeds 1–3) 2000 iterations left the
+        fit unconverged (2-way error 0.0433); 5000 reach 0.0414 and 10000 or 20000 no better.
     compress : merge levels whose noisy 1-way count is below 3σ (as MST does).
     conversion : ``"tight"`` (default; Canonne, Kamath & Steinke 2020) or ``"simple"``
         (Bun & Steinke 2016): how (ε, δ) is turned into the ρ the noise is calibrated to.
@@ -141,7 +143,7 @@ class MSTSynthesizer(DPSynthesizer):
     method = "mst"
     _needs_delta = True
 
-    def __init__(self, *, epsilon: float, delta: float = 1e-6, iters: int = 2000,
+    def __init__(self, *, epsilon: float, delta: float = 1e-6, iters: int = 5000,
                  compress: bool = True, conversion: str = "tight", **kwargs: Any) -> None:
         super().__init__(epsilon=epsilon, delta=delta, **kwargs)
         self.iters = iters
