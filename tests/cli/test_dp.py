@@ -48,3 +48,19 @@ def test_dp_synthesize_requires_public_levels(tmp_path):
     res = CliRunner().invoke(main, ["dp", "synthesize", str(data), "--epsilon", "1",
                                     "--columns", "sex,vote", "--out", str(tmp_path / "o")])
     assert res.exit_code == 2 and "public levels" in res.output
+
+
+def test_dp_synthesize_errors_speak_command_line_syntax(tmp_path):
+    data, levels = _write(tmp_path)
+    base = ["dp", "synthesize", str(data), "--method", "mst", "--epsilon", "1", "--seed", "1",
+            "--out", str(tmp_path / "o")]
+    # a numeric column without bins when levels are read from the data
+    res = CliRunner().invoke(main, [*base, "--levels-from-data"])
+    assert res.exit_code == 2
+    assert "--bins age=E0,E1,..." in res.output and "bins={" not in res.output
+    assert "schema" not in res.output  # the command line has no schema option
+    # a library parameter named as the option that sets it
+    res = CliRunner().invoke(main, [*base, "--levels", str(levels), "--bins", "age=18,50,90",
+                                    "--delta", "0"])
+    assert res.exit_code == 2
+    assert "option '--delta'" in res.output and "parameter 'delta'" not in res.output

@@ -11,6 +11,7 @@ from typing import Any
 import click
 import yaml
 
+from synthguard.cli._dp_syntax import cli_syntax
 from synthguard.cli._options import read_options
 from synthguard.data.io import read_table, write_table
 from synthguard.errors import ParameterError, PrivacyWarning
@@ -112,6 +113,7 @@ def dp_cmd() -> None:
               help="Release folder (refused when it holds an earlier release, unless --force).")
 @click.option("--force", is_flag=True,
               help="Replace the release already in --out as a whole.")
+@cli_syntax
 def synthesize_dp(data: Path, read_kw: dict[str, Any], method: str, epsilon: float, delta: float | None,
                   columns: str | None, levels_file: Path | None, levels_from_data: bool,
                   bins: tuple[str, ...], groups: tuple[str, ...], ledger_path: Path | None,
