@@ -149,8 +149,15 @@ def test_analytic_smaller_than_classic_and_classic_formula():
 def test_discrete_gaussian_sigma_from_rho_and_epsilon():
     assert discrete_gaussian_sigma(1.0, rho=0.5) == pytest.approx(1.0)
     assert discrete_gaussian_sigma(3.0, rho=2.0) == pytest.approx(1.5)
-    rho = zcdp_rho_for(1.0, 1e-6)
+    # simple bound (Bun & Steinke 2016): rho + 2 sqrt(rho ln(1/delta)) = epsilon
+    rho = zcdp_rho_for(1.0, 1e-6, conversion="simple")
     assert rho + 2 * math.sqrt(rho * math.log(1e6)) == pytest.approx(1.0)
+    # default: the tight conversion (Canonne, Kamath & Steinke 2020) buys more rho; at
+    # eps=1, delta=1e-9 it is 0.01497 (private-pgm's cdp_rho) against 0.01178
+    assert zcdp_rho_for(1.0, 1e-9) == pytest.approx(0.014972, abs=2e-6)
+    assert zcdp_rho_for(1.0, 1e-9, conversion="simple") == pytest.approx(0.011781, abs=2e-6)
+    assert discrete_gaussian_sigma(1.0, epsilon=1.0, delta=1e-9) == pytest.approx(
+        1 / math.sqrt(2 * zcdp_rho_for(1.0, 1e-9)))
     with pytest.raises(ParameterError):
         discrete_gaussian_sigma(1.0)
 
