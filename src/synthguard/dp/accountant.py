@@ -598,13 +598,20 @@ class PrivacyLedger:
             f"{'label':<32} {'kind':<9} {'epsilon':>10} {'delta':>10} {'rho':>10}",
         ]
         for c in self._charges:
-            lines.append(f"{c.label[:32]:<32} {c.kind:<9} {c.epsilon:>10.4g} {c.delta:>10.3g} "
-                         f"{c.rho:>10.4g}" + self._worth(c))
+            # a zCDP line is spent in rho: its epsilon/delta columns hold no amount ('-'), its
+            # worth in (epsilon, delta) follows it
+            e, d = ((f"{'-':>10}", f"{'-':>10}") if c.kind == "zcdp" else
+                    (f"{c.epsilon:>10.4g}", f"{c.delta:>10.3g}"))
+            lines.append(f"{c.label[:32]:<32} {c.kind:<9} {e} {d} {c.rho:>10.4g}"
+                         + self._worth(c))
             for p in c.parts:
                 lines.append(f"  {p.label[:30]:<30} {'(part)':<9} {p.epsilon:>10.4g} "
                              f"{p.delta:>10.3g} {p.rho:>10.4g}")
         lines.append(f"spent:     epsilon={s.epsilon:.6g}, delta={s.delta:.3g}, rho={s.rho:.4g}")
-        lines.append(f"remaining: epsilon={r.epsilon:.6g}, delta={r.delta:.3g}")
+        # the tight conversion is inverted by bisection: a budget spent in full can leave a
+        # rounding residue (1e-16), which is not budget
+        rest = 0.0 if r.epsilon <= _TOL * max(1.0, self.epsilon) else r.epsilon
+        lines.append(f"remaining: epsilon={rest:.6g}, delta={r.delta:.3g}")
         return "\n".join(lines)
 
     def _worth(self, c: Charge) -> str:

@@ -163,7 +163,7 @@ class AIMSynthesizer(DPSynthesizer):
                 f"parameter 'rounds': must exceed the number of columns ({d}): the 1-way "
                 "measurements alone spend 0.9·d/rounds of the budget (the paper uses 16·d)")
         rho = epsilon_to_rho(epsilon, delta, conversion=self.conversion)
-        ledger.charge_rho("aim: 1-way + adaptive selected marginals", rho)
+        ledger.charge_rho("aim: 1-way + adaptive marginals", rho)
         sizes = dict(zip(cols, domain.sizes))
         dom = mbi.Domain(tuple(cols), tuple(sizes[c] for c in cols))
         candidates = aim_candidates(workload)

@@ -165,7 +165,7 @@ class MSTSynthesizer(DPSynthesizer):
             raise ParameterError("MSTSynthesizer: needs at least two columns")
         mbi = _mbi()
         rho = epsilon_to_rho(epsilon, delta, conversion=self.conversion)
-        ledger.charge_rho("mst: 1-way + selection + 2-way marginals", rho)
+        ledger.charge_rho("mst: 1-way + tree + 2-way", rho)
         sizes = dict(zip(cols, domain.sizes))
 
         # 1. one-way marginals, rho/3
