@@ -52,13 +52,22 @@ class Domain:
         return tuple(len(self.levels[c]) for c in self.columns)
 
     def decode(self, codes: Mapping[str, np.ndarray], rng: np.random.Generator) -> pd.DataFrame:
-        """Codes back to values; a numeric bin becomes a uniform draw inside it."""
+        """Codes back to values; a numeric bin becomes a uniform draw inside it.
+
+        Bins are left-closed, [e_k, e_{k+1}), the last one closed. A column whose data were
+        integers gets a uniform draw among the integers of its bin, ⌈e_k⌉ … ⌈e_{k+1}⌉ − 1
+        (the last bin up to ⌊e_K⌋), so an integer column stays integer (no age 34.576); a bin
+        holding no integer gives its midpoint rounded. Post-processing of the public edges.
+        """
         out: dict[str, Any] = {}
         for c in self.columns:
             k = np.asarray(codes[c], dtype=np.int64)
             if c in self.edges:
                 e = self.edges[c]
-                out[c] = e[k] + rng.random(k.size) * (e[k + 1] - e[k])
+                if pd.api.types.is_integer_dtype(self.dtypes.get(c)):
+                    out[c] = _integer_draw(e, k, rng)
+                else:
+                    out[c] = e[k] + rng.random(k.size) * (e[k + 1] - e[k])
             else:
                 lv = self.levels[c]
                 vals = np.asarray(lv, dtype=object)[k]
@@ -71,6 +80,18 @@ class Domain:
                 else:
                     out[c] = pd.Series(vals).infer_objects().to_numpy()
         return pd.DataFrame(out, columns=list(self.columns))
+
+
+def _integer_draw(edges: np.ndarray, k: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+    """A uniform integer inside bin ``k`` of ``edges`` (see :meth:`Domain.decode`)."""
+    lo = np.ceil(edges[:-1])
+    hi = np.ceil(edges[1:]) - 1.0
+    hi[-1] = np.floor(edges[-1])  # the last bin is closed
+    empty = hi < lo
+    mid = np.round((edges[:-1] + edges[1:]) / 2.0)
+    lo, hi = np.where(empty, mid, lo), np.where(empty, mid, hi)
+    draw = lo[k] + np.floor(rng.random(k.size) * (hi[k] - lo[k] + 1.0))
+    return np.minimum(draw, hi[k]).astype(np.int64)
 
 
 NOT_DP = "not-dp"
