@@ -15,6 +15,12 @@ from synthguard.data.schema import Schema
 from synthguard.dp import _noise
 from synthguard.dp.accountant import PrivacyLedger
 from synthguard.dp.synthesizers._domain import Domain, build_domain
+from synthguard.dp.synthesizers.error import (
+    NoisyMarginal,
+    as_records,
+    fit_error,
+    planned_error,
+)
 from synthguard.dp.synthesizers.result import DPSyntheticData
 from synthguard.errors import NotFittedError, ParameterError
 
@@ -121,8 +127,53 @@ class DPSynthesizer(ABC):
         self.noise_ = _noise.noise_source(self.random_state)
         charger = ledger if domain.dp else _NotDP(ledger)
         self._fit(codes, domain, eps, delta, charger, rng)
+        # error of the release from public quantities and noisy measurements only (module error)
+        n_hat = float(self._default_n())
+        plan = self._noise_plan(dict(zip(domain.columns, domain.sizes)), eps, delta)
+        self.expected_error_ = planned_error(plan, total=n_hat) if plan else None
+        fitted = self._noisy_marginals()
+        self.fit_error_ = fit_error(fitted[0], fitted[1], n_hat) if fitted else None
         self.domain_: Domain = domain  # set last: a refused charge leaves the object unfitted
         return self
+
+    # -------------------------------------------------------------- error
+    def expected_error(self, n: float | None = None) -> pd.DataFrame:
+        """Expected error of the noisy measurements, known **before** any budget is spent.
+
+        From the budget, the declared public domain (``categories``/``bins``) and the
+        mechanism's noise allocation only: per marginal order, the mean absolute noise per
+        cell, the cells and the expected L1 error in records (and the total-variation error on
+        ``n`` records when given). See :mod:`synthguard.dp.synthesizers.error`. After ``fit``,
+        ``expected_error_`` holds the same table at the noisy record count and ``fit_error_``
+        the fitted model's error against its own noisy measurements.
+        """
+        eps, delta = self._check_budget()
+        self._validate_params()
+        cols = list(self.columns) if self.columns is not None else [
+            *dict.fromkeys([*(self.categories or {}), *(self.bins or {})])]
+        sizes: dict[str, int] = {}
+        for c in cols:
+            if c in (self.bins or {}):
+                sizes[c] = int(np.unique(np.asarray(self.bins[c], dtype=float)).size) - 1
+            elif c in (self.categories or {}):
+                sizes[c] = len(self.categories[c])
+            else:
+                raise ParameterError(
+                    f"{type(self).__name__}.expected_error: column '{c}' has no public levels "
+                    "or bins; the expected error is computed from the declared domain only")
+        plan = self._noise_plan(sizes, eps, delta)
+        if not plan:
+            raise ParameterError(f"{type(self).__name__}: no expected error for this method")
+        return planned_error(plan, total=n)
+
+    def _noise_plan(self, sizes: dict[str, int], epsilon: float, delta: float
+                    ) -> list[tuple[int, float, int]]:
+        """``(order, mean absolute noise per cell, cells)`` of each planned measurement."""
+        return []
+
+    def _noisy_marginals(self) -> tuple[Any, list[NoisyMarginal]] | None:
+        """After fit: (model marginal function, noisy measurements), or None."""
+        return None
 
     def _validate_params(self) -> None:  # noqa: B027 - optional hook, empty by default
         """Subclasses check their own parameters here (before any charge)."""
@@ -184,4 +235,8 @@ class DPSynthesizer(ABC):
             "delta": float(self.delta),
             "noise": self.noise_,
             "dp": self.domain_.dp,
+            **({"expected_error": as_records(self.expected_error_)}
+               if getattr(self, "expected_error_", None) is not None else {}),
+            **({"fit_error": as_records(self.fit_error_)}
+               if getattr(self, "fit_error_", None) is not None else {}),
         }

@@ -52,6 +52,7 @@ from synthguard.dp.conversion import CONVERSIONS, epsilon_to_rho
 from synthguard.dp.synthesizers._base import DPSynthesizer
 from synthguard.dp.synthesizers._domain import Domain
 from synthguard.dp.synthesizers._junction import JunctionTree
+from synthguard.dp.synthesizers.error import NoisyMarginal, gaussian_mean_abs
 from synthguard.dp.synthesizers.mst import _mbi, _select_index
 from synthguard.errors import ParameterError
 
@@ -156,8 +157,7 @@ class AIMSynthesizer(DPSynthesizer):
             raise ParameterError("AIMSynthesizer: needs at least two columns")
         workload = self._workload(cols)
         mbi = _mbi()
-        T = int(self.rounds) if self.rounds is not None else (
-            d + int(self.max_rounds) if self.max_rounds is not None else 16 * d)
+        T = self._rounds_for(d)
         if T <= d:
             raise ParameterError(
                 f"parameter 'rounds': must exceed the number of columns ({d}): the 1-way "
@@ -181,9 +181,11 @@ class AIMSynthesizer(DPSynthesizer):
         spent: list[tuple[str, float]] = []
         self._log: list[tuple[str, Any, float]] = []  # (mechanism, clique or #candidates, scale)
         measurements = []
+        noisy: list[NoisyMarginal] = []
         for c in cols:
             y = _noise.add_gaussian(answer((c,)), sigma, rng)
             measurements.append(mbi.LinearMeasurement(y, (c,), stddev=sigma))
+            noisy.append(((c,), y, np.full(y.size, gaussian_mean_abs(sigma))))
             spent.append((f"measure {c}", 0.5 / sigma**2))
             self._log.append(("gaussian", (c,), sigma))
         rho_used = d * 0.5 / sigma**2
@@ -222,6 +224,7 @@ class AIMSynthesizer(DPSynthesizer):
             spent.append((f"measure {'x'.join(pick)}", 0.5 / sigma**2))
             self._log.append(("gaussian", pick, sigma))
             measurements.append(mbi.LinearMeasurement(y, pick, stddev=sigma))
+            noisy.append((pick, y, np.full(y.size, gaussian_mean_abs(sigma))))
             selected.append(pick)
             before = jt.project(pick).ravel()
             model = self._estimate(mbi, dom, measurements, model, int(self.iters))
@@ -242,6 +245,30 @@ class AIMSynthesizer(DPSynthesizer):
         self.workload_ = workload
         self.noisy_total_ = float(model.total)
         self._jtree = JunctionTree(mbi, model)
+        self._noisy = noisy
+
+    def _rounds_for(self, d: int) -> int:
+        return int(self.rounds) if self.rounds is not None else (
+            d + int(self.max_rounds) if self.max_rounds is not None else 16 * d)
+
+    def _noise_plan(self, sizes: dict[str, int], epsilon: float, delta: float
+                    ) -> list[tuple[int, float, float]]:
+        """1-way: σ₀ = √(T/(1.8ρ)) on every column; each workload marginal as if measured at
+        σ₀ (the first rounds' noise: annealing halves it, the rounds measure a subset)."""
+        cols = list(sizes)
+        T = self._rounds_for(len(cols))
+        if len(cols) < 2 or T <= len(cols):
+            return []
+        rho = epsilon_to_rho(epsilon, delta, conversion=self.conversion)
+        a0 = gaussian_mean_abs(math.sqrt(T / (2.0 * 0.9 * rho)))
+        rows = [(1, a0, float(sizes[c])) for c in cols]
+        for r in self._workload(cols):
+            if len(r) > 1:
+                rows.append((len(r), a0, float(np.prod([sizes[c] for c in r]))))
+        return rows
+
+    def _noisy_marginals(self) -> tuple[Any, list[NoisyMarginal]]:
+        return self._jtree.project, self._noisy
 
     @staticmethod
     def _estimate(mbi: Any, dom: Any, measurements: list[Any], warm: Any, iters: int) -> Any:

@@ -91,12 +91,13 @@ class FieldGroupsSynthesizer(DPSynthesizer):
         # charge everything before any noise: one line per group (sequential composition)
         for g, e in zip(groups, eps_g):
             ledger.charge(f"fieldgroups: marginal {'×'.join(g)}", e, 0.0)
-        tables, thresholds, totals = [], [], []
+        tables, thresholds, totals, raw = [], [], [], []
         for g, s, e, k in zip(groups, sizes, eps_g, cells):
             counts = np.bincount(np.ravel_multi_index([codes[c] for c in g], s), minlength=k)
             b = laplace_scale(1.0, e)
             noisy = _noise.add_laplace(counts.astype(np.float64), b, rng)
             totals.append(float(noisy.sum()))  # unbiased noisy record count
+            raw.append(noisy)
             tau = self.threshold_factor * b * math.log10(max(k, 1)) if k > 1 else 0.0
             noisy = np.where(noisy < tau, 0.0, noisy)
             tables.append(noisy)
@@ -106,8 +107,35 @@ class FieldGroupsSynthesizer(DPSynthesizer):
         self.group_epsilons_ = eps_g
         self.thresholds_ = thresholds
         self.noisy_tables_ = tables
+        self._raw = raw
         # the record count: the average over groups of the (unbiased) noisy table sums
         self.noisy_total_ = float(np.mean(totals))
+
+    def _noise_plan(self, sizes: dict[str, int], epsilon: float, delta: float
+                    ) -> list[tuple[int, float, float]]:
+        """One marginal per group (unlisted columns alone), Laplace noise of scale 1/ε_g."""
+        groups = [list(g) for g in self.groups if all(c in sizes for c in g)]
+        listed = {c for g in groups for c in g}
+        groups += [[c] for c in sizes if c not in listed]
+        if self.weights is not None and len(self.weights) == len(groups):
+            w = np.asarray(self.weights, dtype=np.float64)
+            w = w / w.sum()
+        else:
+            w = np.full(len(groups), 1.0 / len(groups))
+        return [(len(g), laplace_scale(1.0, epsilon * wi),
+                 float(np.prod([sizes[c] for c in g], dtype=np.float64)))
+                for g, wi in zip(groups, w)]
+
+    def _noisy_marginals(self) -> tuple[Any, list[Any]] | None:
+        total = max(float(self._default_n()), 1.0)
+        fitted = {}
+        noisy = []
+        for g, t, y, e in zip(self.groups_, self.noisy_tables_, self._raw, self.group_epsilons_):
+            p = np.maximum(t, 0.0)
+            fitted[tuple(g)] = (p / p.sum() if p.sum() > 0 else np.full(p.size, 1 / p.size)
+                                ) * total
+            noisy.append((tuple(g), y, np.full(y.size, laplace_scale(1.0, e))))
+        return (lambda clique: fitted[tuple(clique)]), noisy
 
     def _default_n(self) -> int:
         return max(1, round(self.noisy_total_))

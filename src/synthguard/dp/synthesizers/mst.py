@@ -42,7 +42,8 @@ from synthguard.dp import _noise
 from synthguard.dp.conversion import CONVERSIONS, epsilon_to_rho
 from synthguard.dp.synthesizers._base import DPSynthesizer
 from synthguard.dp.synthesizers._domain import Domain
-from synthguard.dp.synthesizers._junction import draw_rows
+from synthguard.dp.synthesizers._junction import JunctionTree, draw_rows
+from synthguard.dp.synthesizers.error import NoisyMarginal, gaussian_mean_abs
 from synthguard.errors import ParameterError
 
 __all__ = ["MSTSynthesizer"]
@@ -219,11 +220,19 @@ class MSTSynthesizer(DPSynthesizer):
 
         # 3. measure the selected two-way marginals, rho/3
         sigma2 = math.sqrt(3.0 * (d - 1) / (2.0 * rho))
+        # the noisy measurements in the compressed coding, with each cell's mean |noise|
+        # (a merged level sums the noise of its m levels: sd sigma1 * sqrt(m))
+        noisy: list[NoisyMarginal] = []
+        for c in cols:
+            members = np.bincount(mapping[c], minlength=csize[c])
+            noisy.append(((c,), np.bincount(mapping[c], weights=one_way[c], minlength=csize[c]),
+                          gaussian_mean_abs(sigma1) * np.sqrt(members)))
         for a, b in selected:
             true2 = np.bincount(ccodes[a] * csize[b] + ccodes[b],
                                 minlength=csize[a] * csize[b]).astype(np.float64)
             y = _noise.add_gaussian(true2, sigma2, rng)
             measurements.append(mbi.LinearMeasurement(y, (a, b), stddev=sigma2))
+            noisy.append(((a, b), y, np.full(y.size, gaussian_mean_abs(sigma2))))
 
         # 4. Private-PGM estimation (post-processing)
         # a fixed step 2/(L·total) (the step mbi's Armijo search starts from) reaches the same
@@ -244,6 +253,26 @@ class MSTSynthesizer(DPSynthesizer):
         self.noisy_total_ = float(model.total)
         self._tree = self._tree_order(cols, selected)
         self._cond = self._conditionals(model)
+        self._noisy = noisy
+        self._jt = JunctionTree(mbi, model)
+
+    def _noise_plan(self, sizes: dict[str, int], epsilon: float, delta: float
+                    ) -> list[tuple[int, float, float]]:
+        """1-way: σ₁ = √(3d/(2ρ)) on every column; 2-way: σ₂ = √(3(d−1)/(2ρ)) on d − 1 pairs
+        (which pairs is chosen privately: their mean size over all pairs is used)."""
+        rho = epsilon_to_rho(epsilon, delta, conversion=self.conversion)
+        d = len(sizes)
+        if d < 2:
+            return []
+        s1 = math.sqrt(3.0 * d / (2.0 * rho))
+        s2 = math.sqrt(3.0 * (d - 1) / (2.0 * rho))
+        pair_cells = float(np.mean([sizes[a] * sizes[b]
+                                    for a, b in itertools.combinations(sizes, 2)]))
+        return ([(1, gaussian_mean_abs(s1), float(k)) for k in sizes.values()]
+                + [(2, gaussian_mean_abs(s2), pair_cells)] * (d - 1))
+
+    def _noisy_marginals(self) -> tuple[Any, list[NoisyMarginal]]:
+        return self._jt.project, self._noisy
 
     @staticmethod
     def _tree_order(cols: list[str], edges: list[tuple[str, str]]) -> list[tuple[str, str | None]]:

@@ -17,6 +17,7 @@ protects only the target and only if the strata variables are public; a PrivacyW
 
 from __future__ import annotations
 
+import math
 import warnings
 from typing import Any, Literal
 
@@ -123,6 +124,25 @@ class StratifiedSynthesizer(DPSynthesizer):
             row = table.sum(axis=1, keepdims=True)
             uniform = np.full_like(table, 1.0 / sizes[-1])
             self.probabilities_ = np.where(row > 0, table / np.where(row > 0, row, 1.0), uniform)
+
+    def _noise_plan(self, sizes: dict[str, int], epsilon: float, delta: float
+                    ) -> list[tuple[int, float, float]]:
+        """One marginal, the full table: every cell gets Laplace (or discrete Laplace) noise of
+        scale b = 1/ε, mean |noise| b (discrete: 2q/(1 − q²), q = e^(−1/b))."""
+        b = laplace_scale(1.0, epsilon)
+        q = math.exp(-1.0 / b)
+        mean_abs = b if self.mechanism == "laplace" else 2.0 * q / (1.0 - q * q)
+        return [(len(sizes), mean_abs, float(np.prod(list(sizes.values()), dtype=np.float64)))]
+
+    def _noisy_marginals(self) -> tuple[Any, list[Any]] | None:
+        if self.target is not None:  # the strata sizes are exact: not a noisy full table
+            return None
+        plan = self._noise_plan(dict(zip(self.order_, self.sizes_)), float(self.epsilon), 0.0)
+        total = max(float(self._default_n()), 1.0)
+        fitted = self.probabilities_ * total
+        return ((lambda clique: fitted),
+                [(tuple(self.order_), self.noisy_counts_.ravel(),
+                  np.full(self.noisy_counts_.size, plan[0][1]))])
 
     def _default_n(self) -> int:
         if self.target is not None:
