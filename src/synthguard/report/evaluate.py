@@ -40,6 +40,7 @@ from synthguard.report.thresholds import (
     check_thresholds,
     parse_thresholds,
 )
+from synthguard.report.workload_error import workload_metrics
 
 __all__ = ["Evaluation", "ReleaseEvaluation", "evaluate"]
 
@@ -661,6 +662,11 @@ def evaluate(
             m.name: extract_metric(utility if m.section == "utility" else risk, m)
             for m in METRICS.values()
         }
+        try:  # the true workload error by marginal order (report/workload_error.py)
+            metrics.update(notes.run(workload_metrics, conf_u, [df[common] for df in impl],
+                                     schema_.subset(common), child_rngs[i]))
+        except Exception as e:
+            errors["workload error"] = safe_error(e)
         if record_risk is not None:
             metrics["mean_identification_risk"] = float(np.mean(record_risk))
             metrics["max_identification_risk"] = float(np.max(record_risk))
