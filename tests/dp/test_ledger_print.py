@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import re
 
+import pytest
+
 from synthguard.dp import PrivacyLedger
 from synthguard.dp.conversion import epsilon_to_rho
 
@@ -30,3 +32,15 @@ def test_pure_and_zcdp_lines_together():
     # rho = 0.01 at delta = 1e-6 alone is worth eps 0.6217 (tight; the simple bound: 0.7533)
     assert "(alone: epsilon=0.6217, delta=1e-06)" in text
     assert "remaining: epsilon=0.878307" in text
+
+
+def test_frame_of_a_zcdp_line_has_no_zero_epsilon_and_says_its_worth():
+    import math
+
+    ledger = PrivacyLedger(epsilon=1.0, delta=1e-9)
+    ledger.charge_rho("mst", epsilon_to_rho(1.0, 1e-9))
+    frame = ledger.to_frame()
+    row = frame.iloc[0]
+    assert math.isnan(row["epsilon"]) and math.isnan(row["delta"])
+    assert row["rho"] > 0.0149 and row["worth"] == "alone: epsilon=1, delta=1e-09"
+    assert frame.iloc[-1]["epsilon"] == pytest.approx(1.0)  # the total converts the pooled rho

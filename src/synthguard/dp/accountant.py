@@ -575,12 +575,19 @@ class PrivacyLedger:
 
     # ----------------------------------------------------------------- display
     def to_frame(self) -> pd.DataFrame:
-        """One row per charge (parallel parts indented under their group) and a total row."""
+        """One row per charge (parallel parts indented under their group) and a total row.
+
+        A zCDP line is spent in ρ: its ``epsilon``/``delta`` are missing (not 0) and ``worth``
+        says what it alone is worth in (ε, δ) at the ledger's δ (the total row converts all ρ).
+        """
         self._refresh()
         rows: list[dict[str, Any]] = []
         for c in self._charges:
-            rows.append({"label": c.label, "kind": c.kind, "epsilon": c.epsilon,
-                         "delta": c.delta, "rho": c.rho, "counted": True, "time": c.time})
+            z = c.kind == "zcdp"
+            rows.append({"label": c.label, "kind": c.kind,
+                         "epsilon": math.nan if z else c.epsilon,
+                         "delta": math.nan if z else c.delta, "rho": c.rho, "counted": True,
+                         "time": c.time, "worth": self._worth(c).strip(" ()")})
             for p in c.parts:
                 rows.append({"label": "  " + p.label, "kind": p.kind, "epsilon": p.epsilon,
                              "delta": p.delta, "rho": p.rho, "counted": False, "time": p.time})
@@ -588,7 +595,7 @@ class PrivacyLedger:
         rows.append({"label": "TOTAL", "kind": "", "epsilon": s.epsilon, "delta": s.delta,
                      "rho": s.rho, "counted": False, "time": ""})
         return pd.DataFrame(rows, columns=["label", "kind", "epsilon", "delta", "rho", "counted",
-                                           "time"])
+                                           "time", "worth"]).fillna({"worth": ""})
 
     def summary(self) -> str:
         """The ledger as a text table with the budget, spent and remaining amounts."""
