@@ -64,3 +64,15 @@ def test_dp_synthesize_errors_speak_command_line_syntax(tmp_path):
                                     "--delta", "0"])
     assert res.exit_code == 2
     assert "option '--delta'" in res.output and "parameter 'delta'" not in res.output
+
+
+def test_dp_synthesize_prints_expected_and_fitted_error(tmp_path):
+    data, levels = _write(tmp_path)
+    res = CliRunner().invoke(main, [
+        "dp", "synthesize", str(data), "--method", "mst", "--epsilon", "2", "--seed", "1",
+        "--levels", str(levels), "--bins", "age=18,40,65,90", "--out", str(tmp_path / "o")])
+    assert res.exit_code == 0, res.output
+    line = next(ln for ln in res.output.splitlines() if ln.startswith("accuracy: "))
+    assert "expected (noise, before spending): 1-way TV" in line and "2-way residual TV" in line
+    prov = json.loads((tmp_path / "o" / "metadata" / "provenance.json").read_text())
+    assert [r["order"] for r in prov["provenance"]["expected_error"]] == [1, 2]

@@ -11,7 +11,12 @@ import pytest
 
 from synthguard.dp import MSTSynthesizer, StratifiedSynthesizer
 from synthguard.dp.conversion import epsilon_to_rho
-from synthguard.dp.synthesizers.error import fit_error, gaussian_mean_abs, planned_error
+from synthguard.dp.synthesizers.error import (
+    describe_provenance,
+    fit_error,
+    gaussian_mean_abs,
+    planned_error,
+)
 from synthguard.errors import ParameterError
 
 pytestmark = pytest.mark.filterwarnings("ignore::synthguard.errors.PrivacyWarning")
@@ -81,6 +86,11 @@ def test_mst_fit_error_bounds_the_models_true_error_on_measured_marginals():
     assert np.mean(true) <= fe.loc[2, "bound_tv"]
     prov = syn.sample(random_state=1).provenance
     assert prov["fit_error"][1]["order"] == 2 and prov["expected_error"][0]["order"] == 1
+    line = describe_provenance(prov)
+    want = syn.expected_error_.loc[2, "expected_tv"]
+    assert f"2-way TV {want:.3g} (3 measured)" in line
+    assert f"bound {fe.loc[2, 'bound_tv']:.3g}" in line
+    assert describe_provenance({"method": "x"}) is None
 
 
 def test_fit_error_residual_brute_force():

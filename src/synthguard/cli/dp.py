@@ -238,6 +238,11 @@ def synthesize_dp(data: Path, read_kw: dict[str, Any], method: str, epsilon: flo
         click.echo(f"wrote {out / f}")
     click.echo(f"wrote {out / MANIFEST_NAME} (kind dp, ledger {ledger_ref})")
     click.echo(str(syn.ledger_))
+    from synthguard.dp.synthesizers.error import describe_provenance
+
+    accuracy = describe_provenance(release.provenance)
+    if accuracy:  # from the noise scale and the noisy measurements only
+        click.echo(f"accuracy: {accuracy}")
     if not release.dp:
         click.echo("NOT DIFFERENTIALLY PRIVATE: levels were read from the data "
                    "(--levels-from-data)", err=True)

@@ -23,13 +23,14 @@ Both are reported by marginal order (1-way, 2-way, ...), as the true error is by
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from typing import Any
 
 import numpy as np
 import pandas as pd
 
-__all__ = ["NoisyMarginal", "by_order", "describe", "fit_error", "gaussian_mean_abs",
-           "planned_error"]
+__all__ = ["NoisyMarginal", "by_order", "describe", "describe_provenance", "fit_error",
+           "gaussian_mean_abs", "planned_error"]
 
 # (clique, noisy counts flattened in the model's coding, mean absolute noise of each cell)
 NoisyMarginal = tuple[tuple[str, ...], np.ndarray, np.ndarray]
@@ -108,3 +109,17 @@ def describe(expected: pd.DataFrame, fitted: pd.DataFrame | None = None) -> str:
             f"{int(k)}-way residual TV {row['residual_tv']:.3g}, bound {row['bound_tv']:.3g}"
             for k, row in fitted.iterrows()))
     return "; ".join(parts)
+
+
+def describe_provenance(provenance: Mapping[str, Any]) -> str | None:
+    """The line of :func:`describe` from a release's provenance (``expected_error`` and
+    ``fit_error`` records), or None when it has neither."""
+    exp, fit = provenance.get("expected_error"), provenance.get("fit_error")
+    if not exp and not fit:
+        return None
+
+    def frame(records: Any) -> pd.DataFrame:
+        return pd.DataFrame(list(records or [])).set_index("order") if records else (
+            pd.DataFrame())
+
+    return describe(frame(exp), frame(fit)) or None
