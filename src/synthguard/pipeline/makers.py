@@ -131,4 +131,10 @@ def describe_release(release: Any) -> Mapping[str, Any]:
     methods = getattr(release, "methods", None)
     if isinstance(methods, Mapping):
         out["methods"] = ", ".join(f"{k}={v}" for k, v in methods.items())
+    prov = getattr(release, "provenance", None)
+    if isinstance(prov, Mapping):  # a DP release: the error it states without the data
+        from synthguard.dp.synthesizers.error import describe_provenance
+
+        if (accuracy := describe_provenance(prov)) is not None:
+            out["accuracy"] = accuracy
     return out
