@@ -88,7 +88,7 @@ def test_mst_fit_error_bounds_the_models_true_error_on_measured_marginals():
     assert prov["fit_error"][1]["order"] == 2 and prov["expected_error"][0]["order"] == 1
     line = describe_provenance(prov)
     want = syn.expected_error_.loc[2, "expected_tv"]
-    assert f"2-way TV {want:.3g} (3 measured)" in line
+    assert f"2-way TV {want:.3g} (3 marginals)" in line
     assert f"bound {fe.loc[2, 'bound_tv']:.3g}" in line
     assert describe_provenance({"method": "x"}) is None
 

@@ -53,8 +53,8 @@ def test_aim_plan_with_workload_reports_spending_expected_and_measured_error(tmp
     assert line["rho"] > 0 and line["worth"] == "alone: epsilon=2, delta=1e-06"
     assert 'id="ledger-table"' in html and "alone: epsilon=2, delta=1e-06" in html
     # expected error (before spending) and the fit against its noisy measurements
-    assert re.search(r"expected \(noise, before spending\): 1-way TV [0-9.e-]+ \(4 measured\), "
-                     r"2-way TV [0-9.e-]+ \(1 measured\), 3-way TV [0-9.e-]+ \(1 measured\)", html)
+    assert re.search(r"expected \(noise, before spending\): 1-way TV [0-9.e-]+ \(4 marginals\), "
+                     r"2-way TV [0-9.e-]+ \(1 marginal\), 3-way TV [0-9.e-]+ \(1 marginal\)", html)
     assert "after fit, against its noisy measurements: 1-way residual TV" in html
     # measured error: the true workload error by marginal order in the summary table
     row = res.evaluation.to_frame().loc["aim"]

@@ -98,11 +98,17 @@ def as_records(frame: pd.DataFrame) -> list[dict[str, float]]:
 
 
 def describe(expected: pd.DataFrame, fitted: pd.DataFrame | None = None) -> str:
-    """One line for a report: expected TV by order, and the fit's residual and bound."""
+    """One line for a report: expected TV by order, and the fit's residual and bound.
+
+    The expected part counts the marginals it is stated for: those measured (MST, the
+    stratified and field-group tables) or, for AIM, the workload's marginals as if measured at
+    the first rounds' noise (the rounds measure a subset of them, with less noise as they go).
+    """
     parts = []
     if "expected_tv" in expected.columns:
         parts.append("expected (noise, before spending): " + ", ".join(
-            f"{int(k)}-way TV {row['expected_tv']:.3g} ({int(row['marginals'])} measured)"
+            f"{int(k)}-way TV {row['expected_tv']:.3g} ({int(row['marginals'])} marginal"
+            f"{'' if int(row['marginals']) == 1 else 's'})"
             for k, row in expected.iterrows()))
     if fitted is not None and not fitted.empty:
         parts.append("after fit, against its noisy measurements: " + ", ".join(
