@@ -12,6 +12,7 @@ import click
 import yaml
 
 from synthguard.cli._dp_syntax import cli_syntax
+from synthguard.cli._drop import drop_columns, drop_option
 from synthguard.cli._options import read_options
 from synthguard.data.io import read_table, write_table
 from synthguard.errors import ParameterError, PrivacyWarning
@@ -114,12 +115,15 @@ def dp_cmd() -> None:
 @click.option("--force", is_flag=True,
               help="Replace the release already in --out as a whole.")
 @cli_syntax
+@drop_option("Columns left out of the release (identifiers such as record numbers); repeat or "
+             "separate by commas. The manifest lists them as dropped.")
 def synthesize_dp(data: Path, read_kw: dict[str, Any], method: str, epsilon: float, delta: float | None,
                   columns: str | None, levels_file: Path | None, levels_from_data: bool,
                   bins: tuple[str, ...], groups: tuple[str, ...], ledger_path: Path | None,
                   budget: float | None, budget_delta: float | None, n_rows: int | None, m: int,
                   seed: int | None, out: Path, force: bool, workload: int = 2,
-                  max_rounds: int | None = None, max_seconds: float | None = None) -> None:
+                  max_rounds: int | None = None, max_seconds: float | None = None,
+                  drop: tuple[str, ...] = ()) -> None:
     """Fit a DP synthesizer on DATA (charging the ledger) and write the release folder OUT:
     m synthetic CSVs, metadata/ (provenance; the release's own ledger when --ledger is not
     given) and synthguard_manifest.json (kind dp, the ledger file and the budget spent), which
@@ -159,7 +163,12 @@ def synthesize_dp(data: Path, read_kw: dict[str, Any], method: str, epsilon: flo
             raise ParameterError(f"option '--levels': '{levels_file.name}' is not a YAML mapping "
                                  "column -> list of levels, e.g. 'region: [North, South]'")
         cats = {str(k): list(v) for k, v in loaded.items()}
-    cols = _split(columns) if columns else list(df.columns)
+    kept = list(drop_columns(df, drop, "the data").columns)  # checks the names
+    cols = _split(columns) if columns else kept
+    both = [c for c in cols if c not in kept and c in df.columns]
+    if both:
+        raise ParameterError(f"options --columns and --drop both name {', '.join(both)}; "
+                             f"a dropped column is not synthesized")
     cats = {c: lv for c, lv in cats.items() if c in cols}  # a domain file may list more columns
     if not levels_from_data:
         undeclared = [c for c in cols if c not in cats and c not in _bins(bins)]

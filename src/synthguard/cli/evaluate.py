@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
+from synthguard.cli._drop import drop_columns, drop_option
 from synthguard.cli._options import read_options
 from synthguard.cli.run import progress_bar, warnings_to_stderr
 
@@ -217,13 +218,24 @@ def exit_with_verdict(ev: Any) -> None:
 @click.option("--seed", type=int, default=None, help="Seed of the randomised measures.")
 @click.option("--quiet", "-q", is_flag=True,
               help="Print nothing but errors and the measures not computed.")
+@click.option("--attacks", is_flag=True,
+              help="Also run anonymeter's singling-out, linkability and inference attacks, with "
+                   "--holdout as the control set (records the releases were NOT made from; "
+                   "without it the attacks are listed as not computed, exit 3). Adds the "
+                   "default threshold singling_out_risk=0.05.")
+@click.option("--n-attacks", "n_attacks", type=click.IntRange(min=1), default=500,
+              show_default=True, help="Queries or attacked records per attack (--attacks).")
+@drop_option("Columns left out of the evaluation (identifiers such as record numbers), removed "
+             "from CONF, the holdout and the releases; repeat or separate by commas.")
 def evaluate_cmd(conf: str, read_kw: dict[str, Any], releases: tuple[str, ...], keys: tuple[str, ...],
                  targets: tuple[str, ...], holdout: str | None, radius: float,
                  formulas: tuple[str, ...], thresholds: tuple[str, ...], no_defaults: bool,
                  schema: tuple[str, ...], kinds: tuple[str, ...], common_columns: bool, report: str | None,
                  table: str | None, min_cell: int, max_distance_records: int, seed: int | None,
                  quiet: bool, by: tuple[str, ...] = (), weights: str | None = None,
-                 strata: str | None = None, clusters: str | None = None) -> None:
+                 strata: str | None = None, clusters: str | None = None,
+                 attacks: bool = False, n_attacks: int = 500,
+                 drop: tuple[str, ...] = ()) -> None:
     """Evaluate the utility and disclosure risk of RELEASES against the confidential file CONF
     and print the comparison table. A release is a data file, a release folder (as written by
     synthesize, protect, dp synthesize and run: its synthguard_manifest.json lists the
@@ -244,6 +256,8 @@ def evaluate_cmd(conf: str, read_kw: dict[str, Any], releases: tuple[str, ...], 
       synthguard evaluate conf.csv syn/ --keys age,sex --target income --report out.html
       synthguard evaluate conf.csv out/releases/ --keys a,b --target income \\
           --threshold max_identification_risk=0.5 --threshold pmse_ratio=3
+      synthguard evaluate train.csv syn/ --holdout held_out.csv --attacks \\
+          --keys age,sex --target income --drop ID
     """
     from synthguard.data.io import read_table, write_table
     from synthguard.data.loading import load_releases
@@ -255,9 +269,11 @@ def evaluate_cmd(conf: str, read_kw: dict[str, Any], releases: tuple[str, ...], 
     echo: Callable[[str], None] = (lambda s: None) if quiet else click.echo
     schema_map = _pairs(schema, "--schema")
     text_ok = [c for c, k in schema_map.items() if k in ("categorical", "ordinal", "binary")]
-    conf_df = validate_frame(read_table(conf, **read_kw), text_overrides=text_ok)
-    hold_df = validate_frame(read_table(holdout, **read_kw), name="holdout",
-                             text_overrides=text_ok) if holdout else None
+    conf_df = validate_frame(drop_columns(read_table(conf, **read_kw), drop, "CONF"),
+                             text_overrides=text_ok)
+    hold_df = validate_frame(drop_columns(read_table(holdout, **read_kw), drop, "the holdout",
+                                          required=False),
+                             name="holdout", text_overrides=text_ok) if holdout else None
     if hold_df is not None:
         lacking = [str(c) for c in conf_df.columns if c not in hold_df.columns]
         if lacking:
@@ -275,6 +291,9 @@ def evaluate_cmd(conf: str, read_kw: dict[str, Any], releases: tuple[str, ...], 
         raise ParameterError(f"option --kind: release(s) {', '.join(bad)} have an unknown kind; "
                              f"use one of {', '.join(KINDS)}")
     loaded = load_releases(releases)
+    if drop:
+        for r in loaded.values():
+            r.implicates[:] = [drop_columns(df, drop, required=False) for df in r.implicates]
     stray = [k for k in kind_map if k not in loaded]
     if stray:
         raise ParameterError(f"option --kind names release(s) {', '.join(stray)} that are not "
@@ -299,7 +318,7 @@ def evaluate_cmd(conf: str, read_kw: dict[str, Any], releases: tuple[str, ...], 
                 schema=schema_map or None, random_state=seed, progress=cb,
                 kinds=kind_map, max_distance_records=max_distance_records or None,
                 default_thresholds=not no_defaults, by=_split(by) or None, weights=weights,
-                strata=strata, clusters=clusters,
+                strata=strata, clusters=clusters, attacks=attacks, n_attacks=n_attacks,
             )
         echo(ev.summary())
         if ev.survey is not None and (by or weights):

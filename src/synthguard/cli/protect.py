@@ -9,6 +9,7 @@ from typing import Any
 import click
 import numpy as np
 
+from synthguard.cli._drop import drop_columns, drop_option
 from synthguard.cli._options import read_options
 from synthguard.data.io import read_table, write_table
 
@@ -112,6 +113,8 @@ def _write_folder(release: Any, df: Any, out: Path, data: Path, force: bool, see
 @click.option("--seed", default=None, type=click.IntRange(min=0),
               help="Random seed (the seed used is printed and recorded either way).")
 @click.option("--quiet", is_flag=True, help="No summary.")
+@drop_option("Columns left out of the release (identifiers such as record numbers); repeat or "
+             "separate by commas. The manifest lists them as dropped.")
 def protect_cmd(
     data: Path,
     read_kw: dict[str, Any],
@@ -131,6 +134,7 @@ def protect_cmd(
     seed: int | None,
     force: bool,
     quiet: bool,
+    drop: tuple[str, ...] = (),
 ) -> None:
     """Protect DATA with traditional disclosure control and write the release to --out.
 
@@ -168,7 +172,7 @@ def protect_cmd(
     rng = np.random.default_rng(seed)
     strata = [c.strip() for c in within.split(",") if c.strip()] if within else None
     steps: list[tuple[str, Any]] = []
-    release = df
+    release = drop_columns(df, drop, "the data")
 
     touched: dict[str, list[str]] = {}  # column -> the steps that changed it
 

@@ -29,10 +29,12 @@ from synthguard._random import RandomState, resolve_seed, spawn
 from synthguard.data.implicates import as_implicates, release_kind
 from synthguard.data.schema import Schema, infer_schema
 from synthguard.errors import DataError, ParameterError, SynthguardWarning
+from synthguard.report.attacks import run_attacks
 from synthguard.report.metrics import METRICS, extract_metric
 from synthguard.report.risk_sampling import risk_bundle
 from synthguard.report.safety import safe_error
 from synthguard.report.thresholds import (
+    ATTACK_THRESHOLDS,
     DEFAULT_THRESHOLDS,
     SYNTHETIC_ONLY,
     Threshold,
@@ -81,6 +83,8 @@ class ReleaseEvaluation(Summarized):
     seconds : time spent evaluating the release.
     notes : synthguard warnings raised while measuring the release (shown in the report
         instead of being re-emitted; their messages never quote data values).
+    attacks : anonymeter's attacks on the release (:class:`~synthguard.risk.ReleaseAttacks`),
+        when requested (``attacks=True``) and a holdout was given; None otherwise.
     """
 
     name: str
@@ -96,6 +100,7 @@ class ReleaseEvaluation(Summarized):
     seconds: float
     notes: tuple[str, ...] = ()
     inapplicable: frozenset[str] = frozenset()
+    attacks: Any = field(default=None, repr=False)
 
     @property
     def passed(self) -> bool:
@@ -400,6 +405,8 @@ def evaluate(
     weights: str | None = None,
     strata: str | None = None,
     clusters: str | None = None,
+    attacks: bool = False,
+    n_attacks: int = 500,
 ) -> Evaluation:
     """Evaluate the utility and disclosure risk of several releases of ``conf``.
 
@@ -434,6 +441,13 @@ def evaluate(
         for a ``ProtectedData``); a release that declares nothing (a DataFrame, a list of
         DataFrames) is **fully synthetic**, whatever its number of rows. ``synthguard
         evaluate`` applies the same rule (see :func:`_kind_of` for why).
+    attacks : also run anonymeter's singling-out, linkability and inference attacks on each
+        release (:func:`synthguard.risk.release_attacks`, about 20 s per release on 30,000
+        records), with ``holdout`` as the control set: it must hold confidential records the
+        releases were not made from. Without a holdout the attacks are reported as not
+        computed (no honest control, no risk). The default thresholds then include
+        :data:`~synthguard.report.thresholds.ATTACK_THRESHOLDS`.
+    n_attacks : queries or attacked records per attack (anonymeter's default 500).
     max_distance_records : above this many released (stacked implicates) or confidential
         records, the distance to closest record and the membership attack run on random
         samples of this size (:mod:`synthguard.report.risk_sampling`; the other risk measures
@@ -497,7 +511,19 @@ def evaluate(
     # same metric replaces the default one (so a board can relax or tighten it).
     user = dict(thresholds) if thresholds is not None else {}
     parse_thresholds(user)  # validate the caller's rules before merging
-    merged = {**DEFAULT_THRESHOLDS, **user} if default_thresholds else user
+    if not isinstance(attacks, bool):
+        raise ParameterError("parameter 'attacks': expected True or False")
+    if isinstance(n_attacks, bool) or not isinstance(n_attacks, int) or n_attacks < 1:
+        raise ParameterError("parameter 'n_attacks': expected a positive integer, e.g. 500")
+    needs_attacks = [m for m in user if m in METRICS and METRICS[m].section == "attacks"]
+    if needs_attacks and not attacks:
+        raise ParameterError(
+            f"threshold '{needs_attacks[0]}': an attack's risk is measured only when the attacks "
+            f"run; pass attacks=True (--attacks, a plan's evaluation: {{attacks: true}}) with a "
+            f"holdout"
+        )
+    defaults = {**DEFAULT_THRESHOLDS, **(ATTACK_THRESHOLDS if attacks else {})}
+    merged = {**defaults, **user} if default_thresholds else user
     parsed = parse_thresholds(merged or None)
     # a default that judges synthetic releases only is not applicable to protected ones,
     # unless the caller named it
@@ -658,10 +684,12 @@ def evaluate(
                 "not defined: the release's records do not correspond to confidential records "
                 "(fully synthetic); see distance to closest record and membership inference"
             )
-        metrics = {
-            m.name: extract_metric(utility if m.section == "utility" else risk, m)
-            for m in METRICS.values()
-        }
+        attack_result = None
+        if attacks and not lacking:
+            attack_result = run_attacks(conf_u, impl, holdout, keys_t, targets_t,
+                                        child_rngs[i], errors, notes.run, n_attacks=n_attacks)
+        bundles = {"utility": utility, "risk": risk, "attacks": attack_result}
+        metrics = {m.name: extract_metric(bundles.get(m.section), m) for m in METRICS.values()}
         try:  # the true workload error by marginal order (report/workload_error.py)
             metrics.update(notes.run(workload_metrics, conf_u, [df[common] for df in impl],
                                      schema_.subset(common), child_rngs[i]))
@@ -688,6 +716,7 @@ def evaluate(
             seconds=time.perf_counter() - t0,
             notes=tuple(notes.messages),
             inapplicable=frozenset(inapplicable),
+            attacks=attack_result,
         )
         if progress is not None:
             progress(f"release '{name}'", i + 2, total)

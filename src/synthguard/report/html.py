@@ -23,6 +23,7 @@ import numpy as np
 import pandas as pd
 
 from synthguard.report import figures as F
+from synthguard.report.attacks import attacks_table
 from synthguard.report.evaluate import Evaluation
 from synthguard.report.metrics import METRICS
 from synthguard.report.narrative import glossary, release_story, verdict_line
@@ -86,6 +87,10 @@ def _fig(figs: list[Figure], fid: str, title: str, fig: Any, caption: str = "") 
     figs.append(Figure(fid, title, F.to_png(fig), caption))
 
 
+#: Summary table -> the metric sections it shows (the attacks' risks join the risk table).
+_TABLE_SECTIONS = {"utility": ("utility",), "risk": ("risk", "attacks")}
+
+
 def _summary_tables(ev: Evaluation, count: Callable[[int], str]) -> list[dict[str, Any]]:
     """The summary as two tables that fit a page: utility measures and risk measures.
 
@@ -96,7 +101,7 @@ def _summary_tables(ev: Evaluation, count: Callable[[int], str]) -> list[dict[st
     table = ev.to_frame()
     tables = []
     for section, title in (("utility", "Utility"), ("risk", "Disclosure risk")):
-        shown = [m for m in METRICS if METRICS[m].section == section
+        shown = [m for m in METRICS if METRICS[m].section in _TABLE_SECTIONS[section]
                  and m in table.columns and table[m].notna().any()]
         rows = []
         for name, r in ev.releases.items():
@@ -414,6 +419,7 @@ def build_report(
         risk_details=detail_table(ev, "risk", redactor),
         attribute=attribute_table(ev, redactor),
         disclosure=disclosure_table(ev, redactor),
+        attacks=attacks_table(ev, redactor),
         figs_util=figs_util,
         figs_var=figs_var,
         figs_risk=figs_risk,

@@ -28,7 +28,8 @@ class Metric:
     ----------
     name : key in the comparison table and in ``thresholds``.
     label : column title in the report.
-    section : ``"utility"`` or ``"risk"`` (which bundle it is read from).
+    section : ``"utility"``, ``"risk"`` or ``"attacks"`` (which bundle it is read from; the
+        attacks' is a :class:`~synthguard.risk.ReleaseAttacks`, computed on request).
     goal : ``"min"`` (lower is better) or ``"max"`` (higher is better).
     lower, upper : the range of the measure (None: unbounded).
     paths : attribute paths tried in order on the bundle (``"pmse.ratio"``); ``mean:a.*.b``
@@ -159,6 +160,32 @@ METRICS: dict[str, Metric] = {
             "share of released records closer to the training data than to the holdout; about "
             "the training data's share of the pooled training and holdout records, "
             "n_train / (n_train + n_holdout), when nothing was memorized",
+        ),
+        Metric(
+            "singling_out_risk", "singling out", "attacks", "min", 0.0, 1.0,
+            ("singling_out_risk",),
+            "anonymeter's univariate singling-out risk: queries on one column that isolate one "
+            "record of the release, their success on the training data beyond that on the "
+            "holdout, (attack − control) / (1 − control) (Giomi et al. 2023); needs a holdout",
+        ),
+        Metric(
+            "singling_out_multivariate_risk", "singling out (3 col.)", "attacks", "min", 0.0,
+            1.0, ("singling_out_multivariate_risk",),
+            "anonymeter's multivariate singling-out risk, queries on 3 columns (Giomi et al. "
+            "2023); needs a holdout",
+        ),
+        Metric(
+            "linkability_risk", "linkability", "attacks", "min", 0.0, 1.0,
+            ("linkability_risk",),
+            "anonymeter's linkability risk: the keys and the other columns, held in two files, "
+            "joined through the nearest released record (Giomi et al. 2023); needs a holdout",
+        ),
+        Metric(
+            "inference_risk", "inference", "attacks", "min", 0.0, 1.0,
+            ("inference_risk",),
+            "anonymeter's attribute-inference risk, largest over the targets: each target "
+            "guessed from the keys as that of the nearest released record (Giomi et al. 2023); "
+            "needs a holdout",
         ),
     ]
 }

@@ -28,6 +28,17 @@ them off:
   age, sex, race, marital status), as do its SD2011 examples for most targets (about 9.5%);
   targets with 35-50% (the vignette's marital status and work abroad, known from the keys'
   one- and two-way relationships) and copies of the data with Dorig above 15% fail.
+
+When the anonymeter attacks are requested (``attacks=True``, ``--attacks``, a plan's
+``evaluation: {attacks: true}``), :data:`ATTACK_THRESHOLDS` join the defaults:
+
+* ``singling_out_risk <= 0.05``: one-column queries written from the release (``x == v`` for a
+  value held by one released record, ``x >= max``, ``x <= min``) may isolate a person of the
+  training data no more often than 5 points above how often they isolate one of the holdout
+  (anonymeter's residual risk, Giomi et al. 2023). A release that hands back values held by
+  one person (every CART release without the near-unique safeguard: risk 0.7-0.8 on Adult)
+  fails; Gaussian-copula releases (0.01) pass. Like replicated uniques, it judges synthetic
+  releases: a protected (SDC) release publishes the records themselves.
 """
 
 from __future__ import annotations
@@ -40,6 +51,7 @@ from synthguard.errors import ParameterError
 from synthguard.report.metrics import METRICS
 
 __all__ = [
+    "ATTACK_THRESHOLDS",
     "DEFAULT_THRESHOLDS",
     "SYNTHETIC_ONLY",
     "Threshold",
@@ -51,8 +63,11 @@ __all__ = [
 #: The thresholds that apply when none are given (see the module docstring for why).
 DEFAULT_THRESHOLDS: dict[str, float] = {"replicated_uniques": 0.0, "disco": 0.15}
 
+#: Default thresholds added when the anonymeter attacks run (see the module docstring).
+ATTACK_THRESHOLDS: dict[str, float] = {"singling_out_risk": 0.05}
+
 #: Default thresholds that judge synthetic releases only (not applicable to protected ones).
-SYNTHETIC_ONLY: frozenset[str] = frozenset({"replicated_uniques"})
+SYNTHETIC_ONLY: frozenset[str] = frozenset({"replicated_uniques", "singling_out_risk"})
 
 
 @dataclass(frozen=True)

@@ -32,6 +32,7 @@ from synthguard.risk.linkability import linkability
 from synthguard.risk.matching import MatchRates, match_rates
 from synthguard.risk.membership import MembershipInference, membership_inference
 from synthguard.risk.pairwise import PairwiseIdentificationRisk, pairwise_identification_risk
+from synthguard.risk.release_attacks import ReleaseAttacks, release_attacks
 from synthguard.risk.singling_out import singling_out
 from synthguard.risk.suda2 import Suda2, suda2
 from synthguard.risk.tcloseness import TCloseness, t_closeness
@@ -50,6 +51,7 @@ __all__ = [
     "MembershipInference",
     "MultiDisclosure",
     "PairwiseIdentificationRisk",
+    "ReleaseAttacks",
     "RiskEvaluation",
     "Suda2",
     "TCloseness",
@@ -67,6 +69,7 @@ __all__ = [
     "membership_inference",
     "multi_disclosure",
     "pairwise_identification_risk",
+    "release_attacks",
     "singling_out",
     "suda2",
     "t_closeness",

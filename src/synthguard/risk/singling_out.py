@@ -139,7 +139,7 @@ def singling_out(
     if control is not None:
         v_ctrl = coded.values[2]
         n_control = float(_singles_out(_Index(v_ctrl, coded.numeric), queries))
-        if v_ctrl.shape[0] != v_conf.shape[0] and queries:
+        if v_ctrl.shape[0] != v_conf.shape[0] and queries and n_control > 0:  # 0 stays 0
             correction = _size_correction(v_ctrl, coded, queries, v_conf.shape[0], rng)
             n_control *= correction
     return attack_risk(
@@ -430,8 +430,23 @@ def _size_correction(
     rng: np.random.Generator,
 ) -> float:  # fmt: skip
     n_c = v_ctrl.shape[0]
+    try:
+        return _fit_size_correction(v_ctrl, coded, queries, n_conf, rng, min(1000, n_c))
+    except ConvergenceError:
+        # anonymeter's sizes span [1000, n_c]: with a control set only a little larger than
+        # 1000, or successes flat in the size, least squares wanders off; the same least
+        # squares solved on a grid of w (for each w the best scale is closed-form) cannot
+        return _fit_size_correction(v_ctrl, coded, queries, n_conf, rng, max(n_c // 10, 10),
+                                    grid=True)
+
+
+def _fit_size_correction(
+    v_ctrl: np.ndarray, coded: Coded, queries: list[Query], n_conf: int,
+    rng: np.random.Generator, smallest: int, grid: bool = False,
+) -> float:  # fmt: skip
+    n_c = v_ctrl.shape[0]
     sizes, successes = [], []
-    for size in np.linspace(min(1000, n_c), n_c, 10).astype(int):
+    for size in np.linspace(min(smallest, n_c), n_c, 10).astype(int):
         for _ in range(5):
             sub = v_ctrl[rng.choice(n_c, size=int(size), replace=False)]
             successes.append(_singles_out(_Index(sub, coded.numeric), queries))
@@ -442,6 +457,19 @@ def _size_correction(
     def model(n: np.ndarray, w_eff: float, scale: float) -> np.ndarray:
         return scale * _so_integral(n, w_eff)
 
+    if grid:
+        best, popt_g = np.inf, (1.0, 0.0)
+        for w in np.logspace(-8, 0, 801):
+            g = _so_integral(x, float(w))
+            gg = float(g @ g)
+            if gg <= 0:
+                continue
+            scale = max(float(g @ y) / gg, 0.0)
+            sse = float(np.sum((y - scale * g) ** 2))
+            if sse < best:
+                best, popt_g = sse, (float(w), scale)
+        den = float(model(np.array([float(n_c)]), *popt_g)[0])
+        return 1.0 if den <= 0 else float(model(np.array([float(n_conf)]), *popt_g)[0]) / den
     w0 = 1.0 / x.max()
     p0 = (w0, 1.0 / float(_so_integral(np.array([x.max()]), w0)[0]))
     try:

@@ -1,0 +1,117 @@
+"""The anonymeter attacks in an evaluation: run them honestly, and their table in the report.
+
+:func:`run_attacks` is what :func:`synthguard.report.evaluate` calls for each release when
+``attacks=True``: :func:`synthguard.risk.release_attacks` with the evaluation's holdout as the
+control set. The protocol is Giomi et al.'s (2023): the control must be records the
+synthesizer never saw. Two cases are refused and reported as *not computed*, with the reason,
+rather than given a number that looks like a risk:
+
+* no holdout: the attack rate alone mixes what the release leaks with what any release of the
+  population teaches;
+* a holdout at least half of whose records (as distinct rows) are also training records: it
+  is the training data again (a path given twice, a holdout drawn from the training file), the
+  control rate is then the attack rate and the risk 0 whatever the release.
+
+:func:`attacks_table` is the report's table: per release and attack, the risk with its
+interval and the success rates of the attack, of random guessing (baseline) and of the attack
+on the holdout (control). Rates are shares of attacks, never counts of records.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+import pandas as pd
+
+from synthguard.report.safety import safe_error
+from synthguard.risk.release_attacks import NO_CONTROL, ReleaseAttacks, release_attacks
+
+if TYPE_CHECKING:
+    from synthguard.report.evaluate import Evaluation
+    from synthguard.report.safety import Redactor
+
+__all__ = ["attacks_table", "run_attacks"]
+
+#: Share of the holdout's distinct rows also found in the training data above which the holdout
+#: is taken for training records (a random holdout of Adult repeats about 1% of them).
+MAX_SHARED_HOLDOUT = 0.5
+
+ATTACKS_PART = "anonymeter attacks"
+
+
+def _shared_share(conf: pd.DataFrame, holdout: pd.DataFrame) -> float:
+    cols = [c for c in conf.columns if c in holdout.columns]
+    h = holdout[cols].drop_duplicates()
+    if h.empty:
+        return 0.0
+    c = conf[cols].drop_duplicates().astype(object)
+    merged = h.astype(object).merge(c, on=cols, how="inner")
+    return len(merged) / len(h)
+
+
+def run_attacks(
+    conf: pd.DataFrame,
+    implicates: Sequence[pd.DataFrame],
+    holdout: pd.DataFrame | None,
+    keys: Sequence[str],
+    targets: Sequence[str],
+    rng: np.random.Generator,
+    errors: dict[str, str],
+    runner: Callable[..., Any] | None = None,
+    n_attacks: int = 500,
+) -> ReleaseAttacks | None:
+    """The release's attacks, or None with the reason in ``errors`` (see the module doc).
+
+    ``runner(fn, *args, **kwargs)`` calls the attacks (the evaluation collects their warnings
+    with it)."""
+    if holdout is None:
+        errors[ATTACKS_PART] = NO_CONTROL
+        return None
+    if _shared_share(conf, holdout) > MAX_SHARED_HOLDOUT:
+        errors[ATTACKS_PART] = (
+            "the holdout repeats the training records (most of its rows are among them), so it "
+            "cannot be the control set of records the synthesizer never saw; pass the records "
+            "set aside before synthesis"
+        )
+        return None
+    call = runner or (lambda fn, *a, **k: fn(*a, **k))
+    try:
+        return call(release_attacks, conf, list(implicates), holdout, keys=list(keys),  # type: ignore[no-any-return]
+                    targets=list(targets), n_attacks=n_attacks, random_state=rng)
+    except Exception as e:  # recorded, not fatal: the report says what is missing
+        errors[ATTACKS_PART] = safe_error(e)
+        return None
+
+
+def _pct(x: float | None) -> str:
+    if x is None or not np.isfinite(x):
+        return "–"
+    return f"{100 * x:.1f}%"
+
+
+def attacks_table(ev: Evaluation, redactor: Redactor) -> dict[str, Any] | None:
+    """Rows (release, attack, risk [CI], attack, baseline and control success rates)."""
+    rows = []
+    for name, r in ev.releases.items():
+        att = getattr(r, "attacks", None)
+        if att is None:
+            continue
+        for label, a in att.attacks():
+            lo, hi = a.ci
+            secret = a.details.get("secret")
+            shown = f"inference of {redactor.label(str(secret))}" if secret is not None else label
+            rows.append({
+                "release": name,
+                "cells": [shown, _pct(a.risk), f"{_pct(lo)} – {_pct(hi)}", _pct(a.attack_rate),
+                          _pct(a.baseline_rate), _pct(a.control_rate),
+                          "" if a.attack_beats_baseline else "no better than guessing"],
+            })  # fmt: skip
+    if not rows:
+        return None
+    return {
+        "header": ["attack", "risk", "95% CI", "attack success",
+                   "baseline (guessing)", "control (holdout)", ""],
+        "rows": rows,
+    }
