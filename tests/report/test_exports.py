@@ -34,7 +34,7 @@ def test_pipeline_all_and_moved_names_warn():
 
 def test_metrics_state_direction_and_range():
     for m in report.METRICS.values():
-        assert m.goal in ("min", "max") and m.section in ("utility", "risk")
+        assert m.goal in ("min", "max") and m.section in ("utility", "risk", "attacks")
         assert m.lower is None or m.upper is None or m.lower < m.upper
         assert m.description and m.paths
 
