@@ -85,7 +85,8 @@ def test_codes_hash_alike_whatever_their_width():
 
 def test_diagnostics_unaffected_by_changing_the_data_after_fit(mixed):
     kw = {"methods": {"share": "test_marginal"}, "visit_sequence": ["share"],
-          "keep": ["region"], "random_state": 1, "replicated_uniques": "keep"}
+          "keep": ["region"], "random_state": 1, "replicated_uniques": "keep",
+          "rare_values": 0}
     ref = Synthesizer(**kw).fit(mixed.copy()).sample().diagnostics.to_frame()
     data = mixed.copy()
     syn = Synthesizer(**kw).fit(data)

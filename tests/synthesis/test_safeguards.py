@@ -32,11 +32,11 @@ def _brute_replicated_uniques(conf: pd.DataFrame, syn: pd.DataFrame) -> int:
 
 
 def test_plain_cart_copies_uniques_and_the_default_copies_none(cells):
-    plain = synthesize(cells, m=2, random_state=3, replicated_uniques="keep")
+    plain = synthesize(cells, m=2, random_state=3, replicated_uniques="keep", rare_values=0)
     counts = [_brute_replicated_uniques(cells, s) for s in plain.implicates]
     assert min(counts) > 50  # the problem is real here
     assert list(plain.safeguards.remaining) == counts  # and counted as the brute force does
-    res = synthesize(cells, m=2, random_state=3)
+    res = synthesize(cells, m=2, random_state=3, rare_values=0)
     for s in res.implicates:
         assert len(s) == len(cells)  # redrawn, not removed: n is kept
         assert _brute_replicated_uniques(cells, s) == 0
@@ -44,7 +44,8 @@ def test_plain_cart_copies_uniques_and_the_default_copies_none(cells):
     assert min(res.safeguards.found) > 50 and res.safeguards.removed == (0, 0)
     assert "replicated uniques:" in res.summary()
     # categorical values are never changed by the fix: only numbers are smoothed
-    off = synthesize(cells, m=2, random_state=3, replicated_uniques="keep", extremes=5)
+    off = synthesize(cells, m=2, random_state=3, replicated_uniques="keep", extremes=5,
+                     rare_values=0)
     for a, b in zip(res.implicates, off.implicates):
         pd.testing.assert_frame_equal(a[["region", "kids"]], b[["region", "kids"]])
 
@@ -58,7 +59,8 @@ def test_partial_synthesis_protects_kept_columns_too(cells):
 
 
 def test_remove_policy_drops_the_rows(cells):
-    res = synthesize(cells, random_state=3, replicated_uniques="remove", extremes=0)
+    res = synthesize(cells, random_state=3, replicated_uniques="remove", extremes=0,
+                     rare_values=0)
     s = res.implicates[0]
     assert len(s) == len(cells) - res.safeguards.found[0] and res.safeguards.removed[0] > 0
     assert _brute_replicated_uniques(cells, s) == 0
@@ -77,7 +79,8 @@ def test_safeguards_are_vectorised_on_categorical_only_data():
 
 def test_extremes_never_released(cells):
     df = cells.assign(spend=np.round(cells["income"] * 0.3 + 100 * np.arange(len(cells)), 4))
-    off = synthesize(df, m=3, random_state=2, extremes=0, replicated_uniques="keep")
+    off = synthesize(df, m=3, random_state=2, extremes=0, replicated_uniques="keep",
+                     rare_values=0)
     res = synthesize(df, m=3, random_state=2)
     present_before = 0
     for c in ("income", "spend"):
@@ -113,12 +116,13 @@ def test_seeds_reproduce_and_options_off_restore_the_plain_draw(cells):
     b = synthesize(cells, m=2, random_state=11)
     for x, y in zip(a.implicates, b.implicates):
         pd.testing.assert_frame_equal(x, y)
-    off = synthesize(cells, m=2, random_state=11, replicated_uniques="keep", extremes=0)
+    off = synthesize(cells, m=2, random_state=11, replicated_uniques="keep", extremes=0,
+                     rare_values=0)
     # the safeguards only touch rows they redraw or code: the rest is the plain draw
-    for x, y, found, coded in zip(a.implicates, off.implicates, a.safeguards.found,
-                                  a.safeguards.coded):
+    for x, y, found, coded, rare in zip(a.implicates, off.implicates, a.safeguards.found,
+                                        a.safeguards.coded, a.safeguards.rare):
         changed = (x != y).any(axis=1).sum()
-        assert 0 < changed <= found + sum(coded.values())
+        assert 0 < changed <= found + sum(coded.values()) + sum(rare.values())
 
 
 def test_too_little_data_is_refused(cells):

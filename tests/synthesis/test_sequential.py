@@ -76,7 +76,7 @@ def test_levels_never_invented_bounds_hold_counts_integer(mixed):
         visit_sequence=["region", "urban", "income", "kids", "share", "edu"],
         predictor_matrix={"kids": ["income"], "share": ["kids"]},
         schema={"share": {"kind": "numeric", "lower": 0.0, "upper": 1.0}},
-        replicated_uniques="keep", extremes=0, random_state=2,
+        replicated_uniques="keep", extremes=0, rare_values=0, random_state=2,
     ).fit(mixed).sample()
     df = res.implicates[0]
     assert set(df["region"].dropna()) <= {"north", "south", "east"}
@@ -106,7 +106,7 @@ def test_models_fit_on_confidential_and_drawn_from_synthetic(mixed):
     np.testing.assert_allclose(res.implicates[0]["income"], mixed["share"])
     # full: 'share' is drawn first, 'income' copies the synthetic share, not the confidential
     res = Synthesizer(methods={"share": "test_marginal", "income": "test_copy_x"},
-                      visit_sequence=["share", "income"], extremes=0,
+                      visit_sequence=["share", "income"], extremes=0, rare_values=0,
                       random_state=0).fit(mixed).sample()
     df = res.implicates[0]
     np.testing.assert_allclose(df["income"], df["share"])

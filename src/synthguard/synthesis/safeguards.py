@@ -158,6 +158,19 @@ def check_safeguard_params(replicated_uniques: Any, extremes: Any) -> tuple[str,
     return str(replicated_uniques), int(extremes)
 
 
+def check_rare_values(rare_values: Any) -> int:
+    """Validate the synthesizer's ``rare_values`` parameter (None or 0: off)."""
+    if rare_values is None:
+        return 0
+    if (isinstance(rare_values, bool) or not isinstance(rare_values, int | np.integer)
+            or rare_values < 0):
+        raise ParameterError(
+            "parameter 'rare_values': expected a non-negative integer (values held by fewer "
+            "confidential records are never released exactly; 0 or None releases them)"
+        )
+    return int(rare_values)
+
+
 class UniqueGuard:
     """Sorted hashes of the confidential records unique on ``columns`` (working form), and,
     when ``keys`` are given, of those unique on ``keys``: a synthetic row is flagged when it
@@ -235,6 +248,12 @@ class SafeguardReport(Summarized):
         policy is ``"keep"``).
     coded : tuple of dict
         Per implicate, column -> number of synthetic values bottom/top coded.
+    rare_values : int
+        Values and levels held by fewer than this many confidential records are not released
+        exactly (0: off; :mod:`synthguard.synthesis.rare_values`).
+    rare : tuple of dict
+        Per implicate, column -> number of synthetic values redrawn because they equalled a
+        rare value (numeric) or an undeclared rare level (categorical).
     """
 
     replicated_uniques: str
@@ -245,6 +264,8 @@ class SafeguardReport(Summarized):
     removed: tuple[int, ...] = ()
     remaining: tuple[int, ...] = ()
     coded: tuple[dict[str, int], ...] = ()
+    rare_values: int = 0
+    rare: tuple[dict[str, int], ...] = ()
 
     def to_frame(self) -> pd.DataFrame:
         """One row per implicate: found, redrawn, removed, remaining, and values coded per
@@ -260,6 +281,8 @@ class SafeguardReport(Summarized):
             }
             for c, v in (self.coded[i] if i < len(self.coded) else {}).items():
                 row[f"coded_{c}"] = v
+            for c, v in (self.rare[i] if i < len(self.rare) else {}).items():
+                row[f"rare_{c}"] = v
             rows.append(row)
         return pd.DataFrame(rows).set_index("implicate") if rows else pd.DataFrame()
 
@@ -285,4 +308,14 @@ class SafeguardReport(Summarized):
             )
         else:
             tails = "extremes: not protected (extremes=0)"
-        return uniq + "\n" + tails
+        if self.rare_values:
+            n_rare = sum(sum(d.values()) for d in self.rare)
+            cols = sorted({c for d in self.rare for c in d})
+            rare = (
+                f"near-unique values: values and levels held by fewer than {self.rare_values} "
+                f"confidential records never released exactly ({n_rare} synthetic values "
+                f"redrawn" + (f", in {', '.join(cols)})" if cols else ")")
+            )
+        else:
+            rare = "near-unique values: not protected (rare_values=0)"
+        return uniq + "\n" + tails + "\n" + rare

@@ -65,6 +65,7 @@ from synthguard.synthesis.encoding import (
 from synthguard.synthesis.methods.base import SynthesisMethod, fit_method
 from synthguard.synthesis.methods.columns import predictor_frame, reads_columns
 from synthguard.synthesis.methods.loglinear import link_blocks
+from synthguard.synthesis.rare_values import RareGuard, declared_levels
 from synthguard.synthesis.registry import get_method, make_method
 from synthguard.synthesis.result import SyntheticData
 from synthguard.synthesis.safeguards import (
@@ -72,6 +73,7 @@ from synthguard.synthesis.safeguards import (
     SafeguardReport,
     UniqueGuard,
     apply_tail_coding,
+    check_rare_values,
     check_safeguard_params,
     tail_thresholds,
 )
@@ -637,6 +639,17 @@ class Synthesizer:
         bottom/top coded at round thresholds beyond which at most ``extremes`` confidential
         records lie (synthpop's ``bottom.top.coding``, with thresholds set from the data's
         tails). 0 releases the extremes.
+    rare_values : int, default 5
+        No value held by fewer than ``rare_values`` confidential records is released exactly:
+        such numeric values are redrawn from a kernel density around the drawn value (the
+        leaf's, for CART), inside the bounds and at the column's precision, never landing on a
+        rare value; such categorical levels are redrawn from the common levels unless declared
+        public (schema ``levels`` or ``public_levels``). Values held by more records (point
+        masses, top codes) stay exact. 0 switches it off. See
+        :mod:`synthguard.synthesis.rare_values`.
+    public_levels : mapping, optional
+        Column -> levels that are public knowledge (released even when fewer than
+        ``rare_values`` records hold them), besides the levels a schema override declares.
     min_rows : int, optional
         Fewest confidential records allowed. Default, as synthpop's ``minstratumsize``: 10 +
         10 x the number of synthesized columns; models fit on fewer records copy them (a
@@ -702,6 +715,8 @@ class Synthesizer:
         replicated_uniques: str = "redraw",
         uniques_on: str | Sequence[str] | None = None,
         extremes: int | None = 5,
+        rare_values: int | None = 5,
+        public_levels: Mapping[str, Sequence[Any]] | None = None,
         min_rows: int | None = None,
         random_state: RandomState = None,
     ) -> None:
@@ -722,6 +737,8 @@ class Synthesizer:
         self.replicated_uniques = replicated_uniques
         self.uniques_on = uniques_on
         self.extremes = extremes
+        self.rare_values = rare_values
+        self.public_levels = public_levels
         self.min_rows = min_rows
         self.random_state = random_state
 
@@ -942,6 +959,14 @@ class Synthesizer:
                     lo, hi = tail_thresholds(arrays[c], k_tail)
                     if lo is not None or hi is not None:
                         self.tail_thresholds_[c] = (lo, hi)
+        self.rare_values_ = check_rare_values(self.rare_values)
+        public = {c: set(v) for c, v in dict(self.public_levels or {}).items()}
+        for c in visit:
+            declared = declared_levels(overrides, c)
+            if declared is not None:
+                public[c] = public.get(c, set()) | declared
+        self.rare_guard_ = RareGuard(arrays, schema, visit, self.rare_values_, public,
+                                     self.tail_thresholds_)
         self._unique_guard: UniqueGuard | None = None
         return self
 
@@ -1373,6 +1398,8 @@ class Synthesizer:
             removed=tuple(counts["removed"]),
             remaining=tuple(counts["remaining"]),
             coded=tuple(counts["coded"]),
+            rare_values=int(getattr(self, "rare_values_", 0)),
+            rare=tuple(counts.get("rare", ())),
         )
         if diag is not None:
             diag = dataclasses.replace(diag, safeguards=safeguards)
@@ -1392,6 +1419,7 @@ class Synthesizer:
             "fit_random_state": getattr(self, "fit_seed_", None),
             "replicated_uniques": safeguards.replicated_uniques,
             "extremes": safeguards.extremes,
+            "rare_values": safeguards.rare_values,
             "n_confidential": self.n_rows_,
             "schema": _public_schema(self.schema_, self.schema),
             "versions": {
@@ -1434,6 +1462,12 @@ class Synthesizer:
         """
         thresholds = getattr(self, "tail_thresholds_", {})
         coded = {c: apply_tail_coding(out[c], lo, hi) for c, (lo, hi) in thresholds.items()}
+        rare_guard: RareGuard | None = getattr(self, "rare_guard_", None)
+        rare: dict[str, int] = {}
+        if rare_guard is not None and rare_guard.active:
+            (rrng,) = spawn(child, 1)
+            smoother = self._leaf_smoother(out, tasks, row_block)
+            rare = rare_guard.apply(out, rrng, smoother)
         _rederive(out, None, tasks, row_block, self.schema_.columns)
         policy = self._policy()
         found = redrawn = removed = remaining = 0
@@ -1461,6 +1495,10 @@ class Synthesizer:
                         vals = out[c][idx]
                         coded[c] += apply_tail_coding(vals, lo, hi)
                         out[c][idx] = vals
+                    if rare_guard is not None and rare_guard.active:
+                        smoother = self._leaf_smoother(out, tasks, row_block)
+                        for c, v in rare_guard.apply(out, srng, smoother, idx).items():
+                            rare[c] = rare.get(c, 0) + v
                     _rederive(out, idx, tasks, row_block, self.schema_.columns)
                     bad[idx] = guard.replicated(out, idx)
                 redrawn = int(ever.sum())
@@ -1472,7 +1510,50 @@ class Synthesizer:
         counts["removed"].append(removed)
         counts["remaining"].append(remaining)
         counts["coded"].append(coded)
+        counts.setdefault("rare", []).append(rare)
         return keep_rows
+
+    def _leaf_smoother(
+        self,
+        out: dict[str, np.ndarray],
+        tasks: list[tuple[BlockModel, int, np.random.Generator]],
+        row_block: np.ndarray | None,
+    ) -> Any:
+        """``smoother(column, rows, values, rng)`` for :class:`RareGuard`: ``values`` of
+        ``rows`` kernel-smoothed within the leaf each row falls in, when the column is drawn
+        by a leaf method (:meth:`CartMethod.smooth_values`); None otherwise (the guard then
+        uses the column's bandwidth)."""
+        schema = self.schema_.columns
+
+        def smooth(c: str, rows: np.ndarray, values: np.ndarray,
+                   rng: np.random.Generator) -> np.ndarray | None:
+            new = np.full(len(rows), np.nan)
+            done = np.zeros(len(rows), dtype=bool)
+            pos = np.arange(len(rows))
+            for b, sub in self._row_groups(rows, row_block):
+                part = next((cm.value for cm in tasks[b][0].models if cm.target == c), None)
+                if part is None:
+                    continue
+                method = part.method
+                if not _draws_from_leaves(method) or not callable(
+                    getattr(method, "smooth_values", None)
+                ):
+                    continue
+                at = pos if row_block is None else pos[row_block[rows] == b]
+                cm = next(cm for cm in tasks[b][0].models if cm.target == c)
+                X = _design(out, cm.predictors, schema, len(sub), sub, _design_dtype(method))
+                if part.mask is not None:
+                    X = X[:, part.mask]
+                leaf = method.leaf_index(X)  # type: ignore[attr-defined]
+                new[at] = method.smooth_values(values[at], leaf, rng)  # type: ignore[attr-defined]
+                done[at] = True
+            if not done.any():
+                return None
+            if not done.all():  # rows of strata drawn otherwise: column bandwidth (NaN marks)
+                return np.where(done, new, np.nan)
+            return new
+
+        return smooth
 
     def _row_groups(
         self, idx: np.ndarray, row_block: np.ndarray | None

@@ -1,0 +1,89 @@
+"""No near-unique value by default: rare numbers smoothed off, rare levels redrawn."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from synthguard import Synthesizer, synthesize
+from synthguard.data import infer_schema
+from synthguard.errors import ParameterError
+from synthguard.synthesis.rare_values import RareGuard, _knn_bandwidth, _off_rare
+
+
+@pytest.fixture
+def data() -> pd.DataFrame:
+    rng = np.random.default_rng(7)
+    n = 600
+    region = rng.choice(["A", "B", "C"], n).astype(object)
+    region[:2] = "Tiny"  # a level held by 2 records
+    gain = np.where(rng.random(n) < 0.8, 0.0, np.round(rng.lognormal(8, 1, n), 0))
+    return pd.DataFrame({
+        "region": region,
+        "age": rng.integers(18, 80, n),
+        "gain": gain,  # a point mass at 0, rare values above
+        "wt": np.round(rng.lognormal(11, 0.5, n), 1),  # nearly every value unique
+    })
+
+
+def _rare(conf: pd.Series, k: int = 5) -> set:
+    vc = conf.value_counts()
+    return set(vc[vc < k].index)
+
+
+def test_default_release_hands_back_no_rare_value_and_keeps_point_masses(data):
+    off = synthesize(data, m=2, random_state=1, rare_values=0)
+    res = synthesize(data, m=2, random_state=1)
+    for c in ("age", "gain", "wt"):
+        rare = _rare(data[c])
+        assert sum(s[c].isin(rare).sum() for s in off.implicates) > 0  # plain CART does
+        for s in res.implicates:
+            assert not s[c].isin(rare).any()
+            # at the column's precision and inside the observed range
+            assert s[c].between(data[c].min(), data[c].max()).all()
+    for s in res.implicates:
+        assert (s["wt"] * 10 == np.round(s["wt"] * 10)).all()
+        assert (s["age"] == np.round(s["age"])).all()
+        # zeros of gain are a point mass: kept exact, share close to the data's
+        assert abs((s["gain"] == 0).mean() - (data["gain"] == 0).mean()) < 0.05
+        assert "Tiny" not in set(s["region"])
+    counts = res.safeguards.rare
+    assert len(counts) == 2 and all(d.get("wt", 0) > 0 for d in counts)
+    assert "near-unique values" in res.safeguards.summary()
+    assert "rare_wt" in res.safeguards.to_frame().columns
+    # same seed, same release
+    again = synthesize(data, m=2, random_state=1)
+    for a, b in zip(res.implicates, again.implicates):
+        pd.testing.assert_frame_equal(a, b)
+
+
+def test_declared_levels_are_public(data):
+    schema = {"region": {"kind": "categorical", "levels": ["A", "B", "C", "Tiny"]}}
+    kw = dict(random_state=3, replicated_uniques="keep", m=5)
+    declared = synthesize(data, schema=schema, **kw)
+    named = synthesize(data, public_levels={"region": ["Tiny"]}, **kw)
+    for res in (declared, named):
+        assert any("Tiny" in set(s["region"]) for s in res.implicates)
+    with pytest.raises(ParameterError, match="rare_values"):
+        Synthesizer(rare_values=-1).fit(data)
+
+
+def test_guard_by_hand():
+    # values 1 (x1), 2 (x2), 3 (x6), 10 (x1): with k = 5, 1, 2 and 10 are rare
+    x = np.array([1.0, 2, 2, 3, 3, 3, 3, 3, 3, 10])
+    schema = infer_schema(pd.DataFrame({"x": x}))
+    guard = RareGuard({"x": x}, schema, ["x"], 5)
+    spec = guard.numeric["x"]
+    np.testing.assert_array_equal(spec.rare, [1.0, 2.0, 10.0])
+    assert (spec.lo, spec.hi, spec.decimals) == (1.0, 10.0, 0)
+    # k-th (5th) nearest other record: from 1 -> 2,2,3,3,3 -> 2; from 2 -> 2,1,3,3,3 -> 1;
+    # from 10 -> 3 (x6) -> 7
+    np.testing.assert_array_equal(_knn_bandwidth(np.sort(x), spec.rare, 5), [2.0, 1.0, 7.0])
+    # off the grid of rare values: 2 -> 3 (1 is rare too); 10 -> 9 (inside the bounds)
+    np.testing.assert_array_equal(_off_rare(np.array([2.0, 10.0]), spec), [3.0, 9.0])
+    out = {"x": np.array([1.0, 2.0, 3.0, 10.0, 3.0])}
+    changed = guard.apply(out, np.random.default_rng(0))
+    assert changed == {"x": 3}
+    assert not np.isin(out["x"], spec.rare).any() and out["x"][2] == 3.0
+    assert RareGuard({"x": x}, schema, ["x"], 0).active is False
