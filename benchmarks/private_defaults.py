@@ -1,7 +1,7 @@
 """What the private defaults cost and buy: CE (bundled) and Adult, before and after.
 
 "Before" is the synthesizer with the safeguards off (``replicated_uniques="keep"``,
-``extremes=0``), "after" its defaults. For each file (m = 1, seeds 1-3, means printed):
+``extremes=0``, ``rare_values=0``), "after" its defaults. For each file (m = 1, seeds 1-3, means printed):
 share of synthetic records identical to a confidential record, replicated uniques (synthetic
 records equal to a record unique in the confidential file on every column, counted here with
 a pandas merge, independently of the synthesizer's own count), how many of each numeric
@@ -11,8 +11,14 @@ target Income in 10 groups; Adult: keys age, sex, race, marital_status, target i
 synthesis time (fit + sample, best of the seeds' runs). Then leaf smoothing on Adult's
 ``capital_gain`` (``cart:smoothing=density``): share of zeros, maximum, pMSE ratio.
 
+Then the safeguards' time overhead at scale (issue 12 asks for under 20 %): Adult resampled
+to ``--rows`` records (default 1,000,000; ``fnlwgt`` and ``capital_gain`` values moved by a few
+units so that most stay rare, as in real data of that size), one fit + sample with the
+safeguards off and one with the defaults.
+
 Run: ``PYTHONPATH=src .venv/bin/python benchmarks/private_defaults.py`` (Adult is read from
-../shared/data/ and skipped when absent; about two minutes on two cores).
+../shared/data/ and skipped when absent; about two minutes on two cores, plus the 1M-row
+overhead; ``--rows 0`` skips it, ``--only-overhead`` runs it alone).
 """
 
 from __future__ import annotations
@@ -31,7 +37,7 @@ ADULT = Path(__file__).resolve().parents[1] / ".." / "shared" / "data" / "synthp
     "adult_complete_cases.csv"
 )
 ADULT = ADULT if ADULT.exists() else Path("/work/shared/data/synthpop_releases/adult_complete_cases.csv")
-OFF = {"replicated_uniques": "keep", "extremes": 0}
+OFF = {"replicated_uniques": "keep", "extremes": 0, "rare_values": 0}
 
 
 def replicated_uniques(conf: pd.DataFrame, syn: pd.DataFrame) -> int:
@@ -106,7 +112,35 @@ def smoothing(conf: pd.DataFrame, schema: dict, seeds=(1, 2, 3)) -> None:
     print(pd.DataFrame(rows).T.to_string(float_format=lambda x: f"{x:.4g}"))
 
 
+def overhead(adult: pd.DataFrame, rows: int, seed: int = 1) -> None:
+    """Fit + sample time with the safeguards off and on, Adult resampled to ``rows``."""
+    rng = np.random.default_rng(seed)
+    big = adult.iloc[rng.integers(0, len(adult), rows)].reset_index(drop=True)
+    big["fnlwgt"] = big["fnlwgt"] + rng.integers(-50, 51, rows)
+    gain = big["capital_gain"] > 0
+    big.loc[gain, "capital_gain"] += rng.integers(-3, 4, int(gain.sum()))
+    print(f"\n== safeguard overhead: Adult resampled to {rows:,} rows, m = 1, seed {seed}")
+    times = {}
+    for label, kw in (("off", OFF), ("defaults", {})):
+        t = time.perf_counter()
+        out = Synthesizer(random_state=seed, **kw).fit(big).sample(diagnostics=False)
+        times[label] = time.perf_counter() - t
+        extra = "" if label == "off" else " (" + out.safeguards.summary().replace("\n", "; ") + ")"
+        print(f"  {label}: {times[label]:.1f} s{extra}", flush=True)
+    print(f"time overhead of the safeguards: {100 * (times['defaults'] / times['off'] - 1):+.0f}%")
+
+
 def main() -> None:
+    import argparse
+
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--rows", type=int, default=1_000_000)
+    ap.add_argument("--only-overhead", action="store_true")
+    args = ap.parse_args()
+    if args.only_overhead:
+        if args.rows:
+            overhead(pd.read_csv(ADULT), args.rows)
+        return
     ce = load_dataset("ce")
     run("CE 2019 Q1 (bundled)", ce, {}, ["UrbanRural", "Race", "KidsCount"], "Income",
         ["Income", "Expenditure", "KidsCount"])
@@ -116,6 +150,8 @@ def main() -> None:
             "income", ["age", "fnlwgt", "education_num", "capital_gain", "capital_loss",
                        "hours_per_week"])
         smoothing(adult, {})
+        if args.rows:
+            overhead(adult, args.rows)
     else:  # pragma: no cover
         print(f"\nAdult not found at {ADULT}: skipped")
 
