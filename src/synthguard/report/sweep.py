@@ -62,7 +62,7 @@ def expand_grid(grid: Mapping[str, Sequence[Any]]) -> list[dict[str, Any]]:
     return [dict(zip(names, combo)) for combo in itertools.product(*values)]
 
 
-def pareto_front(risk: Sequence[float], utility: Sequence[float]) -> np.ndarray:
+def pareto_front(risk: Sequence[float] | np.ndarray, utility: Sequence[float] | np.ndarray) -> np.ndarray:
     """Mask of the points no other point dominates (lower risk and lower utility loss both
     better; a point with a missing value is never on the front)."""
     r = np.asarray(risk, dtype=float)
@@ -141,7 +141,7 @@ class SweepResult(Summarized):
         if near is None:
             return "no configuration was measured"
         return (f"no configuration passes every threshold; the closest, {near}, failed "
-                f"{self.table.loc[near, 'failed']}")
+                f"{self.table.loc[near, 'failed']!s}")
 
     def summary(self) -> str:
         shown = [c for c in (self.utility_metric, "ci_overlap", self.risk_metric,

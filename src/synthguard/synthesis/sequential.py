@@ -960,11 +960,13 @@ class Synthesizer:
                     if lo is not None or hi is not None:
                         self.tail_thresholds_[c] = (lo, hi)
         self.rare_values_ = check_rare_values(self.rare_values)
-        public = {c: set(v) for c, v in dict(self.public_levels or {}).items()}
+        public: dict[str, set[object]] = {
+            c: set(v) for c, v in dict(self.public_levels or {}).items()
+        }
         for c in visit:
-            declared = declared_levels(overrides, c)
-            if declared is not None:
-                public[c] = public.get(c, set()) | declared
+            levels_declared = declared_levels(overrides, c)
+            if levels_declared is not None:
+                public[c] = public.get(c, set()) | levels_declared
         self.rare_guard_ = RareGuard(arrays, schema, visit, self.rare_values_, public,
                                      self.tail_thresholds_)
         self._unique_guard: UniqueGuard | None = None
