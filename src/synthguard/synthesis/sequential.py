@@ -967,8 +967,14 @@ class Synthesizer:
             levels_declared = declared_levels(overrides, c)
             if levels_declared is not None:
                 public[c] = public.get(c, set()) | levels_declared
-        self.rare_guard_ = RareGuard(arrays, schema, visit, self.rare_values_, public,
-                                     self.tail_thresholds_)
+        # derived columns, and the columns they are derived from (a passive method looks their
+        # values up in the data), keep their drawn values: smoothing a source would leave the
+        # derived column without a value
+        derived = {c for block in self.blocks_ for cm in block.models
+                   if cm.value is not None and getattr(cm.value.method, "derived", False)
+                   for c in (cm.target, *cm.predictors)}
+        self.rare_guard_ = RareGuard(arrays, schema, [c for c in visit if c not in derived],
+                                     self.rare_values_, public, self.tail_thresholds_)
         self._unique_guard: UniqueGuard | None = None
         return self
 
