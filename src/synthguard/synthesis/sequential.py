@@ -1549,7 +1549,8 @@ class Synthesizer:
                     continue
                 at = pos if row_block is None else pos[row_block[rows] == b]
                 cm = next(cm for cm in tasks[b][0].models if cm.target == c)
-                X = _design(out, cm.predictors, schema, len(sub), sub, _design_dtype(method))
+                X = _design(out, cm.predictors, schema, len(sub), sub, _design_dtype(method),
+                            _layout(method, fitted=True))
                 if part.mask is not None:
                     X = X[:, part.mask]
                 leaf = method.leaf_index(X)  # type: ignore[attr-defined]
