@@ -31,6 +31,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
+from synthguard._display import Summarized
 from synthguard.errors import ParameterError
 
 __all__ = [
@@ -55,7 +56,7 @@ def method_sources(method: object) -> list[str] | None:
 
 
 @dataclass(frozen=True)
-class VisitOrder:
+class VisitOrder(Summarized):
     """A proposed visit sequence and its scores.
 
     ``order``: the columns in the proposed order. ``scores``: one row per column in that
