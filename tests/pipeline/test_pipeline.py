@@ -185,3 +185,27 @@ def test_risk_weighted_release_in_a_plan(plan_dir, tmp_path):
     # the plan's keys, target and radius reached the weights (the defaults of the maker)
     weights = res.releases["weighted"].weights
     assert weights is not None and weights.min() < 1.0
+
+
+def test_plan_attacks_reach_the_evaluation(plan_dir, tmp_path, monkeypatch):
+    import synthguard.pipeline.pipeline as pipe
+
+    seen = {}
+    real = pipe.evaluate
+
+    def spy(*args, **kwargs):
+        seen.update(kwargs)
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(pipe, "evaluate", spy)
+    text = PLAN.replace("  targets: [income]\n", "  targets: [income]\n  attacks: true\n")
+    text = text.replace("""  topcoded:
+    method: sdc
+    steps:
+      - topcode: {column: income, percentile: 95}
+""", "").replace("thresholds: {max_identification_risk: 0.99}",
+                 "thresholds: {max_identification_risk: 0.99, singling_out_risk: 1.0}")
+    (plan_dir / "attacks.yaml").write_text(text + "output: out_attacks\n")
+    res = run_plan(plan_dir / "attacks.yaml")
+    assert seen["attacks"] is True and seen["holdout"] is not None
+    assert res.evaluation["partial"].attacks is not None

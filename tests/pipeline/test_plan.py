@@ -154,3 +154,11 @@ def test_example_plan_validates():
     assert [r.method for r in plan.releases] == ["synthesis", "sdc", "risk_weighted", "dp"]
     assert plan.output == path.parent / "ce_output"
     assert plan.epsilon == 1.0 and plan.delta == 1e-6
+
+
+def test_attacks_switch_parses_and_is_checked(tmp_path):
+    assert parse_plan(GOOD, source="plan.yaml", base_dir=tmp_path).attacks is False
+    text = GOOD.replace("  radius: 0.15\n", "  radius: 0.15\n  attacks: true\n")
+    assert parse_plan(text, source="plan.yaml", base_dir=tmp_path).attacks is True
+    bad = GOOD.replace("  radius: 0.15\n", "  radius: 0.15\n  attacks: sometimes\n")
+    assert "evaluation.attacks" in _error(bad)

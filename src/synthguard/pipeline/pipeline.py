@@ -369,7 +369,7 @@ def _make_and_write(plan: Plan, train: pd.DataFrame, holdout: pd.DataFrame | Non
         formulas=list(plan.formulas) or None, thresholds=dict(plan.thresholds) or None,
         radius=plan.radius, schema=schema, random_state=eval_rng, kinds=kinds,
         max_distance_records=plan.max_distance_records,
-        default_thresholds=plan.default_thresholds,
+        default_thresholds=plan.default_thresholds, attacks=plan.attacks,
     )
     timings["evaluate"] = time.perf_counter() - t
     tick("evaluate")

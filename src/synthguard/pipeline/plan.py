@@ -27,6 +27,7 @@ A plan maps one to one onto the Python calls (STYLE.md: CLI)::
       radius: 0.2
       formulas: ["Expenditure ~ Income"]
       thresholds: {max_identification_risk: 0.5, pmse_ratio: 3}
+      attacks: true             # anonymeter's attacks, the holdout as control (needs holdout)
     report:
       title: CE release options
       min_cell: 10
@@ -72,7 +73,7 @@ Path_ = tuple[Any, ...]
 TOP_KEYS = ("data", "seed", "output", "holdout", "privacy", "releases", "evaluation", "report")
 DATA_KEYS = ("path", "dataset", "schema", "columns", "read_options")
 EVAL_KEYS = ("keys", "targets", "radius", "formulas", "thresholds", "default_thresholds",
-             "max_distance_records")
+             "max_distance_records", "attacks")
 REPORT_KEYS = ("title", "min_cell", "file")
 PRIVACY_KEYS = ("epsilon", "delta")
 
@@ -124,6 +125,7 @@ class Plan:
     thresholds: Mapping[str, Any] = field(default_factory=dict)
     default_thresholds: bool = True
     max_distance_records: int | None = 10_000
+    attacks: bool = False
     epsilon: float | None = None
     delta: float = 0.0
     title: str = "synthguard risk–utility report"
@@ -532,6 +534,12 @@ def parse_plan(
               "expected true or false (false judges by the plan's thresholds alone)")
         default_thresholds = True
 
+    attacks = ev.get("attacks", False)
+    if not isinstance(attacks, bool):
+        p.add(("evaluation", "attacks"),
+              "expected true or false (true runs anonymeter's attacks with the plan's holdout "
+              "as control)")
+        attacks = False
     max_distance = ev.get("max_distance_records", 10_000)
     if max_distance is not None and (not isinstance(max_distance, int)
                                      or isinstance(max_distance, bool) or max_distance < 100):
@@ -558,6 +566,7 @@ def parse_plan(
         seed=seed, output=out_path, holdout=float(holdout), radius=float(radius),
         formulas=tuple(formulas), thresholds=dict(thresholds),
         default_thresholds=default_thresholds, max_distance_records=max_distance,
+        attacks=attacks,
         epsilon=None if epsilon is None else float(epsilon), delta=float(delta),
         title=str(title), min_cell=int(min_cell), report_file=report_file, text=text,
         source=source,
