@@ -50,6 +50,7 @@ def test_tables_release(conf):
     assert PrivacyLedger.open(conf / "ledger.json").spent.epsilon == pytest.approx(1.0)
     html = (conf / "report.html").read_text()
     assert "Accuracy against the confidential tables" in html and "factor of" in html
+    assert "<h3>state_x_sex_x_age</h3>" in html and "count_lower" in html  # the tables
 
 
 def test_topdown_release(conf):

@@ -50,7 +50,8 @@ def _table(frame: pd.DataFrame, digits: int = 4) -> str:
 def build_tables_report(*, title: str, ledger: Any, allocation: pd.DataFrame,
                         rule_text: str, released: dict[str, pd.DataFrame],
                         accuracy: pd.DataFrame | None, notes: list[str] | tuple[str, ...] = (),
-                        provenance: dict[str, str] | None = None) -> str:
+                        provenance: dict[str, str] | None = None,
+                        max_rows: int = 60) -> str:
     """The report as one HTML string (see the module docstring)."""
     esc = html.escape
     parts = [f"<!doctype html><html><head><meta charset='utf-8'><title>{esc(title)}</title>"
@@ -76,6 +77,12 @@ def build_tables_report(*, title: str, ledger: Any, allocation: pd.DataFrame,
                 row[col] = int(f[col].sum())
         rows.append(row)
     parts.append("<h2 id='tables'>Released tables</h2>" + _table(pd.DataFrame(rows)))
+    for name, f in released.items():
+        shown = f.head(max_rows)
+        more = (f"; the first {max_rows} of {len(f)} rows are shown, the CSV holds all"
+                if len(f) > max_rows else "")
+        parts.append(f"<h3>{esc(name)}</h3><p>Noisy values with their intervals and flags, as "
+                     f"released (— = suppressed){esc(more)}.</p>" + _table(shown, 6))
     if accuracy is not None:
         parts.append("<h2 id='accuracy'>Accuracy against the confidential tables (internal)"
                      "</h2><p>MAE, RMSE, MAPE (% over cells with a true count &gt; 0), CV (% = "
