@@ -106,12 +106,15 @@ def main() -> None:
     ap.add_argument("--data", type=Path, default=None)
     ap.add_argument("--formula", default=None)
     ap.add_argument("--family", default="gaussian")
+    ap.add_argument("--seeds", type=int, nargs="+", default=[1, 2, 3])
     args = ap.parse_args()
+    seeds = tuple(args.seeds)
     if args.data is None:
-        run(pd.read_csv(ADULT), "Adult complete cases", FORMULA, "binomial", ("income", ">50K"))
+        run(pd.read_csv(ADULT), "Adult complete cases", FORMULA, "binomial", ("income", ">50K"),
+            seeds)
     else:
         data = pd.read_csv(args.data)
-        run(data, args.data.name, args.formula, args.family, None)
+        run(data, args.data.name, args.formula, args.family, None, seeds)
 
 
 if __name__ == "__main__":

@@ -147,3 +147,21 @@ def test_protect_drop_records_the_column_as_dropped(files):
     import json
 
     assert json.loads((out / "synthguard_manifest.json").read_text())["dropped"] == ["ID"]
+
+
+def test_report_counts_the_safeguards(parts):
+    from synthguard import synthesize
+
+    conf, _, _ = parts
+    syn = synthesize(conf, random_state=1)
+    ev = evaluate(conf, {"syn": syn}, keys=["age", "sex", "region"], targets=["income"],
+                  random_state=1)
+    assert ev["syn"].safeguards is syn.safeguards
+    from synthguard.report.attacks import safeguards_table
+
+    table = safeguards_table(ev)
+    tot = syn.safeguards.totals()
+    assert tot["rare_values_redrawn"] > 0  # incomes held by one person were redrawn
+    assert table["rows"][0]["cells"][5] == f"{tot['rare_values_redrawn']:,}"
+    assert syn.provenance["safeguards"] == tot
+    assert 'id="safeguards-table"' in build_report(ev)

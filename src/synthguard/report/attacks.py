@@ -32,7 +32,7 @@ if TYPE_CHECKING:
     from synthguard.report.evaluate import Evaluation
     from synthguard.report.safety import Redactor
 
-__all__ = ["attacks_table", "run_attacks"]
+__all__ = ["attacks_table", "run_attacks", "safeguards_table"]
 
 #: Share of the holdout's distinct rows also found in the training data above which the holdout
 #: is taken for training records (a random holdout of Adult repeats about 1% of them).
@@ -115,3 +115,32 @@ def attacks_table(ev: Evaluation, redactor: Redactor) -> dict[str, Any] | None:
                    "baseline (guessing)", "control (holdout)", ""],
         "rows": rows,
     }
+
+
+_SAFEGUARD_COLUMNS = (
+    ("replicated_uniques_found", "replicated uniques drawn"),
+    ("redrawn", "redrawn"),
+    ("removed", "removed"),
+    ("replicated_uniques_released", "released"),
+    ("extreme_values_coded", "extreme values coded"),
+    ("rare_values_redrawn", "near-unique values redrawn"),
+)
+
+
+def safeguards_table(ev: Evaluation) -> dict[str, Any] | None:
+    """Per synthetic release (made in this session, so its safeguards are known): what the
+    default safeguards did, summed over the implicates (counts of synthetic values and
+    records), and their settings (k of the extremes and of the near-unique values)."""
+    rows = []
+    for name, r in ev.releases.items():
+        sg = getattr(r, "safeguards", None)
+        if sg is None or not hasattr(sg, "totals"):
+            continue
+        tot = sg.totals()
+        cells = [f"{tot[k]:,}" for k, _ in _SAFEGUARD_COLUMNS]
+        cells.append(f"{sg.replicated_uniques}; extremes={sg.extremes}; "
+                     f"rare_values={getattr(sg, 'rare_values', 0)}")
+        rows.append({"release": name, "cells": cells})
+    if not rows:
+        return None
+    return {"header": [h for _, h in _SAFEGUARD_COLUMNS] + ["settings"], "rows": rows}

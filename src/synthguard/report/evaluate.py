@@ -85,6 +85,9 @@ class ReleaseEvaluation(Summarized):
         instead of being re-emitted; their messages never quote data values).
     attacks : anonymeter's attacks on the release (:class:`~synthguard.risk.ReleaseAttacks`),
         when requested (``attacks=True``) and a holdout was given; None otherwise.
+    safeguards : what the synthesizer's default safeguards did to the release
+        (:class:`~synthguard.synthesis.safeguards.SafeguardReport`), when the release is a
+        ``SyntheticData`` that carries one.
     """
 
     name: str
@@ -101,6 +104,7 @@ class ReleaseEvaluation(Summarized):
     notes: tuple[str, ...] = ()
     inapplicable: frozenset[str] = frozenset()
     attacks: Any = field(default=None, repr=False)
+    safeguards: Any = field(default=None, repr=False)
 
     @property
     def passed(self) -> bool:
@@ -717,6 +721,7 @@ def evaluate(
             notes=tuple(notes.messages),
             inapplicable=frozenset(inapplicable),
             attacks=attack_result,
+            safeguards=getattr(rel, "safeguards", None),
         )
         if progress is not None:
             progress(f"release '{name}'", i + 2, total)

@@ -23,7 +23,7 @@ import numpy as np
 import pandas as pd
 
 from synthguard.report import figures as F
-from synthguard.report.attacks import attacks_table
+from synthguard.report.attacks import attacks_table, safeguards_table
 from synthguard.report.evaluate import Evaluation
 from synthguard.report.metrics import METRICS
 from synthguard.report.narrative import glossary, release_story, verdict_line
@@ -420,6 +420,7 @@ def build_report(
         attribute=attribute_table(ev, redactor),
         disclosure=disclosure_table(ev, redactor),
         attacks=attacks_table(ev, redactor),
+        safeguards=safeguards_table(ev),
         figs_util=figs_util,
         figs_var=figs_var,
         figs_risk=figs_risk,

@@ -267,6 +267,17 @@ class SafeguardReport(Summarized):
     rare_values: int = 0
     rare: tuple[dict[str, int], ...] = ()
 
+    def totals(self) -> dict[str, int]:
+        """Counts over every implicate (what the report and the provenance show)."""
+        return {
+            "replicated_uniques_found": sum(self.found),
+            "redrawn": sum(self.redrawn),
+            "removed": sum(self.removed),
+            "replicated_uniques_released": sum(self.remaining),
+            "extreme_values_coded": sum(sum(d.values()) for d in self.coded),
+            "rare_values_redrawn": sum(sum(d.values()) for d in self.rare),
+        }
+
     def to_frame(self) -> pd.DataFrame:
         """One row per implicate: found, redrawn, removed, remaining, and values coded per
         column (``coded_<column>``)."""

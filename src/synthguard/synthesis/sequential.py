@@ -1428,6 +1428,7 @@ class Synthesizer:
             "replicated_uniques": safeguards.replicated_uniques,
             "extremes": safeguards.extremes,
             "rare_values": safeguards.rare_values,
+            "safeguards": safeguards.totals(),
             "n_confidential": self.n_rows_,
             "schema": _public_schema(self.schema_, self.schema),
             "versions": {
