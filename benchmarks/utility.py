@@ -5,11 +5,13 @@ Prints seconds (wall clock, and CPU time of the process: on a shared machine the
 includes waiting for a core) and the peak resident memory added by the call (each call runs in
 a forked child process)
 for ``pmse`` with the logistic model (analytic null), ``pmse`` with CART (permutation null,
-the default 20 permutations) and ``evaluate_utility`` (logistic pMSE, ECDF, correlation fit,
-univariate table, 100 random 3-way marginals, one regression). Goal: each under 30 s here.
-Run:
+the default 20 permutations), ``evaluate_utility`` (logistic pMSE, ECDF, correlation fit,
+univariate table, 100 random 3-way marginals, one regression), the weighted logistic pMSE, and
+``domain_estimates`` of 2 numeric and 2 categorical variables in 60 domains (3 columns) with
+weights, 50 strata and 2 PSUs each, on the data and 5 implicates (mean, total, median per
+numeric variable). Goal: each under 30 s here. Run:
 
-    .venv/bin/python benchmarks/utility.py
+    .venv/bin/python benchmarks/utility.py [--only-domains]
 """
 
 from __future__ import annotations
@@ -24,7 +26,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from synthguard.utility import evaluate_utility, pmse
+from synthguard.utility import domain_estimates, evaluate_utility, pmse
 
 N = 100_000
 
@@ -75,11 +77,41 @@ def measure(label: str, fn: Callable[[], Any]) -> Any:
     return out
 
 
+def with_design(df: pd.DataFrame, rng: np.random.Generator) -> pd.DataFrame:
+    n = len(df)
+    return df.assign(w=rng.uniform(0.2, 5.0, n), stratum=rng.integers(0, 50, n),
+                     psu=rng.integers(0, 2, n), region=rng.integers(0, 5, n),
+                     sex=rng.integers(0, 2, n), age=rng.integers(0, 6, n))
+
+
+def domains(conf: pd.DataFrame, syn: pd.DataFrame, rng: np.random.Generator) -> None:
+    c = with_design(conf, rng)
+    imps = [with_design(syn, rng) for _ in range(5)]
+    num = [x for x in conf.columns if x.startswith("num")][:2]
+    cat = [x for x in conf.columns if x.startswith("cat")][:2]
+    r = measure(
+        "domain_estimates (60 domains, m=5)",
+        lambda: len(domain_estimates(c, imps, num + cat, ["region", "sex", "age"], weights="w",
+                                     strata="stratum", clusters="psu").table),
+    )
+    print(f"    {r} estimates")
+
+
 def main() -> None:
+    import sys
+
     rng = np.random.default_rng(1)
     conf = make(N, rng, 0.0)
     syn = make(N, rng, 0.05)
     print(f"{N:,} + {N:,} rows x {conf.shape[1]} columns")
+    if "--only-domains" in sys.argv:
+        domains(conf, syn, rng)
+        return
+    w = rng.uniform(0.2, 5.0, N)
+    r = measure("pmse logistic, weighted", lambda: pmse(conf.assign(w=w), syn, weights="w",
+                                                        random_state=0).summary())
+    print("   ", r)
+    domains(conf, syn, rng)
     r = measure("pmse logistic (analytic null)", lambda: pmse(conf, syn, random_state=0).summary())
     print("   ", r)
     r = measure("pmse cart (20 permutations)", lambda: pmse(conf, syn, "cart", random_state=0).summary())
