@@ -183,3 +183,17 @@ def test_synthesize_safeguard_and_method_option_flags(conf_csv, tmp_path):
     res = CliRunner().invoke(main, ["synthesize", str(path), "--out", str(tmp_path / "t"),
                                     "--min-rows", "1000", "--quiet"])
     assert res.exit_code != 0 and "--min-rows 0" in res.output
+
+
+def test_synthesize_rare_values_flag(conf_csv, tmp_path):
+    path, df = conf_csv
+    counts = df["income"].value_counts()
+    rare = set(counts[counts < 5].index)
+    plain = _run(["synthesize", path, "--out", tmp_path / "p", "--seed", 3, "--rare-values", 0,
+                  "--replicated-uniques", "keep", "--quiet"])
+    assert plain.exit_code == 0, plain.output
+    assert pd.read_csv(tmp_path / "p" / "synthetic_1.csv")["income"].isin(rare).any()
+    safe = _run(["synthesize", path, "--out", tmp_path / "d", "--seed", 3])
+    assert safe.exit_code == 0, safe.output
+    assert not pd.read_csv(tmp_path / "d" / "synthetic_1.csv")["income"].isin(rare).any()
+    assert "near-unique values" in safe.output

@@ -113,6 +113,11 @@ def _write_outputs(result: Any, out: Path, prefix: str, diagnostics: bool, *, fo
               type=click.IntRange(min=0),
               help="Records per tail whose values are never released (bottom/top coding of "
                    "numeric synthesized columns); 0 releases the extremes.")
+@click.option("--rare-values", "rare_values", default=5, show_default=True,
+              type=click.IntRange(min=0),
+              help="Values (and categorical levels) held by fewer confidential records are never "
+                   "released exactly: numbers are redrawn from a kernel around them, levels "
+                   "from the common ones (unless declared in --schema levels); 0 releases them.")
 @click.option("--min-rows", "min_rows", default=None, type=click.IntRange(min=0),
               help="Fewest records allowed (default 10 + 10 x synthesized columns, as "
                    "synthpop); 0 allows any.")
@@ -163,6 +168,7 @@ def synthesize_cmd(
     replicated_uniques: str,
     uniques_on: str | None,
     extremes: int,
+    rare_values: int,
     min_rows: int | None,
     drop: tuple[str, ...],
     schema: tuple[str, ...],
@@ -233,6 +239,7 @@ def synthesize_cmd(
         replicated_uniques=replicated_uniques,
         uniques_on=split_columns(uniques_on),
         extremes=extremes,
+        rare_values=rare_values,
         min_rows=min_rows,
         schema=parse_pairs(schema, "--schema") or None,
         n=n,
