@@ -74,7 +74,7 @@ METRICS: dict[str, Metric] = {
             "mean absolute difference of the pairwise correlations (the course's correlation fit)",
         ),
         Metric(
-            "kway_tv", "3-way TV", "utility", "min", 0.0, 1.0,
+            "kway_tv", "3-way TV (random)", "utility", "min", 0.0, 1.0,
             ("kway.tv", "kway_marginal.tv", "kway_tv"),
             "average total-variation distance over random 3-way marginals (NIST 2018 challenge)",
         ),
