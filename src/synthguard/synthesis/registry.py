@@ -37,14 +37,49 @@ def register_method(name: str, *, overwrite: bool = False) -> Callable[[T], T]:
     return deco
 
 
-def _load_builtin() -> None:
-    # Importing the packages registers their methods.
-    import synthguard.synthesis.methods
+#: Modules outside this package whose import registers built-in methods. They sit in a
+#: higher room (``bayes`` imports ``synthesis``), so they are loaded here as plugins, by name,
+#: like third-party packages' entry points, not imported: the import layers stay one-way.
+_BUILTIN_PLUGINS = ("synthguard.bayes.models",)
 
-    try:
-        import synthguard.bayes.models  # noqa: F401
-    except ImportError:  # pragma: no cover - bayes not installed in a partial checkout
-        pass
+#: Entry-point group through which other packages register methods:
+#: ``[project.entry-points."synthguard.methods"] mine = "mypackage.methods"``.
+ENTRY_POINT_GROUP = "synthguard.methods"
+
+_loaded = False
+
+
+def _load_builtin() -> None:
+    """The plugin loader: import the built-in methods, the built-in plugins and the modules
+    named by entry points (once); each registers its methods with ``@register_method``."""
+    global _loaded
+    if _loaded:
+        return
+    _loaded = True
+    import importlib
+    from importlib.metadata import entry_points
+
+    import synthguard.synthesis.methods  # noqa: F401
+
+    for module in _BUILTIN_PLUGINS:
+        try:
+            importlib.import_module(module)
+        except ImportError:  # pragma: no cover - a partial installation
+            pass
+    for ep in entry_points(group=ENTRY_POINT_GROUP):
+        try:
+            ep.load()
+        except Exception as e:
+            import warnings
+
+            from synthguard.errors import SynthguardWarning
+
+            warnings.warn(
+                f"synthesis methods from entry point '{ep.name}' ({ep.value}) could not be "
+                f"loaded ({type(e).__name__}); the other methods are available",
+                SynthguardWarning,
+                stacklevel=3,
+            )
 
 
 def get_method(name: str) -> type[SynthesisMethod]:

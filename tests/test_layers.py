@@ -1,0 +1,43 @@
+"""The rooms' import layers hold (DESIGN.md), and no string import hides a dependency.
+
+``lint-imports`` (import-linter, contracts in pyproject.toml) also runs in ``make lint``;
+running it here makes CI's ``make test`` enforce it too.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+SRC = ROOT / "src" / "synthguard"
+
+#: the only places a module is imported by name: the plugin loader of the synthesis methods,
+#: the safe unpickler's allow-list, and packages' lazy re-exports in __init__.py
+ALLOWED_STRING_IMPORTS = {
+    "synthguard/synthesis/registry.py",
+    "synthguard/synthesis/persistence.py",
+}
+
+
+def test_import_layers_hold(tmp_path, monkeypatch):
+    cli = pytest.importorskip("importlinter.cli")
+    monkeypatch.chdir(ROOT)
+    code = cli.lint_imports(
+        config_filename=str(ROOT / "pyproject.toml"), no_cache=True, no_logo=True
+    )
+    assert code == 0, "an import breaks the layers of DESIGN.md: run `lint-imports` to see which"
+
+
+def test_no_string_imports_outside_the_plugin_loader_and_lazy_reexports():
+    pattern = re.compile(r"\bimport_module\(|__import__\(")
+    found = []
+    for path in SRC.rglob("*.py"):
+        rel = path.relative_to(SRC.parent).as_posix()
+        if path.name == "__init__.py" or rel in ALLOWED_STRING_IMPORTS:
+            continue
+        if pattern.search(path.read_text(encoding="utf-8")):
+            found.append(rel)
+    assert found == [], f"import modules statically (or register them as plugins): {found}"
