@@ -5,7 +5,7 @@ import synthguard.report as report
 
 PROMISED = {
     "METRICS", "Evaluation", "Metric", "ReleaseEvaluation", "Threshold", "ThresholdCheck",
-    "build_report", "evaluate", "write_report",
+    "build_report", "evaluate", "register_metric", "write_report",
 }
 MOVED_TO_PIPELINE = {
     "PipelineResult", "Plan", "ReleaseSpec", "build_demo_report", "init_plan", "load_plan",
@@ -34,9 +34,10 @@ def test_pipeline_all_and_moved_names_warn():
 
 def test_metrics_state_direction_and_range():
     for m in report.METRICS.values():
-        assert m.goal in ("min", "max") and m.section in ("utility", "risk", "attacks")
+        assert m.goal in ("min", "max", "target") and m.section in ("utility", "risk", "attacks")
         assert m.lower is None or m.upper is None or m.lower < m.upper
-        assert m.description and m.paths
+        assert m.description and callable(m.read)
+        assert (m.goal == "target") == (m.target is not None)
 
 
 def test_top_level_evaluate():

@@ -18,7 +18,7 @@ from typing import Any
 
 from synthguard.report.evaluate import Evaluation, ReleaseEvaluation, evaluate
 from synthguard.report.html import build_report, write_report
-from synthguard.report.metrics import METRICS, Metric
+from synthguard.report.metrics import METRICS, Metric, register_metric
 from synthguard.report.thresholds import Threshold, ThresholdCheck
 
 __all__ = [
@@ -30,6 +30,7 @@ __all__ = [
     "ThresholdCheck",
     "build_report",
     "evaluate",
+    "register_metric",
     "write_report",
 ]
 

@@ -693,7 +693,13 @@ def evaluate(
             attack_result = run_attacks(conf_u, impl, holdout, keys_t, targets_t,
                                         child_rngs[i], errors, notes.run, n_attacks=n_attacks)
         bundles = {"utility": utility, "risk": risk, "attacks": attack_result}
-        metrics = {m.name: extract_metric(bundles.get(m.section), m) for m in METRICS.values()}
+        metrics: dict[str, float | None] = {}
+        for m in METRICS.values():
+            try:
+                metrics[m.name] = extract_metric(bundles.get(m.section), m)
+            except Exception as e:  # a bundle without a field the metric reads: say so
+                metrics[m.name] = None
+                errors[m.name] = f"could not be read from the {m.section} result: {safe_error(e)}"
         try:  # the true workload error by marginal order (report/workload_error.py)
             metrics.update(notes.run(workload_metrics, conf_u, [df[common] for df in impl],
                                      schema_.subset(common), child_rngs[i]))

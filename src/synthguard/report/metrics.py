@@ -1,23 +1,43 @@
-"""The headline numbers of the comparison table: name, direction, range and where they come from.
+"""The headline numbers of the comparison table: one registry of metrics, each declared once.
 
 Every number in the report's summary table is read from the result of
 :func:`synthguard.utility.evaluate_utility` or :func:`synthguard.risk.evaluate_risk`
 (never recomputed here), so the report prints what the library returns. Each
-metric states its goal (SDMetrics' convention): ``"min"`` when lower is better
-(risk, pMSE ratio), ``"max"`` when higher is better (CI overlap). A threshold on a
-``"min"`` metric is an upper limit, on a ``"max"`` metric a lower limit.
+:class:`Metric` states, in one place, how it is read from its bundle (``read``, a
+function), its goal (SDMetrics' convention): ``"min"`` when lower is better (risk),
+``"max"`` when higher is better (CI overlap), ``"target"`` when a value is ideal (pMSE
+ratio 1, AUC 0.5), and its range. The utility metrics take goal and range from the
+:class:`~synthguard.utility._metric.MetricInfo` their result class declares, so the two
+cannot disagree. A threshold on a ``"min"`` or ``"target"`` metric is an upper limit
+by default, on a ``"max"`` metric a lower limit.
+
+:func:`register_metric` adds a metric (a plug-in's, a test's); the comparison table, the
+report's tables and glossary, thresholds (Python, CLI, plans) all read :data:`METRICS`.
+A reader is strict: a measure that is absent (None) gives None, a renamed attribute raises,
+so a rename cannot silently empty a column.
 """
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
-import pandas as pd
 
-__all__ = ["METRICS", "Metric", "extract_metric"]
+from synthguard.errors import ParameterError
+from synthguard.utility._metric import MetricInfo
+from synthguard.utility.correlation import CorrelationFit
+from synthguard.utility.discriminant import PMSEResult
+from synthguard.utility.ecdf import ECDFUtility
+from synthguard.utility.marginals import KWayMarginalScore
+from synthguard.utility.regression import RegressionComparison
+
+__all__ = ["METRICS", "Metric", "extract_metric", "mean_of", "path", "register_metric"]
+
+GOALS = ("min", "max", "target")
+SECTIONS = ("utility", "risk", "attacks")
 
 
 @dataclass(frozen=True)
@@ -30,12 +50,13 @@ class Metric:
     label : column title in the report.
     section : ``"utility"``, ``"risk"`` or ``"attacks"`` (which bundle it is read from; the
         attacks' is a :class:`~synthguard.risk.ReleaseAttacks`, computed on request).
-    goal : ``"min"`` (lower is better) or ``"max"`` (higher is better).
+    goal : ``"min"`` (lower is better), ``"max"`` (higher is better) or ``"target"``
+        (``target`` is ideal).
     lower, upper : the range of the measure (None: unbounded).
-    paths : attribute paths tried in order on the bundle (``"pmse.ratio"``); ``mean:a.*.b``
-        averages attribute ``b`` over the values of the mapping ``a`` (per variable, per
-        formula).
+    read : function of the bundle returning the value, None when the measure is absent
+        (:func:`path`, :func:`mean_of`).
     description : one line for the report's glossary, with the source.
+    target : the ideal value of a ``"target"`` metric.
     """
 
     name: str
@@ -44,145 +65,221 @@ class Metric:
     goal: str
     lower: float | None
     upper: float | None
-    paths: tuple[str, ...]
+    read: Callable[[Any], Any]
     description: str
+    target: float | None = None
+
+    def __post_init__(self) -> None:
+        if not callable(self.read):
+            raise ParameterError(
+                f"metric '{self.name}': 'read' must be a function of the bundle, e.g. "
+                f"path('pmse.ratio'); attribute-path tuples are no longer read"
+            )
+        if self.goal not in GOALS:
+            raise ParameterError(f"metric '{self.name}': goal must be one of {', '.join(GOALS)}")
+        if self.section not in SECTIONS:
+            raise ParameterError(
+                f"metric '{self.name}': section must be one of {', '.join(SECTIONS)}"
+            )
+        if (self.goal == "target") != (self.target is not None):
+            raise ParameterError(
+                f"metric '{self.name}': give 'target' exactly when the goal is 'target'"
+            )
+
+    @property
+    def default_bound(self) -> str:
+        """The bound a bare threshold number sets: ``"max"`` unless higher is better."""
+        return "min" if self.goal == "max" else "max"
+
+
+def _step(obj: Any, name: str) -> Any:
+    if obj is None:
+        return None
+    if isinstance(obj, dict):
+        return obj.get(name)
+    if not hasattr(obj, name):
+        raise AttributeError(
+            f"{type(obj).__name__} has no attribute '{name}': a metric reads a renamed field"
+        )
+    return getattr(obj, name)
+
+
+def path(dotted: str) -> Callable[[Any], Any]:
+    """A strict reader: ``path("pmse.ratio")(bundle)`` is ``bundle.pmse.ratio``, None when a
+    step is None (the measure was not computed), AttributeError when a field is missing."""
+    parts = dotted.split(".")
+
+    def read(bundle: Any) -> Any:
+        cur = bundle
+        for part in parts:
+            cur = _step(cur, part)
+        return cur
+
+    read.__qualname__ = f"path({dotted!r})"
+    return read
+
+
+def mean_of(mapping: str, field: str) -> Callable[[Any], Any]:
+    """A reader of the mean of ``field`` over the values of the mapping ``bundle.<mapping>``
+    (per variable, per formula); None when there is none."""
+    get = path(mapping)
+
+    def read(bundle: Any) -> Any:
+        holder = get(bundle)
+        if not holder:
+            return None
+        vals = [_as_float(_step(it, field)) for it in holder.values()]
+        kept = [v for v in vals if v is not None]
+        return float(np.mean(kept)) if kept else None
+
+    read.__qualname__ = f"mean_of({mapping!r}, {field!r})"
+    return read
+
+
+def computed_by_evaluate(bundle: Any) -> None:
+    """The reader of a metric :func:`~synthguard.report.evaluate` computes itself (the
+    workload error of report/workload_error.py): nothing to read from a bundle."""
+    return None
+
+
+def _bound(x: float) -> float | None:
+    return None if math.isinf(x) else float(x)
+
+
+def _utility(name: str, label: str, info: MetricInfo, read: Callable[[Any], Any],
+             description: str) -> Metric:
+    """A utility metric whose goal and range are those its result class declares."""
+    goal = {"minimize": "min", "maximize": "max", "target": "target"}[info.goal]
+    return Metric(name, label, "utility", goal, _bound(info.min_value), _bound(info.max_value),
+                  read, description, target=info.target if goal == "target" else None)
 
 
 METRICS: dict[str, Metric] = {
     m.name: m
     for m in [
-        Metric(
-            "pmse_ratio", "pMSE ratio", "utility", "min", 0.0, None,
-            ("pmse.ratio", "discriminant.ratio", "pmse_ratio"),
+        _utility(
+            "pmse_ratio", "pMSE ratio", PMSEResult.metrics["ratio"], path("pmse.ratio"),
             "pMSE over its null expectation; near 1 means the release is hard to tell from the "
             "data (Snoke et al. 2018)",
         ),
-        Metric(
-            "specks", "SPECKS", "utility", "min", 0.0, 1.0,
-            ("pmse.specks", "discriminant.specks", "specks"),
+        _utility(
+            "specks", "SPECKS", PMSEResult.metrics["specks"], path("pmse.specks"),
             "Kolmogorov–Smirnov distance between the propensity scores of the two groups "
             "(Bowen et al. 2021)",
         ),
-        Metric(
-            "auc", "AUC", "utility", "min", 0.0, 1.0,
-            ("pmse.auc", "discriminant.auc", "auc"),
+        _utility(
+            "auc", "AUC", PMSEResult.metrics["auc"], path("pmse.auc"),
             "area under the ROC curve of the discriminating model; 0.5 is no better than chance",
         ),
-        Metric(
-            "correlation_mae", "corr. MAE", "utility", "min", 0.0, 2.0,
-            ("correlation.mae", "correlation_fit.mae", "correlation_mae"),
+        _utility(
+            "correlation_mae", "corr. MAE", CorrelationFit.metrics["mae"], path("correlation.mae"),
             "mean absolute difference of the pairwise correlations (the course's correlation fit)",
         ),
-        Metric(
-            "kway_tv", "3-way TV (random)", "utility", "min", 0.0, 1.0,
-            ("kway.tv", "kway_marginal.tv", "kway_tv"),
+        _utility(
+            "kway_tv", "3-way TV (random)", KWayMarginalScore.metrics["tv"], path("kway.tv"),
             "average total-variation distance over random 3-way marginals (NIST 2018 challenge)",
         ),
         *[Metric(
-            f"tv_{k}way", f"{k}-way TV", "utility", "min", 0.0, 1.0, (f"tv_{k}way",),
+            f"tv_{k}way", f"{k}-way TV", "utility", "min", 0.0, 1.0, computed_by_evaluate,
             f"mean total-variation distance over all {k}-way marginals (up to 500), the "
             "workload error DP synthesizers minimise (McKenna et al. 2022; "
             "synthguard.report.workload_error)",
         ) for k in (1, 2, 3)],
-        Metric(
-            "ecdf_umax", "ECDF U_max", "utility", "min", 0.0, 1.0,
-            ("mean:ecdf.*.u_max", "ecdf_umax"),
+        _utility(
+            "ecdf_umax", "ECDF U_max", ECDFUtility.metrics["u_max"], mean_of("ecdf", "u_max"),
             "largest absolute ECDF difference, averaged over numeric variables (Woo et al. 2009)",
         ),
-        Metric(
-            "ci_overlap", "CI overlap", "utility", "max", None, 1.0,
-            ("mean:regressions.*.mean_overlap", "ci_overlap"),
+        _utility(
+            "ci_overlap", "CI overlap", RegressionComparison.metrics["mean_overlap"],
+            mean_of("regressions", "mean_overlap"),
             "mean overlap of the 95% intervals of the regression coefficients (Snoke et al. 2018); "
             "1 for identical intervals, negative when they do not overlap (−1: a gap as wide "
             "as the intervals)",
         ),
         Metric(
             "mean_identification_risk", "mean IR", "risk", "min", 0.0, 1.0,
-            ("identification.mean", "identification_risk.mean", "mean_identification_risk"),
+            path("identification.mean"),
             "mean record-level identification risk IR_i (Hu, Savitsky & Williams, eq. 1)",
         ),
         Metric(
             "max_identification_risk", "max IR", "risk", "min", 0.0, 1.0,
-            ("identification.max", "identification_risk.max", "max_identification_risk"),
+            path("identification.max"),
             "largest record-level identification risk (Hu, Savitsky & Williams, eq. 1)",
         ),
         Metric(
             "expected_match_risk", "exp. matches (count)", "risk", "min", 0.0, None,
-            ("match.expected_match_risk", "matching.expected_match_risk",
-             "expected_match_risk"),
+            path("match.expected_match_risk"),
             "expected number of records an intruder matches correctly (Reiter & Mitra 2009)",
         ),
         Metric(
             "true_match_rate", "true match", "risk", "min", 0.0, 1.0,
-            ("match.true_match_rate", "matching.true_match_rate", "true_match_rate"),
+            path("match.true_match_rate"),
             "share of records matched uniquely and correctly (Reiter & Mitra 2009)",
         ),
         Metric(
             "attribute_excess", "attribute excess", "risk", "min", -1.0, 1.0,
-            ("attribute.max_excess", "attribute_excess"),
+            path("attribute.max_excess"),
             "largest gain in the intruder's accuracy predicting a target from the keys with the "
             "release, over the holdout (or the marginal) baseline",
         ),
         Metric(
             "membership_auc", "membership AUC", "risk", "min", 0.0, 1.0,
-            ("membership.auc", "membership_inference.auc", "membership_auc"),
+            path("membership.auc"),
             "AUC of the distance-threshold membership attack; 0.5 is guessing",
         ),
         Metric(
             "exact_copies", "exact copies", "risk", "min", 0.0, 1.0,
-            ("distance.exact_copy_share", "dcr.exact_copy_share", "distance_to_closest_record."
-             "exact_copy_share", "exact_copies"),
+            path("distance.exact_copy_share"),
             "share of released records identical to a confidential record",
         ),
         Metric(
             "replicated_uniques", "replicated uniques", "risk", "min", 0.0, 1.0,
-            ("disclosure.replicated_uniques", "replicated_uniques"),
+            path("disclosure.replicated_uniques"),
             "share of confidential records unique on all released columns and released exactly "
             "once (synthpop's replicated uniques, removed by sdc(rm.replicated.uniques))",
         ),
         Metric(
             "repu", "repU", "risk", "min", 0.0, 1.0,
-            ("disclosure.repu", "repu"),
+            path("disclosure.repu"),
             "share of confidential records unique on the keys and unique on them in the release "
             "(replicated uniques, Raab, Nowok & Dibben; compare UiO of the data)",
         ),
         Metric(
             "disco", "DiSCO", "risk", "min", 0.0, 1.0,
-            ("disclosure.disco", "disco"),
+            path("disclosure.disco"),
             "largest share over the targets of confidential records whose target the release "
             "discloses from the keys, correctly (Disclosive in Synthetic, Correct Original; "
             "Raab, Nowok & Dibben)",
         ),
         Metric(
             "closer_to_data", "closer to data", "risk", "min", 0.0, 1.0,
-            ("distance.share_closer_to_conf", "dcr.share_closer_to_conf",
-             "distance_to_closest_record.share_closer_to_conf", "closer_to_data"),
+            path("distance.share_closer_to_conf"),
             "share of released records closer to the training data than to the holdout; about "
             "the training data's share of the pooled training and holdout records, "
             "n_train / (n_train + n_holdout), when nothing was memorized",
         ),
         Metric(
             "singling_out_risk", "singling out", "attacks", "min", 0.0, 1.0,
-            ("singling_out_risk",),
+            path("singling_out_risk"),
             "anonymeter's univariate singling-out risk: queries on one column that isolate one "
             "record of the release, their success on the training data beyond that on the "
             "holdout, (attack − control) / (1 − control) (Giomi et al. 2023); needs a holdout",
         ),
         Metric(
             "singling_out_multivariate_risk", "singling out (3 col.)", "attacks", "min", 0.0,
-            1.0, ("singling_out_multivariate_risk",),
+            1.0, path("singling_out_multivariate_risk"),
             "anonymeter's multivariate singling-out risk, queries on 3 columns (Giomi et al. "
             "2023); needs a holdout",
         ),
         Metric(
             "linkability_risk", "linkability", "attacks", "min", 0.0, 1.0,
-            ("linkability_risk",),
+            path("linkability_risk"),
             "anonymeter's linkability risk: the keys and the other columns, held in two files, "
             "joined through the nearest released record (Giomi et al. 2023); needs a holdout",
         ),
         Metric(
             "inference_risk", "inference", "attacks", "min", 0.0, 1.0,
-            ("inference_risk",),
+            path("inference_risk"),
             "anonymeter's attribute-inference risk, largest over the targets: each target "
             "guessed from the keys as that of the nearest released record (Giomi et al. 2023); "
             "needs a holdout",
@@ -191,16 +288,15 @@ METRICS: dict[str, Metric] = {
 }
 
 
-def _resolve(obj: Any, path: str) -> Any:
-    cur = obj
-    for part in path.split("."):
-        if cur is None:
-            return None
-        if isinstance(cur, dict):
-            cur = cur.get(part)
-        else:
-            cur = getattr(cur, part, None)
-    return cur
+def register_metric(metric: Metric, *, overwrite: bool = False) -> Metric:
+    """Add ``metric`` to :data:`METRICS`: it joins the comparison table, its section of the
+    report, the glossary and the thresholds of Python, the CLI and plans. Returns it."""
+    if not isinstance(metric, Metric):
+        raise ParameterError("register_metric: expected a Metric")
+    if metric.name in METRICS and not overwrite and METRICS[metric.name] is not metric:
+        raise ParameterError(f"metric '{metric.name}' is already registered; pass overwrite=True")
+    METRICS[metric.name] = metric
+    return metric
 
 
 def _as_float(v: Any) -> float | None:
@@ -213,35 +309,12 @@ def _as_float(v: Any) -> float | None:
 
 
 def extract_metric(bundle: Any, metric: Metric) -> float | None:
-    """The value of ``metric`` in a utility or risk result, or None when the result lacks it."""
+    """The value of ``metric`` in a utility or risk result, None when the measure is absent.
+
+    Raises AttributeError when the bundle lacks a field the metric reads (a rename)."""
     if bundle is None:
         return None
-    for path in metric.paths:
-        if path.startswith("mean:") and ".*." in path:
-            head, tail = path[5:].split(".*.", 1)
-            holder = _resolve(bundle, head)
-            items = list(holder.values()) if isinstance(holder, dict) else (
-                list(holder) if isinstance(holder, list | tuple) else [])
-            vals = [f for f in (_as_float(_resolve(it, tail)) for it in items) if f is not None]
-            if vals:
-                return float(np.mean(vals))
-            continue
-        if path.startswith("mean:"):
-            v = _resolve(bundle, path[5:])
-            if isinstance(v, pd.Series | pd.DataFrame | np.ndarray | list | tuple):
-                arr = pd.to_numeric(pd.Series(np.ravel(np.asarray(v, dtype=object))),
-                                    errors="coerce").to_numpy(dtype=float)
-                arr = arr[np.isfinite(arr)]
-                if arr.size:
-                    return float(arr.mean())
-            continue
-        v = _resolve(bundle, path)
-        if callable(v) and not isinstance(v, type):
-            continue
-        f = _as_float(v)
-        if f is not None:
-            return f
-    return None
+    return _as_float(metric.read(bundle))
 
 
 MetricFn = Callable[[Any], float | None]

@@ -219,7 +219,8 @@ def glossary(metrics: Mapping[str, Any] = METRICS) -> list[tuple[str, str, str]]
     """``(label, better, description)`` of each measure for the report's glossary."""
     out = []
     for m in metrics.values():
-        better = IDEAL.get(m.name, "lower" if m.goal == "min" else "higher")
+        default = {"min": "lower", "max": "higher"}.get(m.goal) or f"≈ {m.target:g} is ideal"
+        better = IDEAL.get(m.name, default)
         out.append((m.label, better, m.description))
     return out
 

@@ -121,8 +121,7 @@ def parse_thresholds(thresholds: Mapping[str, Any] | None) -> tuple[Threshold, .
             raise ParameterError(
                 f"threshold '{name}': unknown metric; known metrics: {', '.join(METRICS)}"
             )
-        goal = METRICS[name].goal
-        default_bound = "max" if goal == "min" else "min"
+        default_bound = METRICS[name].default_bound
         if isinstance(spec, Mapping):
             bad = set(spec) - {"max", "min"}
             if bad or not spec:
