@@ -31,7 +31,6 @@ from synthguard.data.schema import Schema, infer_schema
 from synthguard.errors import DataError, ParameterError, SynthguardWarning
 from synthguard.report.attacks import run_attacks
 from synthguard.report.metrics import METRICS, extract_metric
-from synthguard.report.risk_sampling import risk_bundle
 from synthguard.report.safety import safe_error
 from synthguard.report.thresholds import (
     ATTACK_THRESHOLDS,
@@ -292,10 +291,6 @@ class _Notes:
         return out
 
 
-def _default_risk(fn: Callable[..., Any]) -> bool:
-    return getattr(fn, "__module__", "") == "synthguard.risk.evaluate"
-
-
 def _kind_of(release: Any, implicates: list[pd.DataFrame], conf: pd.DataFrame, given: str | None) -> str:
     """The kind a release is measured as: ``given``, else what the release declares, else
     ``"full"``.
@@ -454,8 +449,8 @@ def evaluate(
     n_attacks : queries or attacked records per attack (anonymeter's default 500).
     max_distance_records : above this many released (stacked implicates) or confidential
         records, the distance to closest record and the membership attack run on random
-        samples of this size (:mod:`synthguard.report.risk_sampling`; the other risk measures
-        stay exact). None: every record (slow on large files: nearest neighbours among mixed
+        samples of this size (``max_records`` of :func:`synthguard.risk.evaluate_risk`; the
+        other risk measures stay exact). None: every record (slow on large files: nearest neighbours among mixed
         columns).
     by, weights, strata, clusters : ``weights`` weights the univariate comparison, ECDF
         distances and pMSE of every release (:func:`synthguard.utility.evaluate_utility`);
@@ -637,18 +632,13 @@ def evaluate(
             )
         if risk_fn is not None and not lacking:
             try:
-                if _default_risk(risk_fn):  # exact, with DCR/membership sampled when large
-                    risk = notes.run(
-                        risk_bundle, conf, impl, keys_t, targets_t, holdout=holdout,
-                        radius=float(radius), schema=schema_, rng=child_rngs[i],
-                        max_records=max_distance_records, aligned=_aligned(kind, impl, conf),
-                    )
-                else:  # a replaced evaluate_risk (tests, plug-ins): called as documented
-                    risk = notes.run(
-                        risk_fn, conf, rel_arg, list(keys_t), list(targets_t),
-                        holdout=holdout, radius=float(radius), schema=schema_,
-                        random_state=child_rngs[i],
-                    )
+                # exact, with DCR and membership on samples when the release is large
+                risk = notes.run(
+                    risk_fn, conf, impl, list(keys_t), list(targets_t),
+                    holdout=holdout, radius=float(radius), schema=schema_,
+                    random_state=child_rngs[i], max_records=max_distance_records,
+                    aligned=_aligned(kind, impl, conf),
+                )
             except Exception as e:
                 errors["risk"] = safe_error(e)
         if risk is not None and not _aligned(kind, impl, conf) and dataclasses.is_dataclass(risk):

@@ -10,9 +10,15 @@ from typing import Any
 import pandas as pd
 
 from synthguard._display import Summarized
+from synthguard._random import check_random_state
 from synthguard.data import Schema, as_implicates, infer_schema
 from synthguard.errors import DisclosureWarning, ParameterError
 from synthguard.risk._common import as_list
+from synthguard.risk._sampling import (
+    check_max_records,
+    needs_sampling,
+    sampled_distance_and_membership,
+)
 from synthguard.risk.attribute import AttributeDisclosure, attribute_disclosure
 from synthguard.risk.distance import DistanceToClosestRecord, distance_to_closest_record
 from synthguard.risk.identification import IdentificationRisk, identification_risk
@@ -172,6 +178,8 @@ def evaluate_risk(
     singletons: str = "zero",
     random_state: Any = None,
     weights: str | None = None,
+    max_records: int | None = None,
+    aligned: bool | None = None,
 ) -> RiskEvaluation:
     """Run every disclosure-risk measure that applies to ``synthetic``.
 
@@ -190,6 +198,13 @@ def evaluate_risk(
     * synthpop's repU and DiSCO of the keys and targets, and the replicated uniques on all
       released columns (:func:`~synthguard.risk.release_disclosure.release_disclosure`).
 
+    ``max_records``: when the stacked release or the data hold more records, the distance
+    to closest record and the membership attack (nearest-neighbour searches) run on random
+    samples of that size (:mod:`synthguard.risk._sampling`; the notes say so); the other
+    measures stay exact. None (the default) uses every record. ``aligned`` says whether the
+    release's rows stand for the confidential records (default: when every implicate has as
+    many rows as ``conf``); a fully synthetic release of the same size is not aligned.
+
     Singleton patterns are scored per ``singletons`` (see :func:`identification_risk`); their
     count and share are reported, without a warning. Warnings of the parts are collected in
     ``notes`` instead of being emitted one by one.
@@ -202,7 +217,8 @@ def evaluate_risk(
     targets_l = as_list(targets, name="targets")
     frames = as_implicates(synthetic)
     notes: list[str] = []
-    aligned = all(len(f) == len(conf) for f in frames)
+    max_records = check_max_records(max_records)
+    aligned = all(len(f) == len(conf) for f in frames) if aligned is None else bool(aligned)
     overrides = None
     if schema is not None:
         src = schema.columns if isinstance(schema, Schema) else schema
@@ -231,14 +247,24 @@ def evaluate_risk(
                 "and distance to closest record"
             )
         attribute = attribute_disclosure(conf, frames, keys_l, targets_l, holdout, schema=schema)
-        distance = distance_to_closest_record(conf, frames, holdout, metric=metric, schema=schema)
-        membership = None
-        if holdout is not None:
-            membership = membership_inference(
-                conf, holdout, frames, metric=metric, schema=schema, random_state=random_state
+        if needs_sampling(conf, frames, max_records):
+            assert max_records is not None
+            distance, membership = sampled_distance_and_membership(
+                conf, frames, holdout, max_records, metric=metric, schema=schema,
+                rng=check_random_state(random_state), notes=notes,
             )
         else:
-            notes.append("membership inference skipped: pass a holdout")
+            distance = distance_to_closest_record(
+                conf, frames, holdout, metric=metric, schema=schema
+            )
+            membership = None
+            if holdout is not None:
+                membership = membership_inference(
+                    conf, holdout, frames, metric=metric, schema=schema,
+                    random_state=random_state,
+                )
+            else:
+                notes.append("membership inference skipped: pass a holdout")
         kanon = k_anonymity(conf, keys_l, k=k) if keys_l else None
         sdc = _sdcmicro(conf, frames, keys_l, weights, notes)
         disc = release_disclosure(conf, frames, keys_l, targets_l) if keys_l else None
