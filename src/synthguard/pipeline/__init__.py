@@ -8,12 +8,14 @@ report, statically (DESIGN.md: the pipeline room):
 * :func:`run_plan` → :class:`PipelineResult`: data in, releases made and measured, one
   report out;
 * :func:`init_plan`: a commented plan for a data file (``synthguard init``);
-* :func:`build_demo_report`: the report step of ``synthguard demo``.
+* :func:`build_demo_report`: the report step of ``synthguard demo``;
+* :func:`register_maker`: a new release method for plans (a plug-in's maker).
 """
 
 from __future__ import annotations
 
 from synthguard.pipeline.demo import build_demo_report
+from synthguard.pipeline.makers import register_maker
 from synthguard.pipeline.pipeline import PipelineResult, run_plan
 from synthguard.pipeline.plan import Plan, ReleaseSpec, load_plan, parse_plan
 from synthguard.pipeline.scaffold import init_plan
@@ -26,5 +28,6 @@ __all__ = [
     "init_plan",
     "load_plan",
     "parse_plan",
+    "register_maker",
     "run_plan",
 ]

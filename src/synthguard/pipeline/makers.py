@@ -10,7 +10,7 @@ as it reads any release.
 from __future__ import annotations
 
 import inspect
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
 import numpy as np
@@ -18,10 +18,10 @@ import pandas as pd
 
 from synthguard import sdc
 from synthguard.data.schema import Schema
-from synthguard.errors import ParameterError
-from synthguard.pipeline.plan import Plan, ReleaseSpec, resolve_maker
+from synthguard.errors import ParameterError, PlanError
+from synthguard.pipeline.plan import MAKERS, Plan, ReleaseSpec, resolve_maker
 
-__all__ = ["make_release"]
+__all__ = ["make_release", "register_maker"]
 
 
 def _takes(fn: Any, name: str) -> bool:
@@ -94,7 +94,35 @@ def _dp(spec: ReleaseSpec, data: pd.DataFrame, schema: Schema, plan: Plan,
     return fitted.sample(n=spec.params.get("n"), m=int(spec.params.get("m", 1)), random_state=rng)
 
 
-_MAKERS = {"synthesis": _synthesis, "risk_weighted": _risk_weighted, "sdc": _sdc, "dp": _dp}
+Maker = Callable[[ReleaseSpec, pd.DataFrame, Schema, Plan, np.random.Generator, Any], Any]
+
+_MAKERS: dict[str, Maker] = {
+    "synthesis": _synthesis, "risk_weighted": _risk_weighted, "sdc": _sdc, "dp": _dp,
+}
+
+
+def register_maker(
+    method: str,
+    make: Maker,
+    *,
+    calls: Callable[..., Any],
+    reserved: tuple[str, ...] = (),
+    overwrite: bool = False,
+) -> None:
+    """Add a release method for plans (``releases: {name: {method: <method>, ...}}``).
+
+    ``make(spec, data, schema, plan, rng, ledger)`` returns the release (any object
+    :func:`synthguard.evaluate` reads: ``SyntheticData``, ``ProtectedData``, a DataFrame or
+    a list of them); ``rng`` is the release's own Generator spawned from the plan's seed.
+    ``calls`` is the class or function whose signature the plan's parameters are checked
+    against, ``reserved`` the parameters the pipeline sets itself (a plan may not).
+    """
+    if not callable(make) or not callable(calls):
+        raise PlanError(f"register_maker('{method}'): 'make' and 'calls' must be callable")
+    if method in MAKERS and not overwrite:
+        raise PlanError(f"release method '{method}' is already registered; pass overwrite=True")
+    MAKERS[method] = (calls, tuple(reserved))
+    _MAKERS[method] = make
 
 
 def make_release(
