@@ -26,7 +26,9 @@ from click.testing import CliRunner
 from synthguard.cli import main
 
 SECRET = "ZZSECRETZZ"
-PLANTED = re.compile(r"ZZSECRETZZ|987654|9\.87654|77777777|7\.777777")
+# a planted number counts only where it starts a number: 0.0677777777 (an ECDF distance of
+# 61/900) holds the digits 77777777 but not the planted value
+PLANTED = re.compile(r"ZZSECRETZZ|(?<![\d.])(?:987654|9\.87654|77777777|7\.777777)")
 LEVELS = ["North", "South", "East", "West"]
 N = 300
 
