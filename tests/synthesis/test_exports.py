@@ -7,6 +7,7 @@ PROMISED = {
     "SynthesisDiagnostics", "SynthesisMethod", "Synthesizer", "SyntheticData",
     "available_methods", "check_weights", "get_method", "load_synthesizer", "make_method",
     "register_method", "replicated_share", "save_synthesizer", "synthesize",
+    "Constraint", "ConstraintReport", "check_constraints", "parse_constraints",
 }
 
 

@@ -3,7 +3,9 @@
 >>> from synthguard.synthesis import Synthesizer, synthesize, available_methods
 """
 
+from synthguard.synthesis.constraints import Constraint, check_constraints, parse_constraints
 from synthguard.synthesis.diagnostics import SynthesisDiagnostics, replicated_share
+from synthguard.synthesis.enforce import ConstraintReport
 from synthguard.synthesis.methods.base import SynthesisMethod, check_weights
 from synthguard.synthesis.persistence import load_synthesizer, save_synthesizer
 from synthguard.synthesis.registry import (
@@ -16,15 +18,19 @@ from synthguard.synthesis.result import SyntheticData
 from synthguard.synthesis.sequential import Synthesizer, synthesize
 
 __all__ = [
+    "Constraint",
+    "ConstraintReport",
     "SynthesisDiagnostics",
     "SynthesisMethod",
     "Synthesizer",
     "SyntheticData",
     "available_methods",
+    "check_constraints",
     "check_weights",
     "get_method",
     "load_synthesizer",
     "make_method",
+    "parse_constraints",
     "register_method",
     "replicated_share",
     "save_synthesizer",

@@ -51,6 +51,9 @@ class SyntheticData(Summarized):
     safeguards : SafeguardReport or None
         What the default safeguards did to each implicate (replicated uniques found, redrawn,
         removed; extreme values coded): :class:`synthguard.synthesis.safeguards.SafeguardReport`.
+    constraints : ConstraintReport or None
+        Records redrawn and forced per constraint and implicate
+        (:class:`synthguard.synthesis.enforce.ConstraintReport`); None without constraints.
     """
 
     implicates: list[pd.DataFrame]
@@ -64,6 +67,7 @@ class SyntheticData(Summarized):
     diagnostics: Any = None
     provenance: dict[str, Any] = field(default_factory=dict)
     safeguards: Any = None
+    constraints: Any = None
 
     def __len__(self) -> int:
         return self.m
@@ -103,6 +107,8 @@ class SyntheticData(Summarized):
             lines.append(self.diagnostics.summary())
         elif self.safeguards is not None:
             lines.append(self.safeguards.summary())
+        if self.constraints is not None and hasattr(self.constraints, "summary"):
+            lines.append(self.constraints.summary())
         return "\n".join(lines)
 
     def __repr__(self) -> str:

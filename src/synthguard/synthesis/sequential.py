@@ -51,6 +51,7 @@ from synthguard.errors import (
     ParameterError,
     SynthguardError,
 )
+from synthguard.synthesis.constraints import check_constraints, parse_constraints, rounded_count
 from synthguard.synthesis.diagnostics import ConfidentialFingerprint, leaf_summary
 from synthguard.synthesis.encoding import (
     codes_from_target,
@@ -61,6 +62,12 @@ from synthguard.synthesis.encoding import (
     postprocess_numeric,
     target_codes,
     to_working,
+)
+from synthguard.synthesis.enforce import (
+    DEFAULT_MAX_REDRAWS,
+    ConstraintEnforcer,
+    ConstraintReport,
+    level_weights,
 )
 from synthguard.synthesis.methods.base import SynthesisMethod, fit_method
 from synthguard.synthesis.methods.columns import predictor_frame, reads_columns
@@ -401,8 +408,14 @@ def draw_block(
     rng: np.random.Generator,
     *,
     smooth: bool = False,
+    enforcer: ConstraintEnforcer | None = None,
+    enforcer_tally: dict[str, np.ndarray] | None = None,
 ) -> dict[str, np.ndarray]:
     """Draw ``n`` synthetic records of one block in working form.
+
+    With ``enforcer``, each drawn column is checked against the constraints it completes
+    and records breaking one are redrawn, then forced (:mod:`synthguard.synthesis.enforce`);
+    ``enforcer_tally`` accumulates the counts.
 
     ``smooth=True`` kernel-smooths the numeric draws of leaf methods that can
     (``cart``'s ``smooth_values``), whatever their ``smoothing`` setting.
@@ -413,52 +426,71 @@ def draw_block(
     (``cart``) are built in row chunks, so drawing never holds a whole design for them.
     """
     syn: dict[str, np.ndarray] = dict(fixed)
+    crng: np.random.Generator | None = None
     for cm in block.models:
-        col = schema[cm.target]
-        fitted = [p.method for p in (cm.value, cm.indicator) if p is not None]
-        form = (_design_dtype(*fitted), _layout(*fitted, fitted=True))
-        full: dict[str, np.ndarray] = {}  # the whole design, if a method needs it
-        args = (syn, cm.predictors, schema, n, form, rng)
-
-        if col.is_categorical:
-            if cm.value is None:  # pragma: no cover - a block always has rows
-                syn[cm.target] = np.full(n, -1, dtype=np.int64)
-                continue
-            y = _draw_part(cm.value, *args, None, full)
-            k = n_target_levels(col)
-            if y.shape != (n,) or (n and (np.min(y) < 0 or np.max(y) >= k)):
-                raise MethodError(
-                    f"column '{cm.target}': method '{cm.value.method.name}' drew codes outside "
-                    f"0..{k - 1} or of the wrong length; a method must return one code per row"
-                )
-            syn[cm.target] = codes_from_target(y, col)
-            continue
-        if cm.indicator is not None:
-            miss = _draw_part(cm.indicator, *args, None, full).astype(bool)
-        elif cm.value is None:
-            miss = np.ones(n, dtype=bool)
-        else:
-            miss = np.zeros(n, dtype=bool)
-        present = ~miss
-        drawn: np.ndarray | None = None
-        if cm.value is not None:
-            rows = None if present.all() else np.flatnonzero(present)
-            drawn = _draw_part(cm.value, *args, rows, full, smooth)
-            drawn = np.asarray(drawn, dtype=np.float64)
-            if drawn.shape != (int(present.sum()),):
-                raise MethodError(
-                    f"column '{cm.target}': method '{cm.value.method.name}' returned the wrong "
-                    f"number of values; a method must return one value per row"
-                )
-        full.clear()
-        # allocated after the draw, so a large draw's temporaries and this array do not
-        # coexist
-        vals = np.full(n, np.nan)
-        if drawn is not None:
-            vals[present] = drawn
-            del drawn
-        syn[cm.target] = postprocess_numeric(vals, col)
+        syn[cm.target] = _draw_column(cm, syn, schema, n, rng, smooth)
+        if enforcer is not None and cm.target in enforcer.by_target:
+            if crng is None:  # redraws have their own stream: the first draw is unchanged
+                (crng,) = spawn(rng, 1)
+            enforcer.enforce(
+                cm.target, syn, _ColumnRedraw(cm, syn, schema, smooth), crng,
+                enforcer_tally if enforcer_tally is not None else enforcer.new_tally(),
+            )
     return syn
+
+
+def _draw_column(
+    cm: _ColumnModel,
+    syn: Mapping[str, np.ndarray],
+    schema: Mapping[str, ColumnSchema],
+    n: int,
+    rng: np.random.Generator,
+    smooth: bool = False,
+) -> np.ndarray:
+    """The working-form values of column ``cm.target`` drawn for ``n`` records from the
+    predictors in ``syn``."""
+    col = schema[cm.target]
+    fitted = [p.method for p in (cm.value, cm.indicator) if p is not None]
+    form = (_design_dtype(*fitted), _layout(*fitted, fitted=True))
+    full: dict[str, np.ndarray] = {}  # the whole design, if a method needs it
+    args = (syn, cm.predictors, schema, n, form, rng)
+
+    if col.is_categorical:
+        if cm.value is None:  # pragma: no cover - a block always has rows
+            return np.full(n, -1, dtype=np.int64)
+        y = _draw_part(cm.value, *args, None, full)
+        k = n_target_levels(col)
+        if y.shape != (n,) or (n and (np.min(y) < 0 or np.max(y) >= k)):
+            raise MethodError(
+                f"column '{cm.target}': method '{cm.value.method.name}' drew codes outside "
+                f"0..{k - 1} or of the wrong length; a method must return one code per row"
+            )
+        return codes_from_target(y, col)
+    if cm.indicator is not None:
+        miss = _draw_part(cm.indicator, *args, None, full).astype(bool)
+    elif cm.value is None:
+        miss = np.ones(n, dtype=bool)
+    else:
+        miss = np.zeros(n, dtype=bool)
+    present = ~miss
+    drawn: np.ndarray | None = None
+    if cm.value is not None:
+        rows = None if present.all() else np.flatnonzero(present)
+        drawn = _draw_part(cm.value, *args, rows, full, smooth)
+        drawn = np.asarray(drawn, dtype=np.float64)
+        if drawn.shape != (int(present.sum()),):
+            raise MethodError(
+                f"column '{cm.target}': method '{cm.value.method.name}' returned the wrong "
+                f"number of values; a method must return one value per row"
+            )
+    full.clear()
+    # allocated after the draw, so a large draw's temporaries and this array do not
+    # coexist
+    vals = np.full(n, np.nan)
+    if drawn is not None:
+        vals[present] = drawn
+        del drawn
+    return postprocess_numeric(vals, col)
 
 
 def _rederive(
@@ -494,6 +526,45 @@ def _rederive(
                 out[cm.target][:] = y
             else:
                 out[cm.target][rows] = y
+
+
+class _ColumnRedraw:
+    """One column's model of one block, for :class:`ConstraintEnforcer`: draws the column
+    again for some records (predictors as synthesized) and gives a categorical model's level
+    probabilities."""
+
+    def __init__(
+        self,
+        cm: _ColumnModel,
+        syn: Mapping[str, np.ndarray],
+        schema: Mapping[str, ColumnSchema],
+        smooth: bool = False,
+    ) -> None:
+        self.cm, self.syn, self.schema, self.smooth = cm, syn, schema, smooth
+
+    def draw(self, idx: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+        sub = {p: self.syn[p][idx] for p in self.cm.predictors}
+        return _draw_column(self.cm, sub, self.schema, len(idx), rng, self.smooth)
+
+    def level_weights(self, idx: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+        cm, col = self.cm, self.schema[self.cm.target]
+        k = n_target_levels(col)
+        if cm.value is None:  # pragma: no cover - a block always has rows
+            return np.ones((len(idx), k))
+        part = cm.value
+        X: Any
+        if reads_columns(part.method):
+            X = predictor_frame(self.syn, cm.predictors, self.schema, len(idx), idx)
+        else:
+            X = _design(self.syn, cm.predictors, self.schema, len(idx), idx,
+                        _design_dtype(part.method), _layout(part.method, fitted=True))
+            if part.mask is not None:
+                X = X[:, part.mask]
+        if isinstance(part.method, _Constant):
+            out = np.zeros((len(idx), k))
+            out[:, int(part.method.value)] = 1.0
+            return out
+        return level_weights(part.method, X, k, rng)
 
 
 # --------------------------------------------------------------------------- helpers
@@ -659,6 +730,23 @@ class Synthesizer:
         Columns removed from the data before anything else: never read, synthesized,
         released or used as predictors. The way to get rid of identifiers (record numbers,
         household ids, names), which the synthesizer refuses (see below).
+    constraints : str, list of str, or table, optional
+        Rules every released record keeps: texts ``"<requirement>"`` or ``"<condition> ->
+        <requirement>"`` in :func:`pandas.eval`'s language (``"relationship == 'Husband' ->
+        sex == 'Male'"``, ``"income >= 0"``, ``"expenditure <= income"``), or table rows
+        (``variable``, ``minimum``, ``maximum``, ``allowed``, ``condition``); see
+        :mod:`synthguard.synthesis.constraints`. When the column that completes a constraint
+        (its last in the visit sequence) is drawn, records breaking it are drawn again from
+        that column's model up to ``max_redraws`` times, then forced inside
+        (:mod:`synthguard.synthesis.enforce`); the counts are in ``result.constraints``.
+        Constraints the confidential data break are refused (see ``allow_violations``).
+    max_redraws : int, default 10
+        Redraws of a record breaking a constraint before it is forced inside
+        (:data:`~synthguard.synthesis.enforce.DEFAULT_MAX_REDRAWS`).
+    allow_violations : bool, default False
+        Accept constraints the confidential data break. By default :meth:`fit` refuses them
+        with a :class:`~synthguard.errors.DataError` naming each and how many records break
+        it: a rule the data break is not a rule.
     random_state : None, int or Generator
         Seed of :meth:`sample` when it is not given one there.
 
@@ -718,6 +806,9 @@ class Synthesizer:
         rare_values: int | None = 5,
         public_levels: Mapping[str, Sequence[Any]] | None = None,
         min_rows: int | None = None,
+        constraints: Any = None,
+        max_redraws: int = DEFAULT_MAX_REDRAWS,
+        allow_violations: bool = False,
         random_state: RandomState = None,
     ) -> None:
         self.methods = methods
@@ -740,6 +831,9 @@ class Synthesizer:
         self.rare_values = rare_values
         self.public_levels = public_levels
         self.min_rows = min_rows
+        self.constraints = constraints
+        self.max_redraws = max_redraws
+        self.allow_violations = allow_violations
         self.random_state = random_state
 
     # ----------------------------------------------------------------- fit
@@ -864,6 +958,7 @@ class Synthesizer:
         if problems:
             raise DataError("data cannot be synthesized as asked", problems)
 
+        enforcer = self._resolve_constraints(data, schema, visit, keep + strata)
         predictors = self._resolve_predictors(visit, keep, strata)
         specs = self._resolve_methods(visit, predictors, schema)
         weights = self._resolve_weights(data, specs)
@@ -976,7 +1071,36 @@ class Synthesizer:
         self.rare_guard_ = RareGuard(arrays, schema, [c for c in visit if c not in derived],
                                      self.rare_values_, public, self.tail_thresholds_)
         self._unique_guard: UniqueGuard | None = None
+        self.enforcer_ = enforcer
         return self
+
+    def _resolve_constraints(
+        self, data: pd.DataFrame, schema: Schema, visit: list[str], fixed: list[str]
+    ) -> ConstraintEnforcer | None:
+        """Parse the constraints, refuse those the confidential data break (unless
+        ``allow_violations``) and group them by the column that completes them."""
+        parsed = parse_constraints(self.constraints, list(data.columns))
+        if not isinstance(self.allow_violations, bool | np.bool_):
+            raise ParameterError("parameter 'allow_violations': expected True or False")
+        if not parsed:
+            return None
+        enforcer = ConstraintEnforcer(
+            parsed, schema.columns, visit, fixed, max_redraws=self.max_redraws
+        )
+        check = check_constraints(data, parsed)
+        self.constraint_check_ = check
+        broken = check[check["violations"] > 0]
+        if len(broken) and not self.allow_violations:
+            raise DataError(
+                "the confidential data break constraints; a rule the data break is not a rule",
+                [
+                    f"constraint '{text}': {rounded_count(int(v))} records break it; fix "
+                    f"the data or the constraint, or pass allow_violations=True (command "
+                    f"line: --allow-violations) to accept it knowingly"
+                    for text, v in broken["violations"].items()
+                ],
+            )
+        return enforcer
 
     @property
     def fingerprint_(self) -> ConfidentialFingerprint:
@@ -1305,6 +1429,10 @@ class Synthesizer:
         whole = len(self.blocks_) == 1
         n_jobs = int(getattr(self, "n_jobs", 1) or 1)
 
+        enforcer: ConstraintEnforcer | None = getattr(self, "enforcer_", None)
+        creport: ConstraintReport | None = None if enforcer is None else enforcer.report()
+        tallies: list[dict[str, np.ndarray]] = []
+
         def draw_one(task: tuple[BlockModel, int, np.random.Generator]) -> dict[str, np.ndarray]:
             block, nb, brng = task
             if partial and whole:
@@ -1316,7 +1444,11 @@ class Synthesizer:
                     c: np.full(nb, v, dtype=self.fixed_arrays_[c].dtype)
                     for c, v in block.stratum.items()
                 }
-            return draw_block(block, nb, fixed, schema, brng)
+            tally = None if enforcer is None else enforcer.new_tally()
+            if tally is not None:
+                tallies.append(tally)
+            return draw_block(block, nb, fixed, schema, brng, enforcer=enforcer,
+                              enforcer_tally=tally)
 
         fixed_columns = set(self.kept_) | set(self.strata_)
         counts: dict[str, list[Any]] = {
@@ -1354,6 +1486,18 @@ class Synthesizer:
                     row_block[block.rows if partial else slice(offset, offset + nb)] = b
                     offset += nb
             keep_rows = self._safeguard(out, tasks, row_block, child, counts)
+            if enforcer is not None and creport is not None:
+                # the safeguards (tail coding, redrawn uniques) may move values: check again
+                tally = enforcer.new_tally()
+                tallies.append(tally)
+                self._enforce_release(enforcer, out, tasks, row_block, child, tally)
+                total_tally = {
+                    k: np.sum([t[k] for t in tallies], axis=0) for k in tally
+                }
+                tallies.clear()
+                creport.redrawn.append(tuple(int(v) for v in total_tally["redrawn"]))
+                creport.forced.append(tuple(int(v) for v in total_tally["forced"]))
+                creport.remaining.append(tuple(int(v) for v in total_tally["remaining"]))
             index = self.index_ if partial else pd.RangeIndex(total)
             if keep_rows is not None:
                 out = {c: a[keep_rows] for c, a in out.items()}
@@ -1430,6 +1574,7 @@ class Synthesizer:
             "rare_values": safeguards.rare_values,
             "safeguards": safeguards.totals(),
             "n_confidential": self.n_rows_,
+            "constraints": None if creport is None else creport.to_dict(),
             "schema": _public_schema(self.schema_, self.schema),
             "versions": {
                 "synthguard": synthguard.__version__,
@@ -1449,7 +1594,36 @@ class Synthesizer:
             diagnostics=diag,
             provenance=provenance,
             safeguards=safeguards,
+            constraints=creport,
         )
+
+    def _enforce_release(
+        self,
+        enforcer: ConstraintEnforcer,
+        out: dict[str, np.ndarray],
+        tasks: list[tuple[BlockModel, int, np.random.Generator]],
+        row_block: np.ndarray | None,
+        child: np.random.Generator,
+        tally: dict[str, np.ndarray],
+    ) -> None:
+        """Check every constraint on the implicate once more and redraw, then force, the
+        records breaking one (after the safeguards moved values), column by column in visit
+        order, each from its own block's model."""
+        schema = self.schema_.columns
+        rng: np.random.Generator | None = None
+        for target in self.visit_sequence_:
+            if target not in enforcer.by_target:
+                continue
+            everyone = np.arange(len(out[target]))
+            bad = np.flatnonzero(enforcer.broken(target, out, everyone).any(axis=1))
+            if not len(bad):
+                continue
+            if rng is None:
+                (rng,) = spawn(child, 1)
+            for b, rows in self._row_groups(bad, row_block):
+                cm = next(c for c in tasks[b][0].models if c.target == target)
+                enforcer.enforce(target, out, _ColumnRedraw(cm, out, schema), rng, tally,
+                                 idx=rows)
 
     def _policy(self) -> str:
         # synthesizers saved before the safeguards existed keep every record
@@ -1632,7 +1806,8 @@ class Synthesizer:
                     c: np.full(len(rows), v, dtype=self.fixed_arrays_[c].dtype)
                     for c, v in block.stratum.items()
                 }
-            drawn = draw_block(block, len(rows), fixed, schema, rng, smooth=smooth)
+            drawn = draw_block(block, len(rows), fixed, schema, rng, smooth=smooth,
+                               enforcer=getattr(self, "enforcer_", None))
             for c in self.visit_sequence_:
                 out[c][rows] = drawn[c]
 
