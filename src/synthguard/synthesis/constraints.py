@@ -88,7 +88,7 @@ class Constraint:
         cond = None if self.condition is None else _rename(self.condition, names)
         return cond, _rename(self.requirement, names)
 
-    def frame(self, data: Mapping[str, Any]) -> pd.DataFrame:
+    def frame(self, data: Mapping[str, Any] | pd.DataFrame) -> pd.DataFrame:
         """A frame of this constraint's columns, named by their identifiers."""
         names = self._names()
         return pd.DataFrame({names[c]: data[c] for c in self.columns}, copy=False)
@@ -98,11 +98,12 @@ class Constraint:
         :meth:`frame`)."""
         n = len(frame)
         cond, req = self.expressions()
-        present = ~frame.isna().to_numpy().any(axis=1) if frame.shape[1] else np.ones(n, bool)
-        applies = present.copy()
+        applies = np.asarray(~frame.isna().to_numpy().any(axis=1), dtype=bool)
+        if not frame.shape[1]:  # pragma: no cover - a constraint names a column
+            applies = np.ones(n, dtype=bool)
         if cond is not None:
             applies &= _eval(cond, frame, self.text)
-        breaks = applies & ~_eval(req, frame, self.text)
+        breaks: np.ndarray = applies & ~_eval(req, frame, self.text)
         return applies, breaks
 
 
@@ -120,7 +121,7 @@ def _eval(expr: str, frame: pd.DataFrame, text: str) -> np.ndarray:
     n = len(frame)
     try:
         out = pd.eval(
-            expr, engine="python", parser="pandas", resolvers=(frame,),
+            expr, engine="python", parser="pandas", resolvers=[_columns(frame)],
             local_dict={}, global_dict={},
         )
     except Exception as e:  # pandas raises many types; name the constraint, not the data
@@ -140,6 +141,11 @@ def _eval(expr: str, frame: pd.DataFrame, text: str) -> np.ndarray:
                 f"record; write comparisons such as 'income >= 0'"
             )
     return arr
+
+
+def _columns(frame: pd.DataFrame) -> dict[str, pd.Series]:
+    """The frame's columns as a mapping, for pandas.eval's resolvers."""
+    return {str(c): frame[c] for c in frame.columns}
 
 
 def _split_arrow(text: str) -> tuple[str | None, str]:
@@ -287,7 +293,7 @@ def _from_row(row: Mapping[str, Any], i: int) -> str:
     if not _blank(allowed) if not isinstance(allowed, list | tuple) else bool(allowed):
         values = (
             [a.strip() for a in allowed.split(";") if a.strip()]
-            if isinstance(allowed, str) else list(allowed)
+            if isinstance(allowed, str) else list(allowed or ())
         )
         parts.append(f"{name} in [{', '.join(_literal(v) for v in values)}]")
     if not parts:

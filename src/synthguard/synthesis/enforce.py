@@ -42,9 +42,10 @@ from typing import Any, Protocol
 import numpy as np
 import pandas as pd
 
+from synthguard._display import Summarized
 from synthguard.data.schema import ColumnSchema, Kind
 from synthguard.errors import ParameterError
-from synthguard.synthesis.constraints import Constraint
+from synthguard.synthesis.constraints import Constraint, _columns
 from synthguard.synthesis.encoding import postprocess_numeric
 
 __all__ = [
@@ -141,8 +142,8 @@ def _atoms(c: Constraint, target: str) -> list[_Atom]:
     return atoms
 
 
-@dataclass
-class ConstraintReport:
+@dataclass(frozen=True, eq=False)
+class ConstraintReport(Summarized):
     """What keeping the constraints did, per constraint and implicate.
 
     Attributes
@@ -394,7 +395,7 @@ class ConstraintEnforcer:
 
 def _values(expr: str, frame: pd.DataFrame, text: str, n: int) -> np.ndarray:
     try:
-        out = pd.eval(expr, engine="python", parser="pandas", resolvers=(frame,),
+        out = pd.eval(expr, engine="python", parser="pandas", resolvers=[_columns(frame)],
                       local_dict={}, global_dict={})
         arr = np.asarray(out, dtype=float)
     except Exception:
