@@ -72,6 +72,8 @@ def _write_outputs(result: Any, out: Path, prefix: str, diagnostics: bool, *, fo
             dropped=tuple(str(c) for c in result.provenance.get("left_out") or ()),
             columns=tuple(str(c) for c in result.implicates[0].columns),
             metadata=tuple(meta),
+            details={k: result.provenance[k] for k in ("constraints", "transforms")
+                     if result.provenance.get(k)},
         ))
     return [out / f for f in (*files, *meta)]
 
@@ -143,6 +145,19 @@ def _write_outputs(result: Any, out: Path, prefix: str, diagnostics: bool, *, fo
 @click.option("--radius", "risk_radius", default=0.2, show_default=True,
               type=click.FloatRange(min=0.0), help="Radius r of the ball y_i ± r|y_i| for "
               "--risk-weights.")
+@click.option("--constraints", "constraints_file", default=None,
+              type=click.Path(dir_okay=False, path_type=Path), metavar="FILE.yaml",
+              help="Rules every released record keeps (YAML list of \"<condition> -> "
+                   "<requirement>\" texts or a table file); broken draws are redrawn, then "
+                   "forced.")
+@click.option("--allow-violations", is_flag=True,
+              help="Accept constraints the data themselves break (refused otherwise).")
+@click.option("--max-redraws", "max_redraws", default=10, show_default=True,
+              type=click.IntRange(min=0), help="Redraws of a record breaking a constraint "
+              "before it is forced inside.")
+@click.option("--transform", "transforms", multiple=True, metavar="COL=NAME",
+              help="Transform a numeric column for its model (log, log1p, sqrt, boxcox, "
+                   "yeojohnson), inverted after drawing; repeat.")
 @click.option("--seed", default=None, type=click.IntRange(min=0),
               help="Random seed (the seed used is printed and saved either way).")
 @click.option("--jobs", "n_jobs", default=1, show_default=True, type=click.IntRange(min=1),
@@ -178,6 +193,10 @@ def synthesize_cmd(
     risk_keys: str | None,
     risk_target: str | None,
     risk_radius: float,
+    constraints_file: Path | None,
+    allow_violations: bool,
+    max_redraws: int,
+    transforms: tuple[str, ...],
     seed: int | None,
     n_jobs: int,
     prefix: str,
@@ -206,12 +225,15 @@ def synthesize_cmd(
       synthguard synthesize ce.csv --out syn/ --keep UrbanRural,Race,KidsCount \\
           --schema Race=categorical --schema UrbanRural=categorical
       synthguard synthesize survey.dta --out syn/ --strata region --m 3
+      synthguard synthesize adult.csv --out syn/ --constraints rules.yaml \\
+          --transform capital_gain=log1p
       synthguard synthesize ce.csv --out syn/ --keep UrbanRural,Race,KidsCount \\
           --method Income=bayes_norm --risk-weights pairwise --keys UrbanRural,Race \\
           --target Income --radius 0.2 --m 20
     """
     from synthguard.data.manifest import check_release_target
     from synthguard.synthesis import Synthesizer
+    from synthguard.synthesis.constraints import load_constraints
 
     check_release_target(out, force=force, inputs=[data])  # before the slow part
     df = read_table(data, **read_kw)
@@ -247,6 +269,10 @@ def synthesize_cmd(
         weights=weights,
         default_method=default_method,
         n_jobs=n_jobs,
+        constraints=None if constraints_file is None else load_constraints(constraints_file),
+        allow_violations=allow_violations,
+        max_redraws=max_redraws,
+        transforms=parse_pairs(transforms, "--transform") or None,
         random_state=seed,
     )
     syn.fit(df)

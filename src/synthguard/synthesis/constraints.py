@@ -39,11 +39,12 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from synthguard.errors import DataError, ParameterError
+from synthguard.errors import DataError, FileFormatError, ParameterError
 
 __all__ = [
     "Constraint",
     "check_constraints",
+    "load_constraints",
     "parse_constraints",
     "rounded_count",
 ]
@@ -404,3 +405,49 @@ def rounded_count(n: int, min_cell: int = 10) -> str:
     if 0 < n < min_cell:
         return f"fewer than {min_cell}"
     return f"{int(n):,}"
+
+
+def load_constraints(path: Any) -> list[Constraint]:
+    """Read constraints from a YAML file (a list of texts and/or table rows, or a mapping
+    with a ``constraints:`` list) or a table file (CSV, Parquet, ...: the columns
+    ``variable``, ``minimum``, ``maximum``, ``allowed``, ``condition``).
+
+    Raises
+    ------
+    FileFormatError
+        A file that cannot be read or holds something else.
+    ParameterError
+        A constraint that does not parse (see :func:`parse_constraints`).
+    """
+    from pathlib import Path
+
+    p = Path(path)
+    if not p.is_file():
+        raise FileFormatError(f"constraints file '{p.name}' does not exist; check the path")
+    if p.suffix.lower() in (".yaml", ".yml"):
+        import yaml
+
+        try:
+            spec = yaml.safe_load(p.read_text(encoding="utf-8"))
+        except yaml.YAMLError as e:
+            line = getattr(getattr(e, "problem_mark", None), "line", None)
+            where = f" (line {line + 1})" if line is not None else ""
+            raise FileFormatError(
+                f"constraints file '{p.name}' is not valid YAML{where}; write a list of "
+                f"constraints, one '- \"<condition> -> <requirement>\"' per line"
+            ) from None
+        if isinstance(spec, Mapping):
+            if set(spec) != {"constraints"}:
+                raise FileFormatError(
+                    f"constraints file '{p.name}': expected a list, or one key "
+                    f"'constraints:' holding the list"
+                )
+            spec = spec["constraints"]
+        if not isinstance(spec, list):
+            raise FileFormatError(
+                f"constraints file '{p.name}': expected a list of constraints"
+            )
+        return parse_constraints(spec)
+    from synthguard.data.io import read_table
+
+    return parse_constraints(read_table(p))

@@ -85,6 +85,8 @@ from synthguard.synthesis.safeguards import (
     tail_thresholds,
 )
 from synthguard.synthesis.visit_order import method_sources, propose_visit_sequence
+from synthguard.synthesis.start import resolve_start
+from synthguard.synthesis.transforms import ColumnTransform, fit_transform, resolve_transforms
 
 __all__ = ["Synthesizer", "draw_block", "fit_block", "synthesize"]
 
@@ -131,6 +133,7 @@ class _ColumnModel:
     predictors: list[str]
     value: _Part | None
     indicator: _Part | None = None  # numeric targets with missing values
+    transform: ColumnTransform | None = None  # applied to the target before fit
 
 
 @dataclass
@@ -150,6 +153,7 @@ class _ColumnSpec:
     predictors: list[str]
     method: SynthesisMethod
     indicator: SynthesisMethod | None
+    transform: ColumnTransform | None = None
 
 
 def _design_dtype(*methods: SynthesisMethod | None) -> Any:
@@ -286,8 +290,10 @@ def _fit_column(
         X = _select_rows(X, present)
         a = a[present]
         w_block = None if w_block is None else w_block[present]
+    if spec.transform is not None:  # the model sees the transformed values only
+        a = spec.transform.transform(a)
     value = _fit_part(spec.method, X, a, w_block, spec.target, r_value, kinds)
-    return _ColumnModel(spec.target, spec.predictors, value, indicator)
+    return _ColumnModel(spec.target, spec.predictors, value, indicator, spec.transform)
 
 
 def fit_block(
@@ -428,6 +434,8 @@ def draw_block(
     syn: dict[str, np.ndarray] = dict(fixed)
     crng: np.random.Generator | None = None
     for cm in block.models:
+        if cm.target in fixed:  # a start column: given, not drawn
+            continue
         syn[cm.target] = _draw_column(cm, syn, schema, n, rng, smooth)
         if enforcer is not None and cm.target in enforcer.by_target:
             if crng is None:  # redraws have their own stream: the first draw is unchanged
@@ -483,6 +491,9 @@ def _draw_column(
                 f"column '{cm.target}': method '{cm.value.method.name}' returned the wrong "
                 f"number of values; a method must return one value per row"
             )
+        transform = getattr(cm, "transform", None)
+        if transform is not None:
+            drawn = transform.inverse(drawn)
     full.clear()
     # allocated after the draw, so a large draw's temporaries and this array do not
     # coexist
@@ -740,6 +751,12 @@ class Synthesizer:
         that column's model up to ``max_redraws`` times, then forced inside
         (:mod:`synthguard.synthesis.enforce`); the counts are in ``result.constraints``.
         Constraints the confidential data break are refused (see ``allow_violations``).
+    transforms : dict, optional
+        Numeric column -> ``"log"``, ``"log1p"``, ``"sqrt"``, ``"boxcox"`` or
+        ``"yeojohnson"``: fitted on the confidential column, applied to the target of the
+        column's model before fit and inverted after each draw, so ``norm`` on a skewed,
+        positive income gives a positive, skewed income
+        (:mod:`synthguard.synthesis.transforms`).
     max_redraws : int, default 10
         Redraws of a record breaking a constraint before it is forced inside
         (:data:`~synthguard.synthesis.enforce.DEFAULT_MAX_REDRAWS`).
@@ -807,6 +824,7 @@ class Synthesizer:
         public_levels: Mapping[str, Sequence[Any]] | None = None,
         min_rows: int | None = None,
         constraints: Any = None,
+        transforms: Mapping[str, str] | None = None,
         max_redraws: int = DEFAULT_MAX_REDRAWS,
         allow_violations: bool = False,
         random_state: RandomState = None,
@@ -832,6 +850,7 @@ class Synthesizer:
         self.public_levels = public_levels
         self.min_rows = min_rows
         self.constraints = constraints
+        self.transforms = transforms
         self.max_redraws = max_redraws
         self.allow_violations = allow_violations
         self.random_state = random_state
@@ -961,6 +980,14 @@ class Synthesizer:
         enforcer = self._resolve_constraints(data, schema, visit, keep + strata)
         predictors = self._resolve_predictors(visit, keep, strata)
         specs = self._resolve_methods(visit, predictors, schema)
+        chosen = resolve_transforms(
+            self.transforms, {c: schema[c].is_numeric for c in visit}, visit
+        )
+        for sp in specs:
+            if sp.target in chosen:
+                sp.transform = fit_transform(
+                    sp.target, chosen[sp.target], to_working(data[sp.target], schema[sp.target])
+                )
         weights = self._resolve_weights(data, specs)
 
         needed = list(dict.fromkeys(
@@ -1072,6 +1099,7 @@ class Synthesizer:
                                      self.rare_values_, public, self.tail_thresholds_)
         self._unique_guard: UniqueGuard | None = None
         self.enforcer_ = enforcer
+        self.transforms_ = {sp.target: sp.transform for sp in specs if sp.transform is not None}
         return self
 
     def _resolve_constraints(
@@ -1387,6 +1415,8 @@ class Synthesizer:
         m: int | None = None,
         random_state: RandomState = None,
         *,
+        start: Any = None,
+        start_origin: Any = None,
         diagnostics: bool = True,
         progress: Callable[[int, int], None] | None = None,
     ) -> SyntheticData:
@@ -1401,6 +1431,15 @@ class Synthesizer:
             uses the ``i``-th child of the seed (``numpy`` ``spawn``), so implicates differ,
             the same seed gives the same implicates, and implicate ``i`` does not depend on
             ``m``.
+        start : DataFrame or release, optional
+            Start data (full synthesis without strata): the first columns of the visit
+            sequence, given instead of drawn; the other columns are drawn conditional on
+            them, and its row count sets ``n``. A release (e.g. a DP synthesizer's) with
+            ``m`` implicates starts implicate ``i`` from its ``i``-th, otherwise from its
+            first. See :mod:`synthguard.synthesis.start`.
+        start_origin : str or dict, optional
+            Where the start came from, recorded in the provenance (a DP release records its
+            method and budget by itself).
         diagnostics : bool, default True
             Compute the disclosure diagnostics of the synthesizer (``result.diagnostics``).
         progress : callable, optional
@@ -1418,11 +1457,18 @@ class Synthesizer:
         schema = self.schema_.columns
         sizes = np.array([len(b.rows) for b in self.blocks_], dtype=np.int64)
         partial = self.kind_ == "partial"
-        if partial or self.n_ is None:
+        begin = None
+        if start is not None:
+            begin = resolve_start(start, start_origin, schema, self.visit_sequence_, m_,
+                                  partial=partial, strata=self.strata_)
+            block_n = np.array([begin.n], dtype=np.int64)
+        elif partial or self.n_ is None:
             block_n = sizes
         else:
             block_n = _allocate(sizes, self.n_)
         total = int(block_n.sum())
+        self._start_columns = () if begin is None else begin.columns
+        current: dict[str, Any] = {}
 
         frames: list[pd.DataFrame] = []
         measured: list[dict[str, Any]] = []
@@ -1444,6 +1490,8 @@ class Synthesizer:
                     c: np.full(nb, v, dtype=self.fixed_arrays_[c].dtype)
                     for c, v in block.stratum.items()
                 }
+            if begin is not None:  # copied: the safeguards and constraints work in place
+                fixed.update({c: a.copy() for c, a in current["start"].items()})
             tally = None if enforcer is None else enforcer.new_tally()
             if tally is not None:
                 tallies.append(tally)
@@ -1455,6 +1503,8 @@ class Synthesizer:
             "found": [], "redrawn": [], "removed": [], "remaining": [], "coded": []
         }
         for i, child in enumerate(spawn(rng, m_)):
+            if begin is not None:
+                current["start"] = begin.for_implicate(i)
             # each stratum draws from its own child Generator: strata are independent tasks
             tasks = [
                 (block, int(nb), brng)
@@ -1566,6 +1616,9 @@ class Synthesizer:
             "dropped": list(getattr(self, "dropped_", [])),
             "n_strata": len(self.blocks_),
             "method_params": self.method_params_,
+            "transforms": {
+                c: t.to_dict() for c, t in getattr(self, "transforms_", {}).items()
+            },
             "missingness_methods": dict(self.missingness_methods_),
             "random_state": seed,
             "fit_random_state": getattr(self, "fit_seed_", None),
@@ -1575,6 +1628,9 @@ class Synthesizer:
             "safeguards": safeguards.totals(),
             "n_confidential": self.n_rows_,
             "constraints": None if creport is None else creport.to_dict(),
+            "start": None if begin is None else {
+                "columns": list(begin.columns), "n": begin.n, "origin": begin.origin,
+            },
             "schema": _public_schema(self.schema_, self.schema),
             "versions": {
                 "synthguard": synthguard.__version__,
@@ -1612,7 +1668,7 @@ class Synthesizer:
         schema = self.schema_.columns
         rng: np.random.Generator | None = None
         for target in self.visit_sequence_:
-            if target not in enforcer.by_target:
+            if target not in enforcer.by_target or target in self._start_columns:
                 continue
             everyone = np.arange(len(out[target]))
             bad = np.flatnonzero(enforcer.broken(target, out, everyone).any(axis=1))
@@ -1763,7 +1819,9 @@ class Synthesizer:
             for cm in tasks[b][0].models:
                 col = schema[cm.target]
                 part = cm.value
-                if not col.is_numeric or part is None:
+                # leaf bandwidths are on a transformed column's model scale: not smoothed
+                if not col.is_numeric or part is None or getattr(cm, "transform", None) \
+                        or cm.target in self._start_columns:
                     continue
                 method = part.method
                 if not _draws_from_leaves(method) or not callable(
@@ -1806,6 +1864,7 @@ class Synthesizer:
                     c: np.full(len(rows), v, dtype=self.fixed_arrays_[c].dtype)
                     for c, v in block.stratum.items()
                 }
+            fixed.update({c: out[c][rows] for c in self._start_columns})
             drawn = draw_block(block, len(rows), fixed, schema, rng, smooth=smooth,
                                enforcer=getattr(self, "enforcer_", None))
             for c in self.visit_sequence_:
