@@ -30,6 +30,9 @@ from synthguard.data.implicates import as_implicates, release_kind
 from synthguard.data.schema import Schema, infer_schema
 from synthguard.errors import DataError, ParameterError, SynthguardWarning
 from synthguard.report.attacks import run_attacks
+from synthguard.report.constraints_check import DEFAULT_LIMIT as CONSTRAINT_LIMIT
+from synthguard.report.constraints_check import METRIC as CONSTRAINT_METRIC
+from synthguard.report.constraints_check import evaluate_constraints
 from synthguard.report.metrics import METRICS, extract_metric
 from synthguard.report.safety import safe_error
 from synthguard.report.thresholds import (
@@ -174,6 +177,7 @@ class Evaluation(Summarized):
     implicates: Mapping[str, list[pd.DataFrame]] = field(repr=False, compare=False)
     #: sdcMicro's risk block and the domain estimates (:mod:`synthguard.report.survey_blocks`)
     survey: Any = field(default=None, repr=False, compare=False)
+    constraints: Any = field(default=None, repr=False, compare=False)
 
     def __getitem__(self, name: str) -> ReleaseEvaluation:
         try:
@@ -406,6 +410,7 @@ def evaluate(
     clusters: str | None = None,
     attacks: bool = False,
     n_attacks: int = 500,
+    constraints: Any = None,
 ) -> Evaluation:
     """Evaluate the utility and disclosure risk of several releases of ``conf``.
 
@@ -428,6 +433,10 @@ def evaluate(
         :data:`~synthguard.report.thresholds.DEFAULT_THRESHOLDS` (no replicated unique in a
         synthetic release, DiSCO <= 15%); a rule named here replaces the default for its
         metric.
+    constraints : rules every record should keep (texts or a table, as
+        :func:`synthguard.synthesis.check_constraints`): checked on the data and on every
+        implicate; each release gets ``constraint_violations`` and, by default, a threshold
+        of 0 (:mod:`synthguard.report.constraints_check`).
     default_thresholds : apply the documented default thresholds (True, the default). False
         judges the release by ``thresholds`` alone; say so to the board.
     radius : relative radius r of the identification ball y_i ± r·|y_i| (paper, eq. 1).
@@ -523,6 +532,9 @@ def evaluate(
         )
     defaults = {**DEFAULT_THRESHOLDS, **(ATTACK_THRESHOLDS if attacks else {})}
     merged = {**defaults, **user} if default_thresholds else user
+    checked = evaluate_constraints(conf, {}, constraints)  # validates them before any work
+    if checked is not None and default_thresholds and CONSTRAINT_METRIC not in user:
+        merged = {**merged, CONSTRAINT_METRIC: CONSTRAINT_LIMIT}
     parsed = parse_thresholds(merged or None)
     # a default that judges synthetic releases only is not applicable to protected ones,
     # unless the caller named it
@@ -558,6 +570,8 @@ def evaluate(
             raise DataError(f"release '{name}' shares no column with the confidential data")
         impl_map[str(name)] = impl
 
+    if checked is not None:
+        checked = evaluate_constraints(conf, impl_map, constraints)
     total = len(releases) + 1
     data_risk: np.ndarray | None = None
     data_risk_error: str | None = None
@@ -695,6 +709,8 @@ def evaluate(
                                      schema_.subset(common), child_rngs[i]))
         except Exception as e:
             errors["workload error"] = safe_error(e)
+        if checked is not None:
+            metrics[CONSTRAINT_METRIC] = checked.violations(name)
         if record_risk is not None:
             metrics["mean_identification_risk"] = float(np.mean(record_risk))
             metrics["max_identification_risk"] = float(np.max(record_risk))
@@ -755,4 +771,5 @@ def evaluate(
         holdout=holdout,
         implicates=impl_map,
         survey=survey,
+        constraints=checked,
     )

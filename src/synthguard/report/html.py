@@ -24,6 +24,7 @@ import pandas as pd
 
 from synthguard.report import figures as F
 from synthguard.report.attacks import attacks_table, safeguards_table
+from synthguard.report.constraints_check import constraint_table
 from synthguard.report.evaluate import Evaluation
 from synthguard.report.metrics import METRICS
 from synthguard.report.narrative import glossary, release_story, verdict_line
@@ -421,6 +422,8 @@ def build_report(
         disclosure=disclosure_table(ev, redactor),
         attacks=attacks_table(ev, redactor),
         safeguards=safeguards_table(ev),
+        constraints=constraint_table(getattr(ev, "constraints", None),
+                                     count if is_dp else redactor.count, redactor.text),
         figs_util=figs_util,
         figs_var=figs_var,
         figs_risk=figs_risk,

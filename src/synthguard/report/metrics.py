@@ -252,6 +252,11 @@ METRICS: dict[str, Metric] = {
             "Raab, Nowok & Dibben)",
         ),
         Metric(
+            "constraint_violations", "constraint violations", "risk", "min", 0.0, None, (),
+            "records breaking a constraint every record should keep, in the worst implicate "
+            "(synthguard.report.constraints_check; a release must have none)",
+        ),
+        Metric(
             "closer_to_data", "closer to data", "risk", "min", 0.0, 1.0,
             path("distance.share_closer_to_conf"),
             "share of released records closer to the training data than to the holdout; about "

@@ -1,0 +1,98 @@
+"""Constraints in the evaluation and the report: records of the data and of each release
+that break a rule every record should keep.
+
+``evaluate(..., constraints=[...])`` checks every constraint
+(:func:`synthguard.synthesis.check_constraints`) on the confidential data and on every
+implicate of every release. Each release gets the headline metric ``constraint_violations``
+(the largest number of broken (record, constraint) pairs over its implicates), and a
+**default threshold of zero** judges it: one impossible record in a release fails it, as a
+board that finds one stops trusting the file. The report shows the table: per constraint,
+the confidential records it applies to and breaks (printed as the report prints counts of
+confidential records) and, per release, the records breaking it in its worst implicate.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import pandas as pd
+
+from synthguard.synthesis.constraints import check_constraints, parse_constraints
+
+__all__ = ["ConstraintEvaluation", "constraint_table", "evaluate_constraints"]
+
+#: The metric name and its default threshold (no violation in a release).
+METRIC = "constraint_violations"
+DEFAULT_LIMIT = 0.0
+
+
+@dataclass(frozen=True)
+class ConstraintEvaluation:
+    """Constraint checks of the data and of each release.
+
+    Attributes
+    ----------
+    constraints : the constraints' texts.
+    data : :func:`check_constraints` of the confidential data (applies_to, violations,
+        share per constraint).
+    releases : release -> DataFrame, one row per constraint, one column per implicate
+        (1..m), the records breaking it.
+    """
+
+    constraints: tuple[str, ...]
+    data: pd.DataFrame
+    releases: Mapping[str, pd.DataFrame]
+
+    def violations(self, release: str) -> float | None:
+        """The metric: the largest total of broken (record, constraint) pairs over the
+        release's implicates (None when the release could not be checked)."""
+        t = self.releases.get(release)
+        if t is None or t.empty:
+            return None
+        return float(t.sum(axis=0).max())
+
+
+def evaluate_constraints(
+    conf: pd.DataFrame, implicates: Mapping[str, Sequence[pd.DataFrame]], constraints: Any
+) -> ConstraintEvaluation | None:
+    """Check ``constraints`` on the data and on each release's implicates (None: no
+    constraints). A release lacking a column a constraint names is not checked for it
+    (its row is left out of that release's table)."""
+    parsed = parse_constraints(constraints, list(conf.columns))
+    if not parsed:
+        return None
+    data = check_constraints(conf, parsed)
+    out: dict[str, pd.DataFrame] = {}
+    for name, impl in implicates.items():
+        usable = [c for c in parsed if all(all(k in df.columns for k in c.columns)
+                                            for df in impl)]
+        cols = {i: check_constraints(df, usable)["violations"] if usable else pd.Series(
+            dtype="int64") for i, df in enumerate(impl, start=1)}
+        out[str(name)] = pd.DataFrame(cols)
+    return ConstraintEvaluation(tuple(c.text for c in parsed), data, out)
+
+
+def constraint_table(
+    result: ConstraintEvaluation | None,
+    count: Callable[[int], str],
+    label: Callable[[str], str],
+) -> dict[str, Any] | None:
+    """The report's table: per constraint, the data's records it applies to and breaks
+    (``count``: the report's rule for counts of confidential records) and each release's
+    violations in its worst implicate. ``label`` redacts rare levels named in a rule."""
+    if result is None:
+        return None
+    names = list(result.releases)
+    rows = []
+    for text in result.constraints:
+        applies = int(result.data["applies_to"].to_dict()[text])
+        breaks = int(result.data["violations"].to_dict()[text])
+        cells = [count(applies), count(breaks)]
+        for n in names:
+            t = result.releases[n]
+            worst = int(t.loc[text].to_numpy().max()) if text in t.index else None
+            cells.append("–" if worst is None else f"{worst:,}")
+        rows.append({"constraint": label(text), "cells": cells})
+    return {"header": ["data: applies to", "data: breaks", *names], "rows": rows}
