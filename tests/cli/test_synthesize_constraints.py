@@ -88,3 +88,15 @@ def test_bad_constraints_exit_2_named_in_one_line(conf_csv, tmp_path, content, e
     assert not out.exists() or not any(out.iterdir())
     # never a data value
     assert not any(f"{v:.2f}" in res.output for v in df["income"].head(50))
+
+
+def test_evaluate_fails_a_release_that_breaks_a_constraint(conf_csv, tmp_path):
+    path, df = conf_csv
+    rules = tmp_path / "rules.yaml"
+    rules.write_text('- "rel == \'husband\' -> sex == \'m\'"\n')
+    bad = df.copy()
+    bad.loc[:2, ["rel", "sex"]] = ["husband", "f"]
+    bad.to_csv(tmp_path / "bad.csv", index=False)
+    res = _invoke(["evaluate", path, tmp_path / "bad.csv", "--keys", "rel,sex", "--target",
+                   "income", "--constraints", rules, "--seed", 1, "--quiet"])
+    assert res.exit_code == 1, res.output

@@ -168,6 +168,15 @@ def exit_with_verdict(ev: Any) -> None:
         sys.exit(EXIT_NOT_COMPUTED)
 
 
+def _constraints(path: str | None) -> Any:
+    """Constraints read from ``--constraints`` (None without it)."""
+    if path is None:
+        return None
+    from synthguard.synthesis.constraints import load_constraints
+
+    return load_constraints(path)
+
+
 @click.command("evaluate")
 @click.argument("conf", type=click.Path(exists=True, dir_okay=False))
 @click.argument("releases", nargs=-1, required=True, type=click.Path(exists=True))
@@ -187,6 +196,10 @@ def exit_with_verdict(ev: Any) -> None:
 @click.option("--no-default-thresholds", "no_defaults", is_flag=True,
               help="Judge by the --threshold rules alone, without the default thresholds.")
 @click.option("--schema", "schema", multiple=True, help="COLUMN=KIND override (repeatable).")
+@click.option("--constraints", "constraints_file", default=None, metavar="FILE.yaml",
+              type=click.Path(dir_okay=False),
+              help="Rules every record should keep (as synthesize --constraints): checked on "
+                   "the data and every release; a release breaking one fails (default 0).")
 @click.option("--kind", "kinds", multiple=True,
               help="RELEASE=partial|full|protected. Default: the kind in the release folder's "
                    "synthguard_manifest.json; without a manifest, full (a release is fully "
@@ -235,7 +248,7 @@ def evaluate_cmd(conf: str, read_kw: dict[str, Any], releases: tuple[str, ...], 
                  quiet: bool, by: tuple[str, ...] = (), weights: str | None = None,
                  strata: str | None = None, clusters: str | None = None,
                  attacks: bool = False, n_attacks: int = 500,
-                 drop: tuple[str, ...] = ()) -> None:
+                 drop: tuple[str, ...] = (), constraints_file: str | None = None) -> None:
     """Evaluate the utility and disclosure risk of RELEASES against the confidential file CONF
     and print the comparison table. A release is a data file, a release folder (as written by
     synthesize, protect, dp synthesize and run: its synthguard_manifest.json lists the
@@ -319,6 +332,7 @@ def evaluate_cmd(conf: str, read_kw: dict[str, Any], releases: tuple[str, ...], 
                 kinds=kind_map, max_distance_records=max_distance_records or None,
                 default_thresholds=not no_defaults, by=_split(by) or None, weights=weights,
                 strata=strata, clusters=clusters, attacks=attacks, n_attacks=n_attacks,
+                constraints=_constraints(constraints_file),
             )
         echo(ev.summary())
         if ev.survey is not None and (by or weights):

@@ -41,10 +41,16 @@ def _fit_sample(model: Any, data: pd.DataFrame) -> Any:
 
 
 def _synthesis(spec: ReleaseSpec, data: pd.DataFrame, schema: Schema, plan: Plan,
-               rng: np.random.Generator, ledger: Any) -> Any:
+               rng: np.random.Generator, ledger: Any,
+               made: Mapping[str, Any] | None = None) -> Any:
     cls = resolve_maker("synthesis", spec.params)
-    model = cls(**dict(spec.params), schema=schema, random_state=rng)
-    return _fit_sample(model, data)
+    params = dict(spec.params)
+    start = params.pop("start", None)
+    model = cls(**params, schema=schema, random_state=rng)
+    if start is None:
+        return _fit_sample(model, data)
+    # the start: an earlier release of the plan (e.g. a DP synthesis of the key variables)
+    return model.fit(data).sample(start=(made or {})[start], start_origin={"release": start})
 
 
 def _risk_weighted(spec: ReleaseSpec, data: pd.DataFrame, schema: Schema, plan: Plan,
@@ -132,11 +138,15 @@ def make_release(
     plan: Plan,
     rng: np.random.Generator,
     ledger: Any = None,
+    made: Mapping[str, Any] | None = None,
 ) -> Any:
-    """Make the release ``spec`` describes from the confidential ``data``."""
+    """Make the release ``spec`` describes from the confidential ``data`` (``made``: the
+    plan's releases made before it, for a synthesis ``start:``)."""
     maker = _MAKERS.get(spec.method)
     if maker is None:  # pragma: no cover - the plan validated the method
         raise ParameterError(f"release '{spec.name}': unknown method '{spec.method}'")
+    if spec.method == "synthesis":
+        return _synthesis(spec, data, schema, plan, rng, ledger, made or {})
     return maker(spec, data, schema, plan, rng, ledger)
 
 

@@ -339,7 +339,7 @@ def _make_and_write(plan: Plan, train: pd.DataFrame, holdout: pd.DataFrame | Non
         try:
             with warnings.catch_warnings(record=True) as caught:
                 warnings.simplefilter("always", SynthguardWarning)
-                release = make_release(spec, train, schema, plan, mrng, ledger)
+                release = make_release(spec, train, schema, plan, mrng, ledger, releases)
         except SynthguardError as e:
             raise PlanError(f"{plan.where('releases.' + spec.name)}: release '{spec.name}' "
                             f"could not be made: {e}") from e
@@ -370,6 +370,7 @@ def _make_and_write(plan: Plan, train: pd.DataFrame, holdout: pd.DataFrame | Non
         radius=plan.radius, schema=schema, random_state=eval_rng, kinds=kinds,
         max_distance_records=plan.max_distance_records,
         default_thresholds=plan.default_thresholds, attacks=plan.attacks,
+        constraints=plan.constraints,
     )
     timings["evaluate"] = time.perf_counter() - t
     tick("evaluate")

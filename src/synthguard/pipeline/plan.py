@@ -37,6 +37,11 @@ Release methods: ``synthesis`` (:class:`synthguard.synthesis.Synthesizer`),
 (``steps`` of :mod:`synthguard.sdc` functions) and ``dp`` (a synthesizer of
 :mod:`synthguard.dp`, named by ``synthesizer``, charging the plan's ledger). Their
 parameters are checked against the signatures of the classes and functions they call.
+A ``synthesis`` release also takes ``constraints:``, ``transforms:`` and ``start:`` (the
+name of a release listed before it, e.g. a ``dp`` release of the key variables, whose
+implicates start the synthesis; see :mod:`synthguard.synthesis.start`);
+``evaluation.constraints`` checks rules on the data and every release (a release breaking
+one fails; :mod:`synthguard.report.constraints_check`).
 
 Every problem found is reported at once in one :class:`~synthguard.errors.PlanError`,
 each line as ``plan.yaml, line 12, releases.synthetic.m: expected ...``.
@@ -62,7 +67,7 @@ from synthguard.dp.synthesizers import (
     MSTSynthesizer,
     StratifiedSynthesizer,
 )
-from synthguard.errors import PlanError
+from synthguard.errors import ParameterError, PlanError
 from synthguard.report.metrics import METRICS
 from synthguard.synthesis import Synthesizer
 
@@ -73,7 +78,7 @@ Path_ = tuple[Any, ...]
 TOP_KEYS = ("data", "seed", "output", "holdout", "privacy", "releases", "evaluation", "report")
 DATA_KEYS = ("path", "dataset", "schema", "columns", "read_options")
 EVAL_KEYS = ("keys", "targets", "radius", "formulas", "thresholds", "default_thresholds",
-             "max_distance_records", "attacks")
+             "max_distance_records", "attacks", "constraints")
 REPORT_KEYS = ("title", "min_cell", "file")
 PRIVACY_KEYS = ("epsilon", "delta")
 
@@ -126,6 +131,7 @@ class Plan:
     default_thresholds: bool = True
     max_distance_records: int | None = 10_000
     attacks: bool = False
+    constraints: Any = None
     epsilon: float | None = None
     delta: float = 0.0
     title: str = "synthguard risk–utility report"
@@ -290,7 +296,8 @@ def _check_release(name: str, spec: Any, p: _Problems) -> ReleaseSpec | None:
             p.add((*base, "method"), str(e))
             return None
         accepted, var = _accepted(maker)
-        skip = {"synthesizer", "epsilon", "delta"} if method == "dp" else set()
+        skip = {"synthesizer", "epsilon", "delta"} if method == "dp" else (
+            {"start"} if method == "synthesis" else set())
         for k in params:
             if k in reserved or k in skip or var:
                 continue
@@ -482,6 +489,10 @@ def parse_plan(
                 continue
             s = _check_release(str(name), spec, p)
             if s is not None:
+                start = s.params.get("start") if s.method == "synthesis" else None
+                if start is not None and start not in {x.name for x in specs}:
+                    p.add(("releases", str(name), "start"), "expected the name of a release "
+                          "listed before this one (its implicates start the synthesis)")
                 specs.append(s)
     if any(s.method == "dp" for s in specs):
         if epsilon is None:
@@ -528,6 +539,14 @@ def parse_plan(
         elif not (_is_number(v) or (isinstance(v, Mapping) and v and set(v) <= {"max", "min"}
                                     and all(_is_number(x) for x in v.values()))):
             p.add(("evaluation", "thresholds", k), "expected a number or {max: x} / {min: x}")
+    constraints = ev.get("constraints")
+    try:
+        from synthguard.synthesis.constraints import parse_constraints
+
+        parse_constraints(constraints)
+    except ParameterError as e:
+        p.add(("evaluation", "constraints"), str(e))
+        constraints = None
     default_thresholds = ev.get("default_thresholds", True)
     if not isinstance(default_thresholds, bool):
         p.add(("evaluation", "default_thresholds"),
@@ -567,6 +586,7 @@ def parse_plan(
         formulas=tuple(formulas), thresholds=dict(thresholds),
         default_thresholds=default_thresholds, max_distance_records=max_distance,
         attacks=attacks,
+        constraints=constraints,
         epsilon=None if epsilon is None else float(epsilon), delta=float(delta),
         title=str(title), min_cell=int(min_cell), report_file=report_file, text=text,
         source=source,
