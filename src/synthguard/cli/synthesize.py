@@ -72,7 +72,8 @@ def _write_outputs(result: Any, out: Path, prefix: str, diagnostics: bool, *, fo
             dropped=tuple(str(c) for c in result.provenance.get("left_out") or ()),
             columns=tuple(str(c) for c in result.implicates[0].columns),
             metadata=tuple(meta),
-            details={k: result.provenance[k] for k in ("constraints", "transforms")
+            details={k: result.provenance[k] for k in ("constraints", "transforms", "noise",
+                                                       "start")
                      if result.provenance.get(k)},
         ))
     return [out / f for f in (*files, *meta)]

@@ -73,6 +73,7 @@ from synthguard.synthesis.methods.base import SynthesisMethod, fit_method
 from synthguard.synthesis.methods.columns import predictor_frame, reads_columns
 from synthguard.synthesis.methods.loglinear import link_blocks
 from synthguard.synthesis.rare_values import RareGuard, declared_levels
+from synthguard.synthesis.noise import KernelNoise, resolve_noise
 from synthguard.synthesis.registry import get_method, make_method
 from synthguard.synthesis.result import SyntheticData
 from synthguard.synthesis.safeguards import (
@@ -134,6 +135,7 @@ class _ColumnModel:
     value: _Part | None
     indicator: _Part | None = None  # numeric targets with missing values
     transform: ColumnTransform | None = None  # applied to the target before fit
+    noise: KernelNoise | None = None  # added to every draw
 
 
 @dataclass
@@ -154,6 +156,7 @@ class _ColumnSpec:
     method: SynthesisMethod
     indicator: SynthesisMethod | None
     transform: ColumnTransform | None = None
+    noise: KernelNoise | None = None
 
 
 def _design_dtype(*methods: SynthesisMethod | None) -> Any:
@@ -293,7 +296,8 @@ def _fit_column(
     if spec.transform is not None:  # the model sees the transformed values only
         a = spec.transform.transform(a)
     value = _fit_part(spec.method, X, a, w_block, spec.target, r_value, kinds)
-    return _ColumnModel(spec.target, spec.predictors, value, indicator, spec.transform)
+    return _ColumnModel(spec.target, spec.predictors, value, indicator, spec.transform,
+                        spec.noise)
 
 
 def fit_block(
@@ -494,6 +498,9 @@ def _draw_column(
         transform = getattr(cm, "transform", None)
         if transform is not None:
             drawn = transform.inverse(drawn)
+        noise = getattr(cm, "noise", None)
+        if noise is not None:
+            drawn = noise.apply(drawn, rng)
     full.clear()
     # allocated after the draw, so a large draw's temporaries and this array do not
     # coexist
@@ -757,6 +764,11 @@ class Synthesizer:
         column's model before fit and inverted after each draw, so ``norm`` on a skewed,
         positive income gives a positive, skewed income
         (:mod:`synthguard.synthesis.transforms`).
+    noise : dict, optional
+        Numeric column -> ``"kernel"`` or ``{"kind": "kernel", "ntiles": 10, "bandwidth":
+        1.0}``: Gaussian kernel noise added to each draw with a Silverman bandwidth set within
+        n-tiles of the drawn values (:mod:`synthguard.synthesis.noise`); recorded in the
+        provenance.
     max_redraws : int, default 10
         Redraws of a record breaking a constraint before it is forced inside
         (:data:`~synthguard.synthesis.enforce.DEFAULT_MAX_REDRAWS`).
@@ -825,6 +837,7 @@ class Synthesizer:
         min_rows: int | None = None,
         constraints: Any = None,
         transforms: Mapping[str, str] | None = None,
+        noise: Mapping[str, Any] | None = None,
         max_redraws: int = DEFAULT_MAX_REDRAWS,
         allow_violations: bool = False,
         random_state: RandomState = None,
@@ -851,6 +864,7 @@ class Synthesizer:
         self.min_rows = min_rows
         self.constraints = constraints
         self.transforms = transforms
+        self.noise = noise
         self.max_redraws = max_redraws
         self.allow_violations = allow_violations
         self.random_state = random_state
@@ -983,11 +997,13 @@ class Synthesizer:
         chosen = resolve_transforms(
             self.transforms, {c: schema[c].is_numeric for c in visit}, visit
         )
+        noises = resolve_noise(self.noise, {c: schema[c].is_numeric for c in visit}, visit)
         for sp in specs:
             if sp.target in chosen:
                 sp.transform = fit_transform(
                     sp.target, chosen[sp.target], to_working(data[sp.target], schema[sp.target])
                 )
+            sp.noise = noises.get(sp.target)
         weights = self._resolve_weights(data, specs)
 
         needed = list(dict.fromkeys(
@@ -1100,6 +1116,7 @@ class Synthesizer:
         self._unique_guard: UniqueGuard | None = None
         self.enforcer_ = enforcer
         self.transforms_ = {sp.target: sp.transform for sp in specs if sp.transform is not None}
+        self.noise_ = {sp.target: sp.noise for sp in specs if sp.noise is not None}
         return self
 
     def _resolve_constraints(
@@ -1619,6 +1636,7 @@ class Synthesizer:
             "transforms": {
                 c: t.to_dict() for c, t in getattr(self, "transforms_", {}).items()
             },
+            "noise": {c: z.to_dict() for c, z in getattr(self, "noise_", {}).items()},
             "missingness_methods": dict(self.missingness_methods_),
             "random_state": seed,
             "fit_random_state": getattr(self, "fit_seed_", None),
