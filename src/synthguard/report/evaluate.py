@@ -717,6 +717,8 @@ def evaluate(
         undefined = _undefined(kind, impl, conf, holdout)
         if kind == "protected":
             undefined = undefined | synthetic_only
+        if checked is not None and metrics.get(CONSTRAINT_METRIC) is None:
+            undefined = undefined | {CONSTRAINT_METRIC}  # it lacks every constrained column
         checks = check_thresholds(parsed, metrics, undefined)
         results[name] = ReleaseEvaluation(
             name=name,

@@ -252,7 +252,8 @@ METRICS: dict[str, Metric] = {
             "Raab, Nowok & Dibben)",
         ),
         Metric(
-            "constraint_violations", "constraint violations", "risk", "min", 0.0, None, (),
+            "constraint_violations", "constraint violations", "risk", "min", 0.0, None,
+            ("constraint_violations",),
             "records breaking a constraint every record should keep, in the worst implicate "
             "(synthguard.report.constraints_check; a release must have none)",
         ),
