@@ -72,8 +72,8 @@ from synthguard.synthesis.enforce import (
 from synthguard.synthesis.methods.base import SynthesisMethod, fit_method
 from synthguard.synthesis.methods.columns import predictor_frame, reads_columns
 from synthguard.synthesis.methods.loglinear import link_blocks
-from synthguard.synthesis.rare_values import RareGuard, declared_levels
 from synthguard.synthesis.noise import KernelNoise, resolve_noise
+from synthguard.synthesis.rare_values import RareGuard, declared_levels
 from synthguard.synthesis.registry import get_method, make_method
 from synthguard.synthesis.result import SyntheticData
 from synthguard.synthesis.safeguards import (
@@ -85,9 +85,9 @@ from synthguard.synthesis.safeguards import (
     check_safeguard_params,
     tail_thresholds,
 )
-from synthguard.synthesis.visit_order import method_sources, propose_visit_sequence
 from synthguard.synthesis.start import resolve_start
 from synthguard.synthesis.transforms import ColumnTransform, fit_transform, resolve_transforms
+from synthguard.synthesis.visit_order import method_sources, propose_visit_sequence
 
 __all__ = ["Synthesizer", "draw_block", "fit_block", "synthesize"]
 
