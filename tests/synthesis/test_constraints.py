@@ -161,7 +161,7 @@ def test_rows_that_break_no_rule_are_drawn_as_without_constraints(tempting) -> N
     rules = ["rel == 'husband' -> sex == 'm'"]
     kw = dict(methods={c: "sample" for c in ("rel", "sex", "x")},
               visit_sequence=["rel", "sex", "x"],
-              replicated_uniques="keep", extremes=0)
+              replicated_uniques="keep", extremes=0, rare_values=0)
     plain = Synthesizer(**kw, random_state=9).fit(tempting).sample().implicates[0]
     res = Synthesizer(**kw, constraints=rules, random_state=9).fit(tempting).sample()
     kept = res.implicates[0]
@@ -206,7 +206,7 @@ def test_forced_levels_follow_the_model_among_allowed_levels() -> None:
 
 def test_forced_numbers_take_the_nearest_allowed_value(tempting) -> None:
     kw = dict(methods={c: "sample" for c in ("x", "y", "z")}, visit_sequence=["x", "y", "z"],
-              replicated_uniques="keep", extremes=0)
+              replicated_uniques="keep", extremes=0, rare_values=0)
     plain = Synthesizer(**kw, random_state=3).fit(tempting).sample().implicates[0]
     res = Synthesizer(**kw, random_state=3, max_redraws=0,
                       constraints=["z <= x", "x > 0 -> y == 0"]).fit(tempting).sample()
