@@ -253,7 +253,7 @@ METRICS: dict[str, Metric] = {
         ),
         Metric(
             "constraint_violations", "constraint violations", "risk", "min", 0.0, None,
-            ("constraint_violations",),
+            computed_by_evaluate,
             "records breaking a constraint every record should keep, in the worst implicate "
             "(synthguard.report.constraints_check; a release must have none)",
         ),
