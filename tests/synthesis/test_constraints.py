@@ -8,8 +8,8 @@ import pytest
 from scipy import stats
 
 from synthguard import Synthesizer
+from synthguard.data.constraints import check_constraints, parse_constraints
 from synthguard.errors import DataError, ParameterError
-from synthguard.synthesis.constraints import check_constraints, parse_constraints
 from synthguard.synthesis.enforce import DEFAULT_MAX_REDRAWS
 
 # ----------------------------------------------------------------------------- parsing

@@ -172,7 +172,7 @@ def _constraints(path: str | None) -> Any:
     """Constraints read from ``--constraints`` (None without it)."""
     if path is None:
         return None
-    from synthguard.synthesis.constraints import load_constraints
+    from synthguard.data.constraints import load_constraints
 
     return load_constraints(path)
 

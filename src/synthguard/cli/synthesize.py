@@ -232,9 +232,9 @@ def synthesize_cmd(
           --method Income=bayes_norm --risk-weights pairwise --keys UrbanRural,Race \\
           --target Income --radius 0.2 --m 20
     """
+    from synthguard.data.constraints import load_constraints
     from synthguard.data.manifest import check_release_target
     from synthguard.synthesis import Synthesizer
-    from synthguard.synthesis.constraints import load_constraints
 
     check_release_target(out, force=force, inputs=[data])  # before the slow part
     df = read_table(data, **read_kw)

@@ -541,7 +541,7 @@ def parse_plan(
             p.add(("evaluation", "thresholds", k), "expected a number or {max: x} / {min: x}")
     constraints = ev.get("constraints")
     try:
-        from synthguard.synthesis.constraints import parse_constraints
+        from synthguard.data.constraints import parse_constraints
 
         parse_constraints(constraints)
     except ParameterError as e:

@@ -19,7 +19,7 @@ from typing import Any
 
 import pandas as pd
 
-from synthguard.synthesis.constraints import check_constraints, parse_constraints
+from synthguard.data.constraints import check_constraints, parse_constraints
 
 __all__ = ["ConstraintEvaluation", "constraint_table", "evaluate_constraints"]
 

@@ -3,7 +3,7 @@
 >>> from synthguard.synthesis import Synthesizer, synthesize, available_methods
 """
 
-from synthguard.synthesis.constraints import Constraint, check_constraints, parse_constraints
+from synthguard.data.constraints import Constraint, check_constraints, parse_constraints
 from synthguard.synthesis.diagnostics import SynthesisDiagnostics, replicated_share
 from synthguard.synthesis.enforce import ConstraintReport
 from synthguard.synthesis.methods.base import SynthesisMethod, check_weights

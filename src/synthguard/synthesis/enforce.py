@@ -1,6 +1,6 @@
 """Keeping constraints while drawing: check, redraw, then force.
 
-A constraint (:mod:`synthguard.synthesis.constraints`) is **completed** by the last of its
+A constraint (:mod:`synthguard.data.constraints`) is **completed** by the last of its
 columns in the visit sequence. When the sequential synthesizer has drawn a column, every
 constraint that column completes is checked on the drawn records; as in the Urban
 Institute's tidysynthesis (constraints on each variable, conditional on earlier ones):
@@ -43,9 +43,9 @@ import numpy as np
 import pandas as pd
 
 from synthguard._display import Summarized
+from synthguard.data.constraints import Constraint, _columns
 from synthguard.data.schema import ColumnSchema, Kind
 from synthguard.errors import ParameterError
-from synthguard.synthesis.constraints import Constraint, _columns
 from synthguard.synthesis.encoding import postprocess_numeric
 
 __all__ = [

@@ -36,6 +36,7 @@ import numpy as np
 import pandas as pd
 
 from synthguard._random import RandomState, fit_generator, resolve_seed, spawn
+from synthguard.data.constraints import check_constraints, parse_constraints, rounded_count
 from synthguard.data.schema import (
     ColumnSchema,
     Kind,
@@ -51,7 +52,6 @@ from synthguard.errors import (
     ParameterError,
     SynthguardError,
 )
-from synthguard.synthesis.constraints import check_constraints, parse_constraints, rounded_count
 from synthguard.synthesis.diagnostics import ConfidentialFingerprint, leaf_summary
 from synthguard.synthesis.encoding import (
     codes_from_target,
@@ -753,7 +753,7 @@ class Synthesizer:
         <requirement>"`` in :func:`pandas.eval`'s language (``"relationship == 'Husband' ->
         sex == 'Male'"``, ``"income >= 0"``, ``"expenditure <= income"``), or table rows
         (``variable``, ``minimum``, ``maximum``, ``allowed``, ``condition``); see
-        :mod:`synthguard.synthesis.constraints`. When the column that completes a constraint
+        :mod:`synthguard.data.constraints`. When the column that completes a constraint
         (its last in the visit sequence) is drawn, records breaking it are drawn again from
         that column's model up to ``max_redraws`` times, then forced inside
         (:mod:`synthguard.synthesis.enforce`); the counts are in ``result.constraints``.
