@@ -152,11 +152,12 @@ class DPSynthesizer(ABC):
         cols = list(self.columns) if self.columns is not None else [
             *dict.fromkeys([*(self.categories or {}), *(self.bins or {})])]
         sizes: dict[str, int] = {}
+        bins, categories = self.bins or {}, self.categories or {}
         for c in cols:
-            if c in (self.bins or {}):
-                sizes[c] = int(np.unique(np.asarray(self.bins[c], dtype=float)).size) - 1
-            elif c in (self.categories or {}):
-                sizes[c] = len(self.categories[c])
+            if c in bins:
+                sizes[c] = int(np.unique(np.asarray(bins[c], dtype=np.float64)).size) - 1
+            elif c in categories:
+                sizes[c] = len(categories[c])
             else:
                 raise ParameterError(
                     f"{type(self).__name__}.expected_error: column '{c}' has no public levels "
@@ -167,7 +168,7 @@ class DPSynthesizer(ABC):
         return planned_error(plan, total=n)
 
     def _noise_plan(self, sizes: dict[str, int], epsilon: float, delta: float
-                    ) -> list[tuple[int, float, int]]:
+                    ) -> list[tuple[int, float, float]]:
         """``(order, mean absolute noise per cell, cells)`` of each planned measurement."""
         return []
 
@@ -227,6 +228,8 @@ class DPSynthesizer(ABC):
         return self.fit(data).sample(n=n, m=m, random_state=random_state)
 
     def _provenance(self) -> dict[str, Any]:
+        expected = getattr(self, "expected_error_", None)
+        fitted = getattr(self, "fit_error_", None)
         return {
             "method": self.method,
             "columns": list(self.domain_.columns),
@@ -235,8 +238,6 @@ class DPSynthesizer(ABC):
             "delta": float(self.delta),
             "noise": self.noise_,
             "dp": self.domain_.dp,
-            **({"expected_error": as_records(self.expected_error_)}
-               if getattr(self, "expected_error_", None) is not None else {}),
-            **({"fit_error": as_records(self.fit_error_)}
-               if getattr(self, "fit_error_", None) is not None else {}),
+            **({"expected_error": as_records(expected)} if expected is not None else {}),
+            **({"fit_error": as_records(fitted)} if fitted is not None else {}),
         }

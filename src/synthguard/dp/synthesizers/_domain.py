@@ -64,7 +64,8 @@ class Domain:
             k = np.asarray(codes[c], dtype=np.int64)
             if c in self.edges:
                 e = self.edges[c]
-                if pd.api.types.is_integer_dtype(self.dtypes.get(c)):
+                dtype = self.dtypes.get(c)
+                if dtype is not None and pd.api.types.is_integer_dtype(dtype):
                     out[c] = _integer_draw(e, k, rng)
                 else:
                     out[c] = e[k] + rng.random(k.size) * (e[k + 1] - e[k])

@@ -93,8 +93,8 @@ def fit_error(project: Callable[[tuple[str, ...]], np.ndarray], noisy: Sequence[
 
 def as_records(frame: pd.DataFrame) -> list[dict[str, float]]:
     """A by-order table as plain records (for provenance and JSON)."""
-    return [{"order": int(k), **{c: float(v) for c, v in row.items()}}
-            for k, row in frame.iterrows()]
+    return [{"order": int(k), **{str(c): float(v) for c, v in row.items()}}
+            for k, row in zip(frame.index.astype(int), frame.to_dict("records"))]
 
 
 def describe(expected: pd.DataFrame, fitted: pd.DataFrame | None = None) -> str:
@@ -109,11 +109,11 @@ def describe(expected: pd.DataFrame, fitted: pd.DataFrame | None = None) -> str:
         parts.append("expected (noise, before spending): " + ", ".join(
             f"{int(k)}-way TV {row['expected_tv']:.3g} ({int(row['marginals'])} marginal"
             f"{'' if int(row['marginals']) == 1 else 's'})"
-            for k, row in expected.iterrows()))
+            for k, row in zip(expected.index.astype(int), expected.to_dict("records"))))
     if fitted is not None and not fitted.empty:
         parts.append("after fit, against its noisy measurements: " + ", ".join(
             f"{int(k)}-way residual TV {row['residual_tv']:.3g}, bound {row['bound_tv']:.3g}"
-            for k, row in fitted.iterrows()))
+            for k, row in zip(fitted.index.astype(int), fitted.to_dict("records"))))
     return "; ".join(parts)
 
 
