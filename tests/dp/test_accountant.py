@@ -206,3 +206,18 @@ def test_two_handles_on_one_file_cannot_both_spend_the_budget(tmp_path):
     second.charge("analyst B", 0.4)
     assert first.spent.epsilon == pytest.approx(1.0)
     assert [c.label for c in first.charges] == ["analyst A", "analyst B"]
+
+
+def test_summary_prints_long_labels_whole_and_aligned():
+    # a label cut at 32 characters ('dp table UrbanRural_x_Race: coun') hid what was charged
+    ledger = PrivacyLedger(epsilon=1.0)
+    long = "dp table UrbanRural_x_Race_x_KidsCount: count"
+    ledger.charge(long, 0.4)
+    ledger.charge("short", 0.1)
+    lines = ledger.summary().splitlines()
+    row = next(line for line in lines if line.startswith(long))
+    assert row.split()[-4:] == ["pure", "0.4", "0", "0"]
+    header = next(line for line in lines if line.startswith("label"))
+    short = next(line for line in lines if line.startswith("short"))
+    # the kind column starts at the same place on every line
+    assert header.index("kind") == row.index("pure") == short.index("pure") == len(long) + 1

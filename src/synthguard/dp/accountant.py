@@ -600,19 +600,23 @@ class PrivacyLedger:
     def summary(self) -> str:
         """The ledger as a text table with the budget, spent and remaining amounts."""
         s, r = self.spent, self.remaining  # both re-read the file
+        # the label column is as wide as the longest label: a cut label ('dp table A_x_B: coun')
+        # no longer says what was charged
+        w = max([32, *(len(c.label) for c in self._charges),
+                 *(len(p.label) + 2 for c in self._charges for p in c.parts)])
         lines = [
             f"privacy ledger: budget epsilon={self.epsilon:g}, delta={self.delta:g}",
-            f"{'label':<32} {'kind':<9} {'epsilon':>10} {'delta':>10} {'rho':>10}",
+            f"{'label':<{w}} {'kind':<9} {'epsilon':>10} {'delta':>10} {'rho':>10}",
         ]
         for c in self._charges:
             # a zCDP line is spent in rho: its epsilon/delta columns hold no amount ('-'), its
             # worth in (epsilon, delta) follows it
             e, d = ((f"{'-':>10}", f"{'-':>10}") if c.kind == "zcdp" else
                     (f"{c.epsilon:>10.4g}", f"{c.delta:>10.3g}"))
-            lines.append(f"{c.label[:32]:<32} {c.kind:<9} {e} {d} {c.rho:>10.4g}"
+            lines.append(f"{c.label:<{w}} {c.kind:<9} {e} {d} {c.rho:>10.4g}"
                          + self._worth(c))
             for p in c.parts:
-                lines.append(f"  {p.label[:30]:<30} {'(part)':<9} {p.epsilon:>10.4g} "
+                lines.append(f"  {p.label:<{w - 2}} {'(part)':<9} {p.epsilon:>10.4g} "
                              f"{p.delta:>10.3g} {p.rho:>10.4g}")
         lines.append(f"spent:     epsilon={s.epsilon:.6g}, delta={s.delta:.3g}, rho={s.rho:.4g}")
         # the tight conversion is inverted by bisection: a budget spent in full can leave a

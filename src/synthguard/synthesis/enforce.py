@@ -194,7 +194,9 @@ class ConstraintReport(Summarized):
         frc = np.sum(self.forced, axis=0) if self.forced else np.zeros(len(self.constraints))
         lines = [f"constraints ({len(self.constraints)}; up to {self.max_redraws} redraws):"]
         for j, text in enumerate(self.constraints):
-            lines.append(f"  {text}: {int(red[j])} records redrawn, {int(frc[j])} forced")
+            n_red = int(red[j])
+            lines.append(f"  {text}: {n_red} record{'' if n_red == 1 else 's'} redrawn, "
+                         f"{int(frc[j])} forced")
         return "\n".join(lines)
 
 
