@@ -17,6 +17,7 @@ unobserved level is invented; combinations that never occur are (with ``priorn >
 from __future__ import annotations
 
 import itertools
+from abc import abstractmethod
 from collections.abc import Sequence
 from typing import Any, ClassVar
 
@@ -121,8 +122,9 @@ class _LogLinear(ColumnsMethod):
         """Columns the fit reads besides the predictors: the whole block."""
         return [] if self.block is None else split_names(self.block, "block", self.name)
 
-    def _joint(self, counts: np.ndarray, block: list[str]) -> np.ndarray:  # pragma: no cover
-        raise NotImplementedError
+    @abstractmethod
+    def _joint(self, counts: np.ndarray, block: list[str]) -> np.ndarray:
+        """The fitted joint table of the block from its observed counts."""
 
     def fit(
         self, X: Any, y: np.ndarray, weights: np.ndarray | None = None,

@@ -9,6 +9,7 @@ decimal places the confidential values have (synthpop's ``syn.lognorm``, ``syn.s
 
 from __future__ import annotations
 
+from abc import abstractmethod
 from typing import ClassVar
 
 import numpy as np
@@ -39,11 +40,13 @@ class _TransformedNorm(NormMethod):
 
     transform_name: ClassVar[str] = ""
 
-    def _forward(self, y: np.ndarray) -> np.ndarray:  # pragma: no cover - abstract
-        raise NotImplementedError
+    @abstractmethod
+    def _forward(self, y: np.ndarray) -> np.ndarray:
+        """The transform g applied to the observed values before ``norm``."""
 
-    def _inverse(self, z: np.ndarray) -> np.ndarray:  # pragma: no cover - abstract
-        raise NotImplementedError
+    @abstractmethod
+    def _inverse(self, z: np.ndarray) -> np.ndarray:
+        """g⁻¹, applied to the drawn values."""
 
     def fit(
         self, X: np.ndarray, y: np.ndarray, weights: np.ndarray | None = None,
