@@ -21,6 +21,7 @@ with the error propagated to first order, sqrt((e_a / (1 - r_c))^2 + (e_c (r_a -
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -187,6 +188,18 @@ def attack_risk(
         random_state=random_state,
         details=details,
     )
+
+
+def control_counts(
+    attack: Callable[[Any], tuple[int, int]], control: Any | None,
+) -> tuple[int | None, float | None]:
+    """``(attacks, successes)`` of the same attack run on the control records, or
+    ``(None, None)`` without a control set (Giomi et al. 2023: the control rate is what the
+    release tells about records it was not made from)."""
+    if control is None:
+        return None, None
+    n_att, n_success = attack(control)
+    return n_att, float(n_success)
 
 
 def check_confidence(confidence_level: float) -> float:

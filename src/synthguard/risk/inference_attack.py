@@ -16,6 +16,7 @@ from synthguard.risk._attack_stats import (
     attack_risk,
     check_confidence,
     check_n_attacks,
+    control_counts,
 )
 from synthguard.risk.singling_out import _columns, _pick
 
@@ -120,11 +121,8 @@ def inference(
     targets = conf_v[rng.choice(conf_v.shape[0], size=n_base, replace=False), js]
     guesses = syn_v[rng.choice(n_syn, size=n_base, replace=False), js]
     n_baseline = correct(guesses, targets)
-    n_ctrl_att: int | None = None
-    n_control: float | None = None
-    if control is not None:
-        n_ctrl_att, n_ctrl = attack(coded.values[2])
-        n_control = float(n_ctrl)
+    n_ctrl_att, n_control = control_counts(
+        attack, None if control is None else coded.values[2])
     return attack_risk(
         "inference",
         n_attacks=n_att,

@@ -16,6 +16,7 @@ from synthguard.risk._attack_stats import (
     attack_risk,
     check_confidence,
     check_n_attacks,
+    control_counts,
 )
 from synthguard.risk.singling_out import _columns, _pick
 
@@ -101,11 +102,8 @@ def linkability(
     base_a = np.array([rng.choice(n_syn, size=k, replace=False) for _ in range(n_att)])
     base_b = np.array([rng.choice(n_syn, size=k, replace=False) for _ in range(n_att)])
     n_baseline = _count_links(base_a, base_b)
-    n_ctrl_att: int | None = None
-    n_control: float | None = None
-    if control is not None:
-        n_ctrl_att, n_ctrl = attack(coded.values[2])
-        n_control = float(n_ctrl)
+    n_ctrl_att, n_control = control_counts(
+        attack, None if control is None else coded.values[2])
     return attack_risk(
         "linkability",
         n_attacks=n_att,
