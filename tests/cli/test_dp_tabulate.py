@@ -97,3 +97,13 @@ def test_periods_with_baseline(conf):
     assert t["week"].tolist() == ["w1", "w1", "w2", "w2", "w3", "w3"]
     assert (t.loc[t["week"] == "w1", "change_percent"].abs() < 1e-9).all()
     assert PrivacyLedger.open(out / "ledger.json").spent.epsilon == pytest.approx(1.5)
+
+
+def test_undeclared_levels_are_asked_for_in_command_line_syntax(conf):
+    # the library's hint names categories={...} / domain_from_data=...; a CLI user needs options
+    res = _run([str(conf / "conf.csv"), "--table", "sex x age", "--epsilon", "1",
+                "--ledger", str(conf / "l.json"), "--out", str(conf / "t")], conf)
+    assert res.exit_code == 2
+    assert "--levels FILE.yaml" in res.output and "--levels-from-data" in res.output
+    assert "categories=" not in res.output and "domain_from_data" not in res.output
+    assert not (conf / "t").exists()

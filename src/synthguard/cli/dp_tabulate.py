@@ -13,6 +13,7 @@ import click
 import pandas as pd
 import yaml
 
+from synthguard.cli._dp_syntax import cli_syntax
 from synthguard.cli._options import read_options
 from synthguard.data.io import read_table
 from synthguard.errors import ParameterError, PrivacyWarning
@@ -162,6 +163,7 @@ def _write_csv(frame: Any, path: Path) -> None:
 @click.option("--out", type=click.Path(file_okay=False, path_type=Path), required=True,
               help="Release folder (refused when it holds files, unless --force).")
 @click.option("--force", is_flag=True, help="Replace the release already in --out.")
+@cli_syntax
 def tabulate_cmd(data: Path, read_kw: dict[str, Any], tables: tuple[str, ...],
                  hierarchy: str | None, by: str | None, units_file: Path | None,
                  invariants: tuple[str, ...], level_shares: str | None,
