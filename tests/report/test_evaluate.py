@@ -10,6 +10,7 @@ import synthguard
 from synthguard.errors import DataError, ParameterError
 from synthguard.report import evaluate
 from synthguard.report.metrics import METRICS
+from synthguard.report.narrative import release_story
 
 KEYS = ["region", "sex", "kids"]
 
@@ -235,6 +236,10 @@ def test_default_thresholds_judge_replicated_uniques_and_disco(conf):
                     kinds={"copy": "protected"})
     pchecks = {c.threshold.metric: c for c in prot["copy"].checks}
     assert pchecks["replicated_uniques"].passed is None  # not applicable to SDC releases
+    # ... and the summary gives the reason that holds for SDC: its rows ARE the records
+    story = release_story(prot["copy"]).text
+    assert "publishes the confidential records themselves" in story
+    assert "do not stand for confidential records" not in story
 
 
 def test_categorical_target_makes_identification_risk_not_applicable(conf, releases):

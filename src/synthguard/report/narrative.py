@@ -21,6 +21,7 @@ import pandas as pd
 
 from synthguard.report.metrics import METRICS
 from synthguard.report.safety import format_number
+from synthguard.report.thresholds import SYNTHETIC_ONLY
 
 __all__ = ["IDEAL", "KIND_TEXT", "Story", "release_story", "verdict_line"]
 
@@ -202,8 +203,12 @@ def release_story(
     if na:
         labels = ", ".join(METRICS[c.threshold.metric].label for c in na
                            if c.threshold.metric in METRICS)
-        sentences.append(f"{labels}: not applicable to this kind of release (its rows do not "
-                         f"stand for confidential records, or no holdout was set aside).")
+        if kind == "protected" and all(c.threshold.metric in SYNTHETIC_ONLY for c in na):
+            why = ("a measure of synthetic releases: a protected release publishes the "
+                   "confidential records themselves and is judged by the other measures")
+        else:
+            why = "its rows do not stand for confidential records, or no holdout was set aside"
+        sentences.append(f"{labels}: not applicable to this kind of release ({why}).")
     word = "pass" if release.passed else "FAIL"
     return Story(release.name, word, tuple(sentences))
 
