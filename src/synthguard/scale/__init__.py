@@ -1,0 +1,32 @@
+"""Dask backend: the same releases and measures on data bigger than one process.
+
+``synthguard.scale`` mirrors the pandas names (``synthguard.scale.synthesize`` for
+:func:`synthguard.synthesis.synthesize`, ``synthguard.scale.identification_risk`` for
+:func:`synthguard.risk.identification_risk`, ...) and maps the existing block algorithms
+(the synthesis block engine, risk per pattern, DP counts, SDC per partition) over the
+partitions of a ``dask.dataframe.DataFrame``; it adds a backend, it does not fork the
+algorithms. The pandas functions refuse a Dask collection and name the function to use here.
+
+Dask is an optional extra::
+
+    pip install 'synthguard[dask]'
+
+>>> import synthguard.scale as scale  # doctest: +SKIP
+"""
+
+from __future__ import annotations
+
+try:
+    import dask
+    import dask.dataframe  # noqa: F401
+except ImportError as exc:  # pragma: no cover - exercised only without the extra
+    raise ImportError(
+        "synthguard.scale needs Dask: install it with pip install 'synthguard[dask]' "
+        "(dask[dataframe] and distributed)"
+    ) from exc
+
+# --- reading, writing, clients and synthesis (daska) ---
+
+# --- risk, utility, DP and SDC (daskb) ---
+
+__all__: list[str] = []

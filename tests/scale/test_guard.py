@@ -1,0 +1,31 @@
+"""The pandas path refuses Dask collections and names the synthguard.scale function to use."""
+
+import pandas as pd
+import pytest
+
+from synthguard.data._backend import is_dask_collection, refuse_dask
+from synthguard.errors import ParameterError
+
+dd = pytest.importorskip("dask.dataframe")
+
+
+def test_dask_collections_are_recognised_and_pandas_is_not():
+    pdf = pd.DataFrame({"a": [1, 2, 3]})
+    ddf = dd.from_pandas(pdf, npartitions=2)
+    assert is_dask_collection(ddf)
+    assert is_dask_collection(ddf["a"])
+    assert not is_dask_collection(pdf)
+    assert not is_dask_collection(pdf["a"])
+
+
+def test_refusal_names_the_parameter_and_the_scale_function():
+    ddf = dd.from_pandas(pd.DataFrame({"a": [1, 2, 3]}), npartitions=1)
+    with pytest.raises(ParameterError, match=r"data: .*synthguard\.scale\.synthesize"):
+        refuse_dask(ddf, "data", "synthguard.scale.synthesize")
+    refuse_dask(pd.DataFrame({"a": [1]}), "data", "synthguard.scale.synthesize")  # no error
+
+
+def test_scale_package_imports_with_dask_installed():
+    import synthguard.scale as scale
+
+    assert isinstance(scale.__all__, list)
