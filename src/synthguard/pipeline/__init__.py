@@ -9,7 +9,9 @@ report, statically (DESIGN.md: the pipeline room):
   report out;
 * :func:`init_plan`: a commented plan for a data file (``synthguard init``);
 * :func:`build_demo_report`: the report step of ``synthguard demo``;
-* :func:`register_maker`: a new release method for plans (a plug-in's maker).
+* :func:`register_maker`: a new release method for plans (a plug-in's maker);
+* :func:`sweep` → :class:`SweepResult`: one release per configuration of a grid, measured
+  against one holdout, the risk–utility frontier and the gate's choice.
 """
 
 from __future__ import annotations
@@ -19,15 +21,18 @@ from synthguard.pipeline.makers import register_maker
 from synthguard.pipeline.pipeline import PipelineResult, run_plan
 from synthguard.pipeline.plan import Plan, ReleaseSpec, load_plan, parse_plan
 from synthguard.pipeline.scaffold import init_plan
+from synthguard.pipeline.sweep import SweepResult, sweep
 
 __all__ = [
     "PipelineResult",
     "Plan",
     "ReleaseSpec",
+    "SweepResult",
     "build_demo_report",
     "init_plan",
     "load_plan",
     "parse_plan",
     "register_maker",
     "run_plan",
+    "sweep",
 ]

@@ -39,7 +39,9 @@ import pandas as pd
 from synthguard._display import Summarized
 from synthguard._random import RandomState, resolve_seed, spawn
 from synthguard.errors import DataError, ParameterError
+from synthguard.report.evaluate import evaluate
 from synthguard.report.metrics import METRICS
+from synthguard.synthesis import Synthesizer
 
 __all__ = ["SweepResult", "expand_grid", "frontier_figure", "pareto_front", "sweep"]
 
@@ -209,9 +211,6 @@ def sweep(
     -------
     SweepResult
     """
-    from synthguard.report.evaluate import evaluate
-    from synthguard.synthesis import Synthesizer
-
     configs = expand_grid(grid)
     for m in (risk_metric, utility_metric):
         if m not in METRICS:

@@ -1,4 +1,4 @@
-"""sweep(): one release per configuration, the Pareto frontier, and the gate's choice."""
+"""pipeline.sweep(): one release per configuration, the Pareto frontier, and the gate's choice."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ import pandas as pd
 import pytest
 
 from synthguard.errors import ParameterError
-from synthguard.report.sweep import expand_grid, frontier_figure, pareto_front, sweep
+from synthguard.pipeline.sweep import expand_grid, frontier_figure, pareto_front, sweep
 
 
 def test_expand_grid_by_hand():
