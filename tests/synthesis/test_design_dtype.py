@@ -173,13 +173,13 @@ def test_synthesis_with_the_float32_hook_equals_the_float64_path():
 
 def test_chunked_leaf_draws_equal_one_draw_on_the_whole_design(monkeypatch):
     # missing values exercise the indicator and the present-rows draw as well
-    import synthguard.synthesis.sequential as sequential
+    import synthguard.synthesis.engine as engine
 
     df = _frame(n=300)
     df.loc[df.index[::7], "y"] = np.nan
     kw = {"visit_sequence": ["g", "x", "k", "y", "h"], "random_state": 5, "m": 2}
     whole = Synthesizer(**kw).fit(df).sample(diagnostics=False)
-    monkeypatch.setattr(sequential, "_CHUNK_ROWS", 7)
+    monkeypatch.setattr(engine, "_CHUNK_ROWS", 7)
     chunked = Synthesizer(**kw).fit(df).sample(diagnostics=False)
     assert whole.implicates[0]["y"].isna().any()
     for a, b in zip(whole.implicates, chunked.implicates, strict=True):
@@ -203,7 +203,7 @@ def test_implicates_do_not_share_memory_with_the_synthesizer_or_each_other():
 
 
 def test_rows_of_a_float32_design_stay_fortran_ordered():
-    from synthguard.synthesis.sequential import _select_rows
+    from synthguard.synthesis.engine import _select_rows
 
     rng = np.random.default_rng(0)
     X = np.asfortranarray(rng.normal(size=(50, 4)).astype(np.float32))
@@ -228,7 +228,7 @@ class _CartOwnLeaves(CartMethod):
 
 
 def test_chunked_leaf_draws_respect_subclasses_that_override_draw():
-    from synthguard.synthesis.sequential import _draws_from_leaves
+    from synthguard.synthesis.engine import _draws_from_leaves
 
     assert _draws_from_leaves(CartMethod()) and _draws_from_leaves(_CartOwnLeaves())
     assert not _draws_from_leaves(_CartDrawingZeros()) and not _draws_from_leaves(NormMethod())

@@ -7,7 +7,7 @@ import pandas as pd
 import pandas.testing as pdt
 
 from synthguard.synthesis import Synthesizer, SyntheticData, synthesize
-from synthguard.synthesis.sequential import _allocate
+from synthguard.synthesis.engine import allocate as _allocate
 
 ALL_MARGINAL = {c: "test_marginal" for c in ["region", "edu", "urban", "kids", "income", "share"]}
 
@@ -241,7 +241,8 @@ def test_methods_declaring_float32_get_float32_fortran_designs(mixed):
 def test_fit_block_and_draw_block_work_on_one_block(mixed):
     # the block functions a distributed engine would map over strata
     from synthguard.synthesis.encoding import to_working
-    from synthguard.synthesis.sequential import _ColumnSpec, draw_block, fit_block
+    from synthguard.synthesis.engine import ColumnSpec as _ColumnSpec
+    from synthguard.synthesis.engine import draw_block, fit_block
     from tests.synthesis._methods import CopyFirstPredictor, MarginalMethod
 
     syn = Synthesizer(keep=["share"], methods={"kids": "test_marginal"},

@@ -15,7 +15,7 @@ from synthguard.synthesis.registry import (
     register_method,
 )
 from synthguard.synthesis.result import SyntheticData
-from synthguard.synthesis.sequential import Synthesizer, synthesize
+from synthguard.synthesis.synthesizer import Synthesizer, synthesize
 
 __all__ = [
     "Constraint",

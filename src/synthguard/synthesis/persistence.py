@@ -38,7 +38,7 @@ from typing import TYPE_CHECKING, Any
 from synthguard.errors import FileFormatError, NotFittedError, ParameterError
 
 if TYPE_CHECKING:  # pragma: no cover
-    from synthguard.synthesis.sequential import Synthesizer
+    from synthguard.synthesis.synthesizer import Synthesizer
 
 __all__ = ["SUFFIX", "load_synthesizer", "save_synthesizer"]
 
@@ -169,7 +169,7 @@ def load_synthesizer(path: str | os.PathLike[str]) -> Synthesizer:
     ParameterError
         The file name does not end in ``.confidential.pkl``.
     """
-    from synthguard.synthesis.sequential import Synthesizer
+    from synthguard.synthesis.synthesizer import Synthesizer
 
     p = Path(path)
     _check_suffix(p, "synthesizer")
