@@ -5,7 +5,7 @@ VENV   := .venv
 PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed
 
-.PHONY: install demo test test-fast bench lint clean
+.PHONY: install demo test test-fast bench lint clean docs
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -29,8 +29,18 @@ lint: $(STAMP)
 	$(VENV)/bin/mypy
 	$(VENV)/bin/lint-imports
 
+# The documentation site: a strict build (a broken link, a missing name or a failing code block
+# stops it) into site/, with offline search; open site/index.html in a browser.
+DOCS_STAMP := $(VENV)/.installed-docs
+$(DOCS_STAMP): $(STAMP)
+	$(PY) -m pip install --quiet -e '.[docs]'
+	touch $(DOCS_STAMP)
+
+docs: $(DOCS_STAMP)
+	$(VENV)/bin/mkdocs build --strict --clean
+
 clean:
-	rm -rf $(VENV) demo_output .pytest_cache .mypy_cache .ruff_cache
+	rm -rf $(VENV) demo_output site .pytest_cache .mypy_cache .ruff_cache
 
 # Render the HTML report in headless Chromium (Debian: apt-get install -y chromium); the test
 # skips with a message when Chromium is absent.

@@ -17,6 +17,7 @@ from typing import Any
 from synthguard.data.datasets import load_dataset
 
 __version__ = "0.1.0"
+"""The installed synthguard version (PEP 440), recorded in every release manifest."""
 
 __all__ = ["Synthesizer", "__version__", "evaluate", "load_dataset", "synthesize"]
 

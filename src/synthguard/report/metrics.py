@@ -292,6 +292,8 @@ METRICS: dict[str, Metric] = {
         ),
     ]
 }
+"""The metric registry: name -> :class:`Metric` (label, room, goal, range, reader); the
+report's tables, glossary and thresholds read it and :func:`register_metric` adds to it."""
 
 
 def register_metric(metric: Metric, *, overwrite: bool = False) -> Metric:
