@@ -2,6 +2,8 @@
 
 * ``on_config`` fills the nav's empty "API reference" section with one page per public package
   (docs/_tools/reference.py reads their ``__all__``); ``on_files`` adds those pages.
+* Every plain ```python block of a hand-written page runs at build time
+  (docs/_tools/execute.py), its output and figures shown under it.
 * Each page's build time (its executed code included) is logged and written to
   ``site/build_times.json``, so the cost of every executed page is visible.
 """
@@ -20,10 +22,18 @@ from typing import ClassVar
 from mkdocs.structure.files import File
 
 _HERE = Path(__file__).resolve().parent
-_spec = importlib.util.spec_from_file_location("_synthguard_docs_reference", _HERE / "reference.py")
-reference = importlib.util.module_from_spec(_spec)
-sys.modules[_spec.name] = reference
-_spec.loader.exec_module(reference)
+
+
+def _load(name: str):
+    spec = importlib.util.spec_from_file_location(f"_synthguard_docs_{name}", _HERE / f"{name}.py")
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module
+    spec.loader.exec_module(module)
+    return module
+
+
+reference = _load("reference")
+execute = _load("execute")
 
 log = logging.getLogger("mkdocs.synthguard")
 _starts: dict[str, float] = {}
@@ -34,6 +44,7 @@ _build_start = [0.0]
 def on_startup(**kwargs):
     # executed pages draw figures off-screen
     os.environ.setdefault("MPLBACKEND", "Agg")
+    execute.install()
 
 
 class _DocstringProse(logging.Filter):
@@ -87,6 +98,8 @@ def on_files(files, config, **kwargs):
 
 def on_page_markdown(markdown, page, **kwargs):
     _starts[page.file.src_uri] = time.perf_counter()
+    if page.file.generated_by is None:  # hand-written pages: their Python blocks run
+        markdown = execute.mark_blocks(markdown, page.file.src_uri.removesuffix(".md"))
     return markdown
 
 
