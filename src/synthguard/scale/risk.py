@@ -1,0 +1,779 @@
+"""Identity-disclosure measures on Dask, exactly equal to the pandas path.
+
+Every measure here depends on a record only through the records of its pattern (its key
+values), so the data are hash-shuffled on the pattern keys (``synthguard.scale._partitions``):
+each pattern then lies whole in one partition, in the confidential data and in every implicate
+alike, and the *existing* per-pattern algorithms of :mod:`synthguard.risk` run on each partition
+unchanged (the pandas functions themselves where the measure reads the confidential data only,
+the pattern encoder and ball counts of ``synthguard.risk._balls`` where a release is involved).
+Integer counts per record are the same whatever the partitioning, the per-record formula is the
+same floating-point expression, and the summaries are computed once on the client over the
+records in their original order: the results equal the single-machine results bit for bit.
+
+Row order: records are numbered 0..n-1 in the order of the Dask frame's partitions (one cheap
+pass to learn partition lengths), which is how implicates are aligned with the confidential
+rows and how the per-record arrays are returned. The per-record arrays are brought to the
+client (8 bytes per record and array: about 400 MB for 10 million records).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+import dask.dataframe as dd
+import numpy as np
+import pandas as pd
+
+from synthguard.data import Schema
+from synthguard.errors import DataError, ParameterError, SchemaError
+from synthguard.risk import identification as _ident
+from synthguard.risk import matching as _matching
+from synthguard.risk import pairwise as _pairwise
+from synthguard.risk import uniqueness as _uniqueness
+from synthguard.risk._balls import make_balls
+from synthguard.risk._common import (
+    DEFAULT_QUANTILES,
+    as_list,
+    check_singletons,
+    quantile_dict,
+    radius_vector,
+    target_matrix,
+    warn_singletons,
+)
+from synthguard.risk._patterns import PatternEncoder, check_columns
+from synthguard.risk.identification import IdentificationRisk
+from synthguard.risk.matching import MatchRates
+from synthguard.risk.pairwise import PairwiseIdentificationRisk
+from synthguard.risk.uniqueness import KAnonymity
+from synthguard.scale._partitions import (
+    ROW,
+    as_dask,
+    as_dask_implicates,
+    collect_rows,
+    is_dask,
+    shuffle_by_keys,
+    with_row_numbers,
+)
+
+__all__ = [
+    "identification_risk",
+    "k_anonymity",
+    "match_rates",
+    "pairwise_identification_risk",
+]
+
+_FIRST = "_first"  # row number of the first record of the record's pattern
+
+
+def _any_dask(*objs: Any) -> bool:
+    for o in objs:
+        if is_dask(o):
+            return True
+        items = getattr(o, "implicates", o)
+        if isinstance(items, list | tuple) and any(is_dask(f) for f in items):
+            return True
+    return False
+
+
+def _first_rows(codes: np.ndarray, rows: np.ndarray) -> np.ndarray:
+    """Row number of the first record (smallest row number) of every record's pattern."""
+    if codes.size == 0:
+        return np.zeros(0, dtype=np.int64)
+    first = np.full(int(codes.max()) + 1, np.iinfo(np.int64).max, dtype=np.int64)
+    np.minimum.at(first, codes, rows)
+    return first[codes]
+
+
+def _pattern_codes(first: np.ndarray) -> np.ndarray:
+    """Pattern codes in order of first appearance, as the pandas encoder numbers them."""
+    return np.asarray(pd.factorize(first)[0], dtype=np.int64)
+
+
+def _prepare(
+    conf: dd.DataFrame, columns: list[str], keys: list[str], npartitions: int | None
+) -> tuple[dd.DataFrame, int, int]:
+    framed, n = with_row_numbers(conf[columns])
+    parts = npartitions or conf.npartitions
+    return shuffle_by_keys(framed, keys, parts), n, parts
+
+
+def _prepare_implicates(
+    synthetic: Any, columns: list[str], keys: list[str], n: int, parts: int
+) -> list[dd.DataFrame]:
+    out = []
+    bad = []
+    for li, frame in enumerate(as_dask_implicates(synthetic)):
+        check_columns(frame._meta, columns, name=f"synthetic implicate {li}", role="key/target")
+        framed, n_l = with_row_numbers(frame[columns])
+        if n_l != n:
+            bad.append(li)
+        out.append(shuffle_by_keys(framed, keys, parts))
+    if bad:
+        raise DataError(
+            f"synthetic: implicate(s) {bad} do not have as many rows as the confidential data; "
+            f"partially synthetic implicates must keep the confidential rows in order"
+        )
+    return out
+
+
+def _own_rows(conf: pd.DataFrame, frame: pd.DataFrame) -> tuple[np.ndarray, np.ndarray]:
+    """Position in ``frame`` of every confidential record's own released row (-1 if that row
+    lies in another partition, i.e. has another pattern)."""
+    pos = pd.Index(frame[ROW].to_numpy()).get_indexer(conf[ROW].to_numpy())
+    return np.asarray(pos, dtype=np.int64), pos >= 0
+
+
+# ---------------------------------------------------------------------- identification risk
+def _ident_conf_block(
+    part: pd.DataFrame, *, keys: list[str], targets: list[str], **kw: Any
+) -> pd.DataFrame:
+    part = part.sort_values(ROW, kind="stable")
+    rows = part[ROW].to_numpy(dtype=np.int64)
+    if len(part) == 0:
+        return _ident_conf_meta(part.index)
+    res = _ident.identification_risk(part, keys=keys, target=targets, quantiles=(), **kw)
+    return pd.DataFrame(
+        {
+            ROW: rows,
+            _FIRST: _first_rows(res.pattern, rows),
+            "risk": res.per_record,
+            "size": res.pattern_size.astype(np.int64),
+            "inside": res.n_inside,
+        },
+        index=part.index,
+    )
+
+
+def _ident_conf_meta(index: pd.Index) -> pd.DataFrame:
+    return pd.DataFrame(
+        {
+            ROW: np.zeros(0, np.int64),
+            _FIRST: np.zeros(0, np.int64),
+            "risk": np.zeros(0),
+            "size": np.zeros(0, np.int64),
+            "inside": np.zeros(0),
+        },
+        index=index[:0],
+    )
+
+
+def _release_counts(
+    conf: pd.DataFrame,
+    frames: Sequence[pd.DataFrame],
+    *,
+    exact: list[str],
+    near: list[str],
+    r: np.ndarray | None,
+    relative: bool,
+    inclusive: bool,
+    allow_missing: bool,
+) -> tuple[np.ndarray, np.ndarray, list[tuple[np.ndarray, np.ndarray, np.ndarray]]]:
+    """For one partition (whole patterns): pattern codes and row numbers of the confidential
+    records and, per implicate, (members, inside, own): the implicate's rows of record i's
+    pattern, those inside ball i, and whether record i's own row is among the latter. The same
+    steps as :func:`synthguard.risk.identification_risk` and
+    :func:`synthguard.risk.match_rates` (pattern encoder, ``make_balls``, ``count_inside``)."""
+    enc = PatternEncoder.fit(conf, exact)
+    rows = conf[ROW].to_numpy(dtype=np.int64)
+    balls = None
+    if near:
+        assert r is not None
+        y = target_matrix(conf, near, name="conf", allow_missing=allow_missing)
+        balls = make_balls(
+            enc.codes, y, r, relative=relative, inclusive=inclusive, n_patterns=enc.n_patterns
+        )
+    out = []
+    for frame in frames:
+        pat = enc.transform(frame)
+        members = np.bincount(pat[pat >= 0], minlength=enc.n_patterns)[enc.codes]
+        pos, has = _own_rows(conf, frame)
+        own_pat = np.full(len(conf), -1, dtype=np.int64)
+        own_pat[has] = pat[pos[has]]
+        if balls is not None:
+            ys = target_matrix(frame, near, name="synthetic implicate", allow_missing=True)
+            inside = balls.count_inside(pat, ys)
+            own_y = np.full((len(conf), len(near)), np.nan)
+            if has.any():
+                own_y[has] = ys[pos[has]]
+            own = (own_pat == enc.codes) & balls.contains(own_y)
+        else:
+            inside = members
+            own = own_pat == enc.codes
+        out.append((members, inside, own))
+    return enc.codes, rows, out
+
+
+def _ident_release_block(
+    part: pd.DataFrame,
+    *frames: pd.DataFrame,
+    keys: list[str],
+    targets: list[str],
+    r: np.ndarray,
+    relative: bool,
+    inclusive: bool,
+) -> pd.DataFrame:
+    part = part.sort_values(ROW, kind="stable")
+    if len(part) == 0:
+        return _ident_release_meta(part.index, len(frames))
+    codes, rows, counts = _release_counts(
+        part,
+        frames,
+        exact=keys,
+        near=targets,
+        r=r,
+        relative=relative,
+        inclusive=inclusive,
+        allow_missing=False,
+    )
+    cols: dict[str, np.ndarray] = {
+        ROW: rows,
+        _FIRST: _first_rows(codes, rows),
+        "size": np.bincount(codes)[codes].astype(np.int64),
+    }
+    for li, (members, inside, own) in enumerate(counts):
+        # Hu, Savitsky & Williams eq. (1), the expression of identification_risk
+        cols[f"risk{li}"] = np.where(own, (members - inside) / np.maximum(members, 1), 0.0)
+        cols[f"own{li}"] = own
+        cols[f"inside{li}"] = inside.astype(np.int64)
+    return pd.DataFrame(cols, index=part.index)
+
+
+def _ident_release_meta(index: pd.Index, n_impl: int) -> pd.DataFrame:
+    cols: dict[str, np.ndarray] = {
+        ROW: np.zeros(0, np.int64),
+        _FIRST: np.zeros(0, np.int64),
+        "size": np.zeros(0, np.int64),
+    }
+    for li in range(n_impl):
+        cols[f"risk{li}"] = np.zeros(0)
+        cols[f"own{li}"] = np.zeros(0, dtype=bool)
+        cols[f"inside{li}"] = np.zeros(0, np.int64)
+    return pd.DataFrame(cols, index=index[:0])
+
+
+def identification_risk(
+    conf: Any,
+    synthetic: Any = None,
+    *,
+    keys: Sequence[str],
+    target: str | Sequence[str] = "income",
+    radius: float | Mapping[str, float] = 0.2,
+    relative: bool = True,
+    inclusive: bool = False,
+    singletons: str | None = None,
+    quantiles: Sequence[float] = DEFAULT_QUANTILES,
+    npartitions: int | None = None,
+) -> IdentificationRisk:
+    """Record-level identification risk IR_i (Hu, Savitsky & Williams, eqs. (1)-(2)) of a
+    Dask DataFrame, equal to :func:`synthguard.risk.identification_risk` bit for bit.
+
+    The formulas, parameters and result are those of
+    :func:`synthguard.risk.identification_risk`. The confidential data and every implicate are
+    hash-shuffled on ``keys`` into ``npartitions`` partitions (default: ``conf``'s); each
+    partition holds whole patterns, so the pandas function runs on it unchanged (confidential
+    risk) or the same ball counts are made per implicate (release). Pandas inputs go straight
+    to the pandas function (no Dask overhead on small files).
+
+    Parameters
+    ----------
+    conf : confidential data (Dask or pandas DataFrame).
+    synthetic : None, or a partially synthetic release: a Dask DataFrame, a list of them (one
+        per implicate), or anything the pandas function accepts; rows aligned with ``conf``
+        (same total order across partitions).
+    keys, target, radius, relative, inclusive, singletons, quantiles
+        As in :func:`synthguard.risk.identification_risk`.
+    npartitions : number of partitions of the shuffle.
+
+    Returns
+    -------
+    IdentificationRisk
+        ``index`` holds ``conf``'s index values in row order.
+    """
+    if not _any_dask(conf, synthetic):
+        return _ident.identification_risk(
+            conf,
+            synthetic,
+            keys=keys,
+            target=target,
+            radius=radius,
+            relative=relative,
+            inclusive=inclusive,
+            singletons=singletons,
+            quantiles=quantiles,
+        )
+    conf = as_dask(conf, name="conf")
+    keys_l = as_list(keys, name="keys")
+    targets = as_list(target, name="target")
+    if not targets:
+        raise ParameterError("parameter 'target': name at least one numeric target column")
+    if set(keys_l) & set(targets):
+        raise ParameterError("parameters 'keys' and 'target': a column cannot be both")
+    check_columns(conf._meta, keys_l, name="conf", role="key")
+    r = radius_vector(radius, targets)
+    policy, warn = check_singletons(singletons)
+    target_matrix(conf._meta, targets, name="conf", allow_missing=True)
+    columns = keys_l + targets
+    shuffled, n, parts = _prepare(conf, columns, keys_l, npartitions)
+    kw: dict[str, Any] = dict(relative=relative, inclusive=inclusive)
+    if synthetic is None:
+        meta = _ident_conf_meta(conf._meta.index)
+        out = shuffled.map_partitions(
+            _ident_conf_block,
+            keys=keys_l,
+            targets=targets,
+            radius=radius,
+            singletons=policy,
+            meta=meta,
+            **kw,
+        )
+        res, _ = collect_rows(out.compute(), n)
+        sizes = res["size"].to_numpy(dtype=np.int64)
+        risk = res["risk"].to_numpy(dtype=np.float64)
+        n_inside = res["inside"].to_numpy(dtype=np.float64)
+        match_share = per_impl = None
+        n_impl = 0
+    else:
+        impls = _prepare_implicates(synthetic, columns, keys_l, n, parts)
+        n_impl = len(impls)
+        out = dd.map_partitions(
+            _ident_release_block,
+            shuffled,
+            *impls,
+            keys=keys_l,
+            targets=targets,
+            r=r,
+            meta=_ident_release_meta(conf._meta.index, n_impl),
+            align_dataframes=False,
+            **kw,
+        )
+        res, _ = collect_rows(out.compute(), n)
+        sizes = res["size"].to_numpy(dtype=np.int64)
+        per_impl = np.column_stack(
+            [res[f"risk{li}"].to_numpy(dtype=np.float64) for li in range(n_impl)]
+        )
+        tmat = np.column_stack([res[f"own{li}"].to_numpy(dtype=bool) for li in range(n_impl)])
+        n_inside = np.zeros(n)
+        for li in range(n_impl):
+            n_inside += res[f"inside{li}"].to_numpy(dtype=np.int64)
+        n_inside /= n_impl
+        match_share = tmat.mean(axis=1)
+        risk = per_impl.mean(axis=1)
+    single = sizes == 1
+    if policy == "one" and synthetic is not None:
+        assert match_share is not None
+        risk = np.where(single, match_share, risk)
+    if policy == "exclude" and synthetic is not None:
+        risk = np.where(single, np.nan, risk)
+    n_single = int(single.sum())
+    if warn:
+        warn_singletons(n_single, n, "identification_risk")
+    valid = risk[~np.isnan(risk)]
+    return IdentificationRisk(
+        per_record=risk,
+        mean=float(valid.mean()) if valid.size else float("nan"),
+        max=float(valid.max()) if valid.size else float("nan"),
+        quantiles=quantile_dict(risk, quantiles),
+        n_singletons=n_single,
+        singleton_share=n_single / n if n else 0.0,
+        pattern=_pattern_codes(res[_FIRST].to_numpy(dtype=np.int64)),
+        pattern_size=sizes,
+        n_inside=n_inside,
+        keys=tuple(keys_l),
+        targets=tuple(targets),
+        radius=tuple(float(x) for x in r),
+        relative=relative,
+        inclusive=inclusive,
+        singletons=policy,
+        n_implicates=n_impl,
+        match_share=match_share,
+        per_implicate=per_impl,
+        index=res.index,
+    )
+
+
+# ---------------------------------------------------------------------- pairwise risk
+def _pairwise_block(
+    part: pd.DataFrame, *, keys: list[str], targets: list[str], **kw: Any
+) -> pd.DataFrame:
+    part = part.sort_values(ROW, kind="stable")
+    if len(part) == 0:
+        return _ident_conf_meta(part.index)
+    rows = part[ROW].to_numpy(dtype=np.int64)
+    res = _pairwise.pairwise_identification_risk(
+        part, keys=keys, target=targets, quantiles=(), **kw
+    )
+    return pd.DataFrame(
+        {
+            ROW: rows,
+            _FIRST: _first_rows(res.pattern, rows),
+            "risk": res.per_record,
+            "size": np.asarray(res.pattern_size, dtype=np.int64),
+            "inside": np.asarray(res.n_inside, dtype=np.float64),
+        },
+        index=part.index,
+    )
+
+
+def pairwise_identification_risk(
+    conf: Any,
+    *,
+    keys: Sequence[str],
+    target: str | Sequence[str] = "income",
+    radius: float | Mapping[str, float] = 0.2,
+    relative: bool = True,
+    inclusive: bool = False,
+    singletons: str | None = None,
+    quantiles: Sequence[float] = DEFAULT_QUANTILES,
+    npartitions: int | None = None,
+) -> PairwiseIdentificationRisk:
+    """Normalised pairwise identification risk (Hu, Savitsky & Williams, eqs. (6)-(9)) of a
+    Dask DataFrame, equal to :func:`synthguard.risk.pairwise_identification_risk`.
+
+    The measure pairs records of the same pattern only, so after a hash shuffle on ``keys``
+    the pandas function runs unchanged on every partition; summaries are computed once on the
+    client. Parameters and result as the pandas function; ``npartitions`` as in
+    :func:`identification_risk`.
+    """
+    if not _any_dask(conf):
+        return _pairwise.pairwise_identification_risk(
+            conf,
+            keys=keys,
+            target=target,
+            radius=radius,
+            relative=relative,
+            inclusive=inclusive,
+            singletons=singletons,
+            quantiles=quantiles,
+        )
+    keys_l = as_list(keys, name="keys")
+    targets = as_list(target, name="target")
+    if not targets:
+        raise ParameterError("parameter 'target': name at least one numeric target column")
+    if set(keys_l) & set(targets):
+        raise ParameterError("parameters 'keys' and 'target': a column cannot be both")
+    check_columns(conf._meta, keys_l, name="conf", role="key")
+    r = radius_vector(radius, targets)
+    policy, warn = check_singletons(singletons)
+    target_matrix(conf._meta, targets, name="conf", allow_missing=True)
+    shuffled, n, _ = _prepare(conf, keys_l + targets, keys_l, npartitions)
+    out = shuffled.map_partitions(
+        _pairwise_block,
+        keys=keys_l,
+        targets=targets,
+        radius=radius,
+        relative=relative,
+        inclusive=inclusive,
+        singletons=policy,
+        meta=_ident_conf_meta(conf._meta.index),
+    )
+    res, _ = collect_rows(out.compute(), n)
+    risk = res["risk"].to_numpy(dtype=np.float64)
+    m = res["size"].to_numpy(dtype=np.int64)
+    single = m == 1
+    n_single = int(single.sum())
+    if warn:
+        warn_singletons(n_single, n, "pairwise_identification_risk")
+    valid = risk[~np.isnan(risk)]
+    return PairwiseIdentificationRisk(
+        per_record=risk,
+        weights=1.0 - risk,
+        mean=float(valid.mean()) if valid.size else float("nan"),
+        max=float(valid.max()) if valid.size else float("nan"),
+        quantiles=quantile_dict(risk, quantiles),
+        n_singletons=n_single,
+        singleton_share=n_single / n if n else 0.0,
+        pattern=_pattern_codes(res[_FIRST].to_numpy(dtype=np.int64)),
+        pattern_size=m,
+        n_inside=res["inside"].to_numpy(dtype=np.int64),
+        keys=tuple(keys_l),
+        targets=tuple(targets),
+        radius=tuple(float(x) for x in r),
+        relative=relative,
+        inclusive=inclusive,
+        singletons=policy,
+        index=res.index,
+    )
+
+
+# ---------------------------------------------------------------------- k-anonymity
+def _kanon_block(
+    part: pd.DataFrame, incomplete: pd.DataFrame, fk_own: np.ndarray, *, keys: list[str]
+) -> pd.DataFrame:
+    """fk of the partition's complete records, and for every incomplete record the number of
+    this partition's complete records compatible with it (sdcMicro's rule), both from
+    :func:`synthguard.risk.k_anonymity` on the partition plus all incomplete records."""
+    n_p = len(part)
+    both = pd.concat([part[keys], incomplete[keys]], ignore_index=True)
+    if n_p == 0:
+        return _kanon_meta(part.index)
+    res = _uniqueness.k_anonymity(both, keys, k=1)
+    fk = res.fk
+    rows = np.concatenate([part[ROW].to_numpy(dtype=np.int64), incomplete[ROW].to_numpy()])
+    extra = np.concatenate([fk[:n_p], fk[n_p:] - fk_own])
+    kind = np.concatenate([np.zeros(n_p, dtype=np.int8), np.ones(len(incomplete), np.int8)])
+    classes = np.zeros(rows.shape[0], dtype=np.int64)
+    if rows.size:
+        classes[0] = res.n_classes
+    return pd.DataFrame(
+        {ROW: rows, "fk": extra, "incomplete": kind, "classes": classes},
+        index=part.index.append(incomplete.index),
+    )
+
+
+def _kanon_meta(index: pd.Index) -> pd.DataFrame:
+    return pd.DataFrame(
+        {
+            ROW: np.zeros(0, np.int64),
+            "fk": np.zeros(0, np.int64),
+            "incomplete": np.zeros(0, np.int8),
+            "classes": np.zeros(0, np.int64),
+        },
+        index=index[:0],
+    )
+
+
+def k_anonymity(
+    data: Any, keys: Sequence[str], k: int = 3, *, npartitions: int | None = None
+) -> KAnonymity:
+    """Equivalence-class sizes fk (sdcMicro's rule for missing keys) of a Dask DataFrame,
+    equal to :func:`synthguard.risk.k_anonymity`.
+
+    A record with a missing key value is compatible with records of any value on that key
+    (Templ, Kowarik & Meindl 2015), so it cannot be placed by a hash of its keys. The records
+    with every key present are hash-shuffled on the keys; the (usually few) records with a
+    missing key are gathered and sent to every partition. On each partition the pandas
+    function counts, for the partition's complete records, their whole class (all complete
+    records equal to them are in this partition) plus the compatible incomplete records, and,
+    for every incomplete record, the compatible complete records of the partition. An
+    incomplete record's fk is the sum of the latter over partitions plus its fk among the
+    incomplete records. All integer counts: exact. Cost grows with the number of incomplete
+    records times the number of partitions; they must fit in one worker's memory.
+    """
+    if not _any_dask(data):
+        return _uniqueness.k_anonymity(data, keys, k)
+    keys_l = as_list(keys, name="keys")
+    if not keys_l:
+        raise ParameterError("parameter 'keys': name at least one key variable")
+    if isinstance(k, bool) or not isinstance(k, int | np.integer) or k < 1:
+        raise ParameterError("parameter 'k': expected an integer >= 1")
+    check_columns(data._meta, keys_l, name="data", role="key")
+    framed, n = with_row_numbers(data[keys_l])
+    miss = framed[keys_l].isna().any(axis=1)
+    incomplete = framed[miss].compute()
+    complete = framed[~miss]
+    parts = npartitions or data.npartitions
+    shuffled = shuffle_by_keys(complete, keys_l, parts)
+    if len(incomplete):
+        fk_own = _uniqueness.k_anonymity(incomplete[keys_l], keys_l, k=1).fk
+    else:
+        fk_own = np.zeros(0, dtype=np.int64)
+    out = shuffled.map_partitions(
+        _kanon_block, incomplete, fk_own, keys=keys_l, meta=_kanon_meta(data._meta.index)
+    ).compute()
+    n_classes = int(out["classes"].sum())
+    inc = out["incomplete"].to_numpy() == 1
+    fk = np.zeros(n, dtype=np.int64)
+    comp_rows = out[ROW].to_numpy()[~inc]
+    fk[comp_rows] = out["fk"].to_numpy()[~inc]
+    inc_rows = incomplete[ROW].to_numpy(dtype=np.int64)
+    fk[inc_rows] = fk_own
+    np.add.at(fk, out[ROW].to_numpy()[inc], out["fk"].to_numpy()[inc])
+    if comp_rows.shape[0] + inc_rows.shape[0] != n:
+        raise DataError(
+            "the partitioned computation lost or duplicated rows; the input changed while it "
+            "was read (re-run it on data that does not change)"
+        )
+    all_rows = np.concatenate([comp_rows, inc_rows])
+    order = np.empty(n, dtype=np.int64)
+    order[all_rows] = np.arange(n, dtype=np.int64)
+    index = out.index[~inc].append(incomplete.index)[order]
+    below = int(np.sum(fk < k))
+    return KAnonymity(
+        fk=fk,
+        k=int(k),
+        n_below_k=below,
+        share_below_k=below / n if n else 0.0,
+        n_sample_uniques=int(np.sum(fk == 1)),
+        min_class_size=int(fk.min()) if n else 0,
+        n_classes=n_classes,
+        keys=tuple(keys_l),
+        index=index,
+    )
+
+
+# ---------------------------------------------------------------------- match rates
+def _match_block(
+    part: pd.DataFrame,
+    *frames: pd.DataFrame,
+    exact: list[str],
+    near: list[str],
+    r: np.ndarray | None,
+    relative: bool,
+    inclusive: bool,
+) -> pd.DataFrame:
+    part = part.sort_values(ROW, kind="stable")
+    if len(part) == 0:
+        return _match_meta(part.index, len(frames))
+    if near and not np.isfinite(part[near].to_numpy(dtype=np.float64, na_value=np.nan)).all():
+        raise SchemaError(
+            f"conf: numeric column(s) {near} matched within a radius have missing or "
+            f"infinite values; impute them, or set their radius to 0 to match exactly"
+        )
+    _, rows, counts = _release_counts(
+        part,
+        frames,
+        exact=exact,
+        near=near,
+        r=r,
+        relative=relative,
+        inclusive=inclusive,
+        allow_missing=True,
+    )
+    cols: dict[str, np.ndarray] = {ROW: rows}
+    for li, (_, inside, own) in enumerate(counts):
+        cols[f"cand{li}"] = inside.astype(np.int64)
+        cols[f"own{li}"] = own
+    return pd.DataFrame(cols, index=part.index)
+
+
+def _match_meta(index: pd.Index, n_impl: int) -> pd.DataFrame:
+    cols: dict[str, np.ndarray] = {ROW: np.zeros(0, np.int64)}
+    for li in range(n_impl):
+        cols[f"cand{li}"] = np.zeros(0, np.int64)
+        cols[f"own{li}"] = np.zeros(0, dtype=bool)
+    return pd.DataFrame(cols, index=index[:0])
+
+
+def _is_binary01(s: dd.Series) -> bool:
+    """Whether a numeric column holds exactly the values {0, 1} (infer_schema's binary rule)."""
+    nonmiss = s.dropna()
+    zero = (nonmiss == 0).any()
+    one = (nonmiss == 1).any()
+    other = (~nonmiss.isin([0, 1])).any()
+    z, o, x = dd.compute(zero, one, other)
+    return bool(z and o and not x)
+
+
+def _split_columns(
+    conf: dd.DataFrame,
+    columns: list[str],
+    radius: float | Mapping[str, float],
+    schema: Schema | Mapping[str, Any] | None,
+) -> tuple[list[str], list[str], dict[str, float]]:
+    """The pandas path's split into exact and radius columns, with infer_schema's one
+    data-dependent rule for numeric columns (exactly {0, 1} is binary) evaluated by Dask."""
+    exact, near, radii = _matching._split_columns(conf._meta, columns, radius, schema)
+    declared = set()
+    if schema is not None:
+        declared = set(schema.columns if isinstance(schema, Schema) else schema)
+    keep = []
+    for c in near:
+        if c not in declared and _is_binary01(conf[c]):
+            exact.append(c)
+            radii.pop(c)
+        else:
+            keep.append(c)
+    exact = [c for c in columns if c in exact]
+    return exact, keep, radii
+
+
+def match_rates(
+    conf: Any,
+    synthetic: Any,
+    *,
+    keys: Sequence[str],
+    targets: str | Sequence[str] | None = None,
+    radius: float | Mapping[str, float] = 0.1,
+    relative: bool = True,
+    inclusive: bool = False,
+    attacked: Sequence[int] | np.ndarray | None = None,
+    schema: Schema | Mapping[str, Any] | None = None,
+    npartitions: int | None = None,
+) -> MatchRates:
+    """Expected match risk, true and false match rates (Reiter & Mitra 2009) of a partially
+    synthetic release held in Dask, equal to :func:`synthguard.risk.match_rates`.
+
+    Candidates of record i are released rows of its pattern (the exactly matched columns)
+    inside its box, so a hash shuffle on the exactly matched columns puts all of them in
+    record i's partition; c_i and T_i are then the pandas path's counts. Parameters and result
+    as the pandas function; ``npartitions`` as in :func:`identification_risk`.
+    """
+    if not _any_dask(conf, synthetic):
+        return _matching.match_rates(
+            conf,
+            synthetic,
+            keys=keys,
+            targets=targets,
+            radius=radius,
+            relative=relative,
+            inclusive=inclusive,
+            attacked=attacked,
+            schema=schema,
+        )
+    conf = as_dask(conf, name="conf")
+    keys_l = as_list(keys, name="keys")
+    targets_l = as_list(targets, name="targets")
+    if set(keys_l) & set(targets_l):
+        raise ParameterError("parameters 'keys' and 'targets': a column cannot be both")
+    columns = keys_l + targets_l
+    if not columns:
+        raise ParameterError("parameter 'keys': name at least one column the intruder knows")
+    check_columns(conf._meta, columns, name="conf", role="key/target")
+    exact, near, radii = _split_columns(conf, columns, radius, schema)
+    shuffled, n, parts = _prepare(conf, columns, exact, npartitions)
+    impls = _prepare_implicates(synthetic, columns, exact, n, parts)
+    mask = _matching._attacked_mask(attacked, n)
+    r = np.array([radii[c] for c in near]) if near else None
+    out = dd.map_partitions(
+        _match_block,
+        shuffled,
+        *impls,
+        exact=exact,
+        near=near,
+        r=r,
+        relative=relative,
+        inclusive=inclusive,
+        meta=_match_meta(conf._meta.index, len(impls)),
+        align_dataframes=False,
+    )
+    res, _ = collect_rows(out.compute(), n)
+    rows = []
+    n_impl = len(impls)
+    cand = np.zeros((n, n_impl), dtype=np.int64)
+    own = np.zeros((n, n_impl), dtype=bool)
+    for li in range(n_impl):
+        c = np.where(mask, res[f"cand{li}"].to_numpy(dtype=np.int64), 0)
+        t = res[f"own{li}"].to_numpy(dtype=bool) & mask
+        cand[:, li] = c
+        own[:, li] = t
+        unique = c == 1
+        n_unique = int(unique.sum())
+        rows.append(
+            {  # Reiter & Mitra (2009), the summaries of synthguard.risk.match_rates
+                "expected_match_risk": float(np.sum(t / np.maximum(c, 1))),
+                "true_match_rate": float(np.sum(unique & t)) / n if n else float("nan"),
+                "false_match_rate": (
+                    float(np.sum(unique & ~t)) / n_unique if n_unique else float("nan")
+                ),
+                "n_unique_matches": n_unique,
+            }
+        )
+    per = pd.DataFrame(rows, index=pd.RangeIndex(n_impl, name="implicate"))
+    n_att = int(mask.sum())
+    emr = float(per["expected_match_risk"].mean())
+    return MatchRates(
+        expected_match_risk=emr,
+        expected_match_rate=emr / n_att if n_att else float("nan"),
+        true_match_rate=float(per["true_match_rate"].mean()),
+        false_match_rate=float(per["false_match_rate"].mean()),
+        n_unique_matches=float(per["n_unique_matches"].mean()),
+        candidates=cand,
+        own_match=own,
+        attacked=mask,
+        per_implicate=per,
+        keys=tuple(keys_l),
+        targets=tuple(targets_l),
+        radius=radii,
+        index=res.index,
+    )

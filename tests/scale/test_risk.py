@@ -1,0 +1,164 @@
+"""The Dask risk measures equal the pandas ones exactly on random data with ties and missing
+key values, whatever the partitioning of the input and of the shuffle."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from synthguard import risk as pandas_risk
+from synthguard.errors import DataError, DisclosureWarning, SchemaError
+
+dd = pytest.importorskip("dask.dataframe")
+scale_risk = pytest.importorskip("synthguard.scale.risk")
+
+from tests.scale.conftest import perturbed, tied_frame  # noqa: E402
+
+KEYS = ["sex", "region"]
+
+
+def _same(a, b, fields):
+    for f in fields:
+        x, y = getattr(a, f), getattr(b, f)
+        if x is None or y is None:
+            assert x is None and y is None, f
+        else:
+            assert np.array_equal(np.asarray(x), np.asarray(y), equal_nan=True), f
+
+
+@pytest.mark.parametrize(
+    ("singletons", "parts"), [("zero", (1, 1)), ("one", (4, 3)), ("exclude", (7, 9))]
+)
+def test_identification_risk_confidential_equals_pandas(singletons, parts):
+    conf = tied_frame(1500, 1)
+    expected = pandas_risk.identification_risk(
+        conf, keys=KEYS, target="income", singletons=singletons
+    )
+    got = scale_risk.identification_risk(
+        dd.from_pandas(conf, npartitions=parts[0]),
+        keys=KEYS,
+        target="income",
+        singletons=singletons,
+        npartitions=parts[1],
+    )
+    _same(expected, got, ["per_record", "pattern", "pattern_size", "n_inside"])
+    assert got.mean == expected.mean or (np.isnan(got.mean) and np.isnan(expected.mean))
+    assert got.quantiles == expected.quantiles
+    assert got.n_singletons == expected.n_singletons > 0
+    assert got.index.equals(expected.index)
+
+
+@pytest.mark.parametrize(
+    ("singletons", "target"),
+    [("zero", "income"), ("one", ["income", "age"]), ("exclude", "income")],
+)
+def test_identification_risk_release_equals_pandas(singletons, target):
+    conf = tied_frame(1200, 2)
+    syn = [perturbed(conf, 10), perturbed(conf, 11)]
+    expected = pandas_risk.identification_risk(
+        conf, syn, keys=KEYS, target=target, singletons=singletons, inclusive=True
+    )
+    got = scale_risk.identification_risk(
+        dd.from_pandas(conf, npartitions=3),
+        [dd.from_pandas(s, npartitions=p) for s, p in zip(syn, (2, 5))],
+        keys=KEYS,
+        target=target,
+        singletons=singletons,
+        inclusive=True,
+        npartitions=4,
+    )
+    fields = ["per_record", "pattern", "pattern_size", "n_inside", "match_share"]
+    _same(expected, got, [*fields, "per_implicate"])
+    assert 0 < expected.match_share.mean() < 1  # own rows do leave their pattern or ball
+    assert got.mean == expected.mean and got.quantiles == expected.quantiles
+
+
+def test_identification_risk_warns_once_with_the_global_count():
+    conf = tied_frame(400, 3)
+    with pytest.warns(DisclosureWarning) as rec:
+        got = scale_risk.identification_risk(
+            dd.from_pandas(conf, npartitions=3), keys=KEYS, target="income"
+        )
+    assert len(rec) == 1 and f"{got.n_singletons} of 400 records" in str(rec[0].message)
+
+
+def test_pairwise_risk_equals_pandas():
+    conf = tied_frame(1500, 4)
+    kw = dict(keys=KEYS, target=["income", "age"], radius=0.3, singletons="one")
+    expected = pandas_risk.pairwise_identification_risk(conf, **kw)
+    got = scale_risk.pairwise_identification_risk(
+        dd.from_pandas(conf, npartitions=4), npartitions=3, **kw
+    )
+    _same(expected, got, ["per_record", "weights", "pattern", "pattern_size", "n_inside"])
+    assert got.mean == expected.mean
+
+
+@pytest.mark.parametrize("parts", [(1, 1), (5, 3)])
+def test_k_anonymity_equals_pandas_with_missing_keys(parts):
+    conf = tied_frame(2000, 5)
+    conf["age"] = conf["age"].where(np.arange(len(conf)) % 17 != 0)  # a third key, missing
+    keys = ["sex", "region", "age"]
+    expected = pandas_risk.k_anonymity(conf, keys, k=4)
+    got = scale_risk.k_anonymity(
+        dd.from_pandas(conf, npartitions=parts[0]), keys, k=4, npartitions=parts[1]
+    )
+    assert np.array_equal(got.fk, expected.fk)
+    assert (got.n_classes, got.n_below_k, got.n_sample_uniques, got.min_class_size) == (
+        expected.n_classes,
+        expected.n_below_k,
+        expected.n_sample_uniques,
+        expected.min_class_size,
+    )
+    assert got.index.equals(expected.index)
+    # brute force on a few records: sdcMicro's compatible-record count
+    vals = conf[keys].to_numpy(dtype=object)
+    miss = conf[keys].isna().to_numpy()
+    for i in (0, 17, 34, 100):
+        agree = ((vals == vals[i]) | miss | miss[i]).all(axis=1)
+        assert got.fk[i] == agree.sum()
+
+
+def test_match_rates_equal_pandas():
+    conf = tied_frame(1500, 6)
+    conf["flag"] = (conf["age"] > 24).astype(int)  # numeric {0, 1}: matched exactly
+    syn = [perturbed(conf, 20).assign(flag=conf["flag"]), perturbed(conf, 21)]
+    syn[1]["flag"] = 1 - conf["flag"]
+    kw = dict(
+        keys=KEYS,
+        targets=["income", "flag"],
+        radius={"income": 0.2, "flag": 0.5},
+        attacked=np.arange(0, 1500, 2),
+    )
+    expected = pandas_risk.match_rates(conf, syn, **kw)
+    got = scale_risk.match_rates(
+        dd.from_pandas(conf, npartitions=4), [dd.from_pandas(s, npartitions=2) for s in syn], **kw
+    )
+    assert got.radius == expected.radius == {"income": 0.2}  # flag is binary: exact
+    assert np.array_equal(got.candidates, expected.candidates)
+    assert np.array_equal(got.own_match, expected.own_match)
+    pd.testing.assert_frame_equal(got.per_implicate, expected.per_implicate)
+    assert got.expected_match_risk == expected.expected_match_risk > 0
+
+
+def test_pandas_inputs_use_the_pandas_path():
+    conf = tied_frame(300, 7)
+    got = scale_risk.k_anonymity(conf, KEYS, k=2)
+    assert np.array_equal(got.fk, pandas_risk.k_anonymity(conf, KEYS, k=2).fk)
+
+
+def test_misaligned_implicate_and_missing_columns_are_refused():
+    conf = tied_frame(200, 8)
+    d = dd.from_pandas(conf, npartitions=2)
+    with pytest.raises(DataError, match="implicate"):
+        scale_risk.identification_risk(
+            d,
+            dd.from_pandas(conf.iloc[:150], npartitions=2),
+            keys=KEYS,
+            target="income",
+            singletons="zero",
+        )
+    with pytest.raises(DataError, match="'nope'"):
+        scale_risk.identification_risk(d, keys=["nope"], target="income", singletons="zero")
+    with pytest.raises(SchemaError):
+        scale_risk.identification_risk(d, keys=["income"], target="sex", singletons="zero")
