@@ -16,6 +16,7 @@ scale_risk = pytest.importorskip("synthguard.scale.risk")
 from tests.scale.conftest import perturbed, tied_frame  # noqa: E402
 
 KEYS = ["sex", "region"]
+T = scale_risk._TARGETS  # the pandas name of the targets parameter (renamed to targets)
 
 
 def _same(a, b, fields):
@@ -33,12 +34,12 @@ def _same(a, b, fields):
 def test_identification_risk_confidential_equals_pandas(singletons, parts):
     conf = tied_frame(1500, 1)
     expected = pandas_risk.identification_risk(
-        conf, keys=KEYS, target="income", singletons=singletons
+        conf, keys=KEYS, **{T: "income"}, singletons=singletons
     )
     got = scale_risk.identification_risk(
         dd.from_pandas(conf, npartitions=parts[0]),
         keys=KEYS,
-        target="income",
+        targets="income",
         singletons=singletons,
         npartitions=parts[1],
     )
@@ -57,13 +58,13 @@ def test_identification_risk_release_equals_pandas(singletons, target):
     conf = tied_frame(1200, 2)
     syn = [perturbed(conf, 10), perturbed(conf, 11)]
     expected = pandas_risk.identification_risk(
-        conf, syn, keys=KEYS, target=target, singletons=singletons, inclusive=True
+        conf, syn, keys=KEYS, **{T: target}, singletons=singletons, inclusive=True
     )
     got = scale_risk.identification_risk(
         dd.from_pandas(conf, npartitions=3),
         [dd.from_pandas(s, npartitions=p) for s, p in zip(syn, (2, 5))],
         keys=KEYS,
-        target=target,
+        targets=target,
         singletons=singletons,
         inclusive=True,
         npartitions=4,
@@ -78,17 +79,17 @@ def test_identification_risk_warns_once_with_the_global_count():
     conf = tied_frame(400, 3)
     with pytest.warns(DisclosureWarning) as rec:
         got = scale_risk.identification_risk(
-            dd.from_pandas(conf, npartitions=3), keys=KEYS, target="income"
+            dd.from_pandas(conf, npartitions=3), keys=KEYS, targets="income"
         )
     assert len(rec) == 1 and f"{got.n_singletons} of 400 records" in str(rec[0].message)
 
 
 def test_pairwise_risk_equals_pandas():
     conf = tied_frame(1500, 4)
-    kw = dict(keys=KEYS, target=["income", "age"], radius=0.3, singletons="one")
-    expected = pandas_risk.pairwise_identification_risk(conf, **kw)
+    kw = dict(keys=KEYS, radius=0.3, singletons="one")
+    expected = pandas_risk.pairwise_identification_risk(conf, **{T: ["income", "age"]}, **kw)
     got = scale_risk.pairwise_identification_risk(
-        dd.from_pandas(conf, npartitions=4), npartitions=3, **kw
+        dd.from_pandas(conf, npartitions=4), targets=["income", "age"], npartitions=3, **kw
     )
     _same(expected, got, ["per_record", "weights", "pattern", "pattern_size", "n_inside"])
     assert got.mean == expected.mean
@@ -155,10 +156,10 @@ def test_misaligned_implicate_and_missing_columns_are_refused():
             d,
             dd.from_pandas(conf.iloc[:150], npartitions=2),
             keys=KEYS,
-            target="income",
+            targets="income",
             singletons="zero",
         )
     with pytest.raises(DataError, match="'nope'"):
-        scale_risk.identification_risk(d, keys=["nope"], target="income", singletons="zero")
+        scale_risk.identification_risk(d, keys=["nope"], targets="income", singletons="zero")
     with pytest.raises(SchemaError):
-        scale_risk.identification_risk(d, keys=["income"], target="sex", singletons="zero")
+        scale_risk.identification_risk(d, keys=["income"], targets="sex", singletons="zero")

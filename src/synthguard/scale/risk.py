@@ -18,6 +18,7 @@ client (8 bytes per record and array: about 400 MB for 10 million records).
 
 from __future__ import annotations
 
+import inspect
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -64,6 +65,10 @@ __all__ = [
 ]
 
 _FIRST = "_first"  # row number of the first record of the record's pattern
+# the pandas functions' name of the target parameter ('target' until the rename to 'targets')
+_TARGETS = (
+    "targets" if "targets" in inspect.signature(_ident.identification_risk).parameters else "target"
+)
 
 
 def _any_dask(*objs: Any) -> bool:
@@ -132,7 +137,7 @@ def _ident_conf_block(
     rows = part[ROW].to_numpy(dtype=np.int64)
     if len(part) == 0:
         return _ident_conf_meta(part.index)
-    res = _ident.identification_risk(part, keys=keys, target=targets, quantiles=(), **kw)
+    res = _ident.identification_risk(part, keys=keys, quantiles=(), **{_TARGETS: targets}, **kw)
     return pd.DataFrame(
         {
             ROW: rows,
@@ -257,7 +262,7 @@ def identification_risk(
     synthetic: Any = None,
     *,
     keys: Sequence[str],
-    target: str | Sequence[str] = "income",
+    targets: str | Sequence[str],
     radius: float | Mapping[str, float] = 0.2,
     relative: bool = True,
     inclusive: bool = False,
@@ -281,7 +286,7 @@ def identification_risk(
     synthetic : None, or a partially synthetic release: a Dask DataFrame, a list of them (one
         per implicate), or anything the pandas function accepts; rows aligned with ``conf``
         (same total order across partitions).
-    keys, target, radius, relative, inclusive, singletons, quantiles
+    keys, targets, radius, relative, inclusive, singletons, quantiles
         As in :func:`synthguard.risk.identification_risk`.
     npartitions : number of partitions of the shuffle.
 
@@ -295,7 +300,7 @@ def identification_risk(
             conf,
             synthetic,
             keys=keys,
-            target=target,
+            **{_TARGETS: targets},
             radius=radius,
             relative=relative,
             inclusive=inclusive,
@@ -304,11 +309,11 @@ def identification_risk(
         )
     conf = as_dask(conf, name="conf")
     keys_l = as_list(keys, name="keys")
-    targets = as_list(target, name="target")
+    targets = as_list(targets, name="targets")
     if not targets:
-        raise ParameterError("parameter 'target': name at least one numeric target column")
+        raise ParameterError("parameter 'targets': name at least one numeric target column")
     if set(keys_l) & set(targets):
-        raise ParameterError("parameters 'keys' and 'target': a column cannot be both")
+        raise ParameterError("parameters 'keys' and 'targets': a column cannot be both")
     check_columns(conf._meta, keys_l, name="conf", role="key")
     r = radius_vector(radius, targets)
     policy, warn = check_singletons(singletons)
@@ -401,7 +406,7 @@ def _pairwise_block(
         return _ident_conf_meta(part.index)
     rows = part[ROW].to_numpy(dtype=np.int64)
     res = _pairwise.pairwise_identification_risk(
-        part, keys=keys, target=targets, quantiles=(), **kw
+        part, keys=keys, quantiles=(), **{_TARGETS: targets}, **kw
     )
     return pd.DataFrame(
         {
@@ -419,7 +424,7 @@ def pairwise_identification_risk(
     conf: Any,
     *,
     keys: Sequence[str],
-    target: str | Sequence[str] = "income",
+    targets: str | Sequence[str],
     radius: float | Mapping[str, float] = 0.2,
     relative: bool = True,
     inclusive: bool = False,
@@ -439,7 +444,7 @@ def pairwise_identification_risk(
         return _pairwise.pairwise_identification_risk(
             conf,
             keys=keys,
-            target=target,
+            **{_TARGETS: targets},
             radius=radius,
             relative=relative,
             inclusive=inclusive,
@@ -447,11 +452,11 @@ def pairwise_identification_risk(
             quantiles=quantiles,
         )
     keys_l = as_list(keys, name="keys")
-    targets = as_list(target, name="target")
+    targets = as_list(targets, name="targets")
     if not targets:
-        raise ParameterError("parameter 'target': name at least one numeric target column")
+        raise ParameterError("parameter 'targets': name at least one numeric target column")
     if set(keys_l) & set(targets):
-        raise ParameterError("parameters 'keys' and 'target': a column cannot be both")
+        raise ParameterError("parameters 'keys' and 'targets': a column cannot be both")
     check_columns(conf._meta, keys_l, name="conf", role="key")
     r = radius_vector(radius, targets)
     policy, warn = check_singletons(singletons)
