@@ -28,13 +28,13 @@ except ImportError as exc:  # pragma: no cover - exercised only without the extr
 # --- reading, writing, clients and synthesis (daska) ---
 
 # --- risk, utility, DP and SDC (daskb) ---
-from synthguard.scale.risk import (  # noqa: E402
+from synthguard.scale.risk import (
     identification_risk,
     k_anonymity,
     match_rates,
     pairwise_identification_risk,
 )
-from synthguard.scale.sdc import add_noise, bottomcode, pram, swap, topcode  # noqa: E402
+from synthguard.scale.sdc import add_noise, bottomcode, pram, swap, topcode
 
 __all__: list[str] = [
     "add_noise",
