@@ -28,6 +28,7 @@ except ImportError as exc:  # pragma: no cover - exercised only without the extr
 # --- reading, writing, clients and synthesis (daska) ---
 
 # --- risk, utility, DP and SDC (daskb) ---
+from synthguard.scale.dp import dp_count, dp_histogram, dp_marginal, dp_sum, marginal_counts
 from synthguard.scale.risk import (
     identification_risk,
     k_anonymity,
@@ -39,8 +40,13 @@ from synthguard.scale.sdc import add_noise, bottomcode, pram, swap, topcode
 __all__: list[str] = [
     "add_noise",
     "bottomcode",
+    "dp_count",
+    "dp_histogram",
+    "dp_marginal",
+    "dp_sum",
     "identification_risk",
     "k_anonymity",
+    "marginal_counts",
     "match_rates",
     "pairwise_identification_risk",
     "pram",
