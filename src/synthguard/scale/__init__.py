@@ -36,20 +36,25 @@ from synthguard.scale.risk import (
     pairwise_identification_risk,
 )
 from synthguard.scale.sdc import add_noise, bottomcode, pram, swap, topcode
+from synthguard.scale.utility import correlation_fit, ecdf_utility, pmse, univariate
 
 __all__: list[str] = [
     "add_noise",
     "bottomcode",
+    "correlation_fit",
     "dp_count",
     "dp_histogram",
     "dp_marginal",
     "dp_sum",
+    "ecdf_utility",
     "identification_risk",
     "k_anonymity",
     "marginal_counts",
     "match_rates",
     "pairwise_identification_risk",
+    "pmse",
     "pram",
     "swap",
     "topcode",
+    "univariate",
 ]

@@ -1,0 +1,195 @@
+"""Utility of a release held in Dask: univariate statistics, ECDF distances, correlation fit
+and pMSE, by the pandas functions of :mod:`synthguard.utility`.
+
+* :func:`univariate` and :func:`ecdf_utility` depend on each column only through the multiset
+  of its values. Dask computes every column's value counts (an exact aggregation, missing
+  values included); the client expands them into the column's values in sorted order, one
+  column at a time (O(n) memory for one column, never the whole table), and runs the pandas
+  function on that. Counts, shares, percentiles, U_m and U_a are therefore exactly the pandas
+  figures (the ECDF sorts its inputs anyway); means and higher moments are sums taken in
+  another order and agree to floating-point rounding (relative error about 1e-15).
+* :func:`correlation_fit` takes the Pearson matrices computed by Dask (pairwise-complete
+  sums in partition order: equal to pandas to rounding) and hands them to the pandas
+  function's matrix form, one implicate at a time. Numeric columns only.
+* :func:`pmse` fits the propensity model on a documented reproducible sample: each data set
+  is sampled with ``DataFrame.sample(frac=min(1, sample_size / n), random_state=seed)``
+  (Bernoulli per partition, per-partition seeds drawn from ``seed``: the same seed and the
+  same partitioning give the same sample). The pandas :func:`synthguard.utility.pmse` then
+  runs on the two samples, so its null expectation, ratio and standardized pMSE (Snoke et
+  al. 2018) are those of the sample sizes actually used: the null is the sample's own.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import dask
+import dask.dataframe as dd
+import numpy as np
+import pandas as pd
+
+from synthguard import utility as _utility
+from synthguard.errors import DataError, ParameterError
+from synthguard.risk._patterns import check_columns
+from synthguard.scale._partitions import as_dask, as_dask_implicates, is_dask
+from synthguard.utility.correlation import CorrelationFit
+from synthguard.utility.discriminant import PMSEResult
+from synthguard.utility.ecdf import ECDFUtility
+from synthguard.utility.univariate import UnivariateComparison
+
+__all__ = ["correlation_fit", "ecdf_utility", "pmse", "univariate", "value_sorted"]
+
+
+def _expand(counts: pd.Series, dtype: Any, name: str) -> pd.Series:
+    """The values of a column, sorted, from its value counts (missing values last)."""
+    counts = counts[counts > 0]
+    try:
+        counts = counts.sort_index(na_position="last")
+    except TypeError:  # mixed types: keep Dask's order (the multiset is what matters)
+        pass
+    values = np.repeat(counts.index.to_numpy(dtype=object), counts.to_numpy(dtype=np.int64))
+    if isinstance(dtype, pd.CategoricalDtype) and dtype.categories is not None:
+        return pd.Series(pd.Categorical(values, dtype=dtype), name=name)
+    try:
+        return pd.Series(values, name=name).astype(dtype)
+    except (TypeError, ValueError):
+        return pd.Series(values, name=name)
+
+
+def value_sorted(frames: Sequence[dd.DataFrame], column: str) -> list[pd.Series]:
+    """Column ``column`` of every frame as a pandas Series of its values in sorted order,
+    from value counts computed by Dask (one ``dask.compute`` for all frames)."""
+    counts = dask.compute(*[f[column].value_counts(dropna=False) for f in frames])
+    return [_expand(c, f._meta[column].dtype, column) for c, f in zip(counts, frames, strict=True)]
+
+
+def _columns(conf: dd.DataFrame, imps: list[dd.DataFrame], columns: Any) -> list[str]:
+    if columns is None:
+        return [c for c in conf.columns if all(c in f.columns for f in imps)]
+    cols = list(columns)
+    check_columns(conf._meta, cols, name="conf", role="compared")
+    for i, f in enumerate(imps):
+        check_columns(f._meta, cols, name=f"synthetic implicate {i}", role="compared")
+    return cols
+
+
+def univariate(
+    conf: Any,
+    synthetic: Any,
+    *,
+    schema: Any = None,
+    columns: list[str] | None = None,
+) -> UnivariateComparison:
+    """:func:`synthguard.utility.univariate` of Dask data: per column, the pandas function on
+    the column's values rebuilt from exact value counts (see the module notes). Case weights
+    are not supported here."""
+    if not is_dask(conf) and not is_dask(synthetic):
+        return _utility.univariate(conf, synthetic, schema=schema, columns=columns)
+    conf = as_dask(conf, name="conf")
+    imps = as_dask_implicates(synthetic)
+    cols = _columns(conf, imps, columns)
+    numeric, categorical = [], []
+    for c in cols:
+        conf_c, *syn_c = value_sorted([conf, *imps], c)
+        res = _utility.univariate(
+            conf_c.to_frame(), [s.to_frame() for s in syn_c], schema=schema, columns=[c]
+        )
+        numeric.append(res.numeric)
+        categorical.append(res.categorical)
+    num = pd.concat([t for t in numeric if len(t)] or numeric[:1])
+    cat = pd.concat([t for t in categorical if len(t)] or categorical[:1])
+    msd = float(cat["difference"].abs().max()) if len(cat) else np.nan
+    return UnivariateComparison(num, cat, msd)
+
+
+def ecdf_utility(conf: Any, synthetic: Any, column: str) -> ECDFUtility:
+    """:func:`synthguard.utility.ecdf_utility` of ``column`` of Dask data, exactly: U_m and
+    U_a (Woo et al. 2009) depend on the values only through their sorted order, which is
+    rebuilt from exact value counts."""
+    conf = as_dask(conf, name="conf")
+    imps = as_dask_implicates(synthetic)
+    _columns(conf, imps, [column])
+    conf_c, *syn_c = value_sorted([conf, *imps], column)
+    return _utility.ecdf_utility(
+        conf_c.to_numpy(dtype=float, na_value=np.nan),
+        [s.to_numpy(dtype=float, na_value=np.nan) for s in syn_c],
+    )
+
+
+def correlation_fit(
+    conf: Any, synthetic: Any, *, columns: list[str] | None = None
+) -> CorrelationFit:
+    """Correlation fit (the course's MAE, RMSE and total of ``R_syn - R_conf``) of numeric
+    columns of Dask data: Pearson matrices by Dask (pairwise-complete), the fit by
+    :func:`synthguard.utility.correlation_fit` on the matrices, averaged over implicates as
+    the pandas function does."""
+    conf = as_dask(conf, name="conf")
+    imps = as_dask_implicates(synthetic)
+    cols = _columns(conf, imps, columns)
+    num = [
+        c
+        for c in cols
+        if pd.api.types.is_numeric_dtype(conf._meta[c].dtype)
+        and not pd.api.types.is_bool_dtype(conf._meta[c].dtype)
+    ]
+    if len(num) < 2:
+        raise DataError("correlation_fit: needs at least two numeric columns")
+    mats = dask.compute(*[f[num].astype("float64").corr() for f in [conf, *imps]])
+    rc = pd.DataFrame(mats[0].to_numpy(), index=num, columns=num)
+    fits = [
+        _utility.correlation_fit(rc, pd.DataFrame(m.to_numpy(), index=num, columns=num))
+        for m in mats[1:]
+    ]
+    per = pd.concat([f.implicates for f in fits], ignore_index=True).rename_axis("implicate")
+    diff = sum(f.difference for f in fits) / len(fits)
+    return CorrelationFit(
+        diff,
+        float(per["mae"].mean()),
+        float(per["rmse"].mean()),
+        float(per["total"].mean()),
+        None,
+        np.nan,
+        per,
+    )
+
+
+def _sample(frame: dd.DataFrame, size: int, seed: int) -> pd.DataFrame:
+    n = int(frame.shape[0].compute())
+    if n == 0:
+        raise DataError("pmse: a data set has no rows")
+    frac = min(1.0, size / n)
+    if frac >= 1.0:
+        return frame.compute()
+    return frame.sample(frac=frac, random_state=seed).compute()
+
+
+def pmse(
+    conf: Any,
+    synthetic: Any,
+    model: str = "logistic",
+    *,
+    sample_size: int = 100_000,
+    random_state: int = 0,
+    **kwargs: Any,
+) -> PMSEResult:
+    """pMSE (Woo et al. 2009; Snoke et al. 2018) of Dask data on a reproducible sample of
+    about ``sample_size`` rows of each data set (see the module notes); keyword arguments go
+    to :func:`synthguard.utility.pmse` (which receives ``random_state`` too)."""
+    if isinstance(random_state, bool) or not isinstance(random_state, int | np.integer):
+        raise ParameterError("parameter 'random_state': an integer seed (the sample's)")
+    if int(sample_size) < 2:
+        raise ParameterError("parameter 'sample_size': expected an integer >= 2")
+    conf = as_dask(conf, name="conf")
+    imps = as_dask_implicates(synthetic)
+    seq = np.random.SeedSequence(int(random_state))
+    seeds = [int(s.generate_state(1)[0]) for s in seq.spawn(1 + len(imps))]
+    conf_s = _sample(conf, int(sample_size), seeds[0])
+    syn_s = [_sample(f, int(sample_size), s) for f, s in zip(imps, seeds[1:], strict=True)]
+    return _utility.pmse(
+        conf_s,
+        syn_s if len(syn_s) > 1 else syn_s[0],
+        model,
+        random_state=random_state,
+        **kwargs,
+    )
