@@ -163,3 +163,26 @@ def test_misaligned_implicate_and_missing_columns_are_refused():
         scale_risk.identification_risk(d, keys=["nope"], targets="income", singletons="zero")
     with pytest.raises(SchemaError):
         scale_risk.identification_risk(d, keys=["income"], targets="sex", singletons="zero")
+
+
+@pytest.mark.parametrize("metric", ["gower", "hamming"])
+def test_distance_to_closest_record_equals_pandas(metric):
+    conf = tied_frame(700, 9)
+    syn = [
+        perturbed(conf, 90).sample(frac=0.5, random_state=1).reset_index(drop=True),
+        perturbed(conf, 91).iloc[:300],
+    ]
+    syn[1].iloc[:20] = conf.iloc[100:120].to_numpy()  # exact copies
+    with pytest.warns(DisclosureWarning, match="exact copies"):
+        expected = pandas_risk.distance_to_closest_record(conf, syn, metric=metric)
+    with pytest.warns(DisclosureWarning, match="exact copies"):
+        got = scale_risk.distance_to_closest_record(
+            dd.from_pandas(conf, npartitions=4),
+            [dd.from_pandas(s, npartitions=2) for s in syn],
+            metric=metric,
+        )
+    np.testing.assert_allclose(got.dcr, expected.dcr, rtol=1e-12, atol=1e-15)
+    np.testing.assert_allclose(got.nndr, expected.nndr, rtol=1e-12, atol=1e-15)
+    assert np.array_equal(got.implicate, expected.implicate)
+    assert got.exact_copy_share == expected.exact_copy_share >= 20 / 650
+    assert got.columns == expected.columns

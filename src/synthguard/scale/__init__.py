@@ -30,6 +30,7 @@ except ImportError as exc:  # pragma: no cover - exercised only without the extr
 # --- risk, utility, DP and SDC (daskb) ---
 from synthguard.scale.dp import dp_count, dp_histogram, dp_marginal, dp_sum, marginal_counts
 from synthguard.scale.risk import (
+    distance_to_closest_record,
     identification_risk,
     k_anonymity,
     match_rates,
@@ -42,6 +43,7 @@ __all__: list[str] = [
     "add_noise",
     "bottomcode",
     "correlation_fit",
+    "distance_to_closest_record",
     "dp_count",
     "dp_histogram",
     "dp_marginal",
