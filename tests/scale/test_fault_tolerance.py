@@ -46,7 +46,7 @@ def test_worker_killed_mid_task_gives_the_same_risk():
     )
     with (
         distributed.LocalCluster(
-            n_workers=2, threads_per_worker=1, processes=False, dashboard_address=None
+            n_workers=2, threads_per_worker=1, processes=False, dashboard_address=":0"
         ) as cluster,
         distributed.Client(cluster) as client,
         dask.config.set(scheduler="distributed"),
