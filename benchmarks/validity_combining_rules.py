@@ -107,12 +107,12 @@ def coverage(kind: str, m: int, n_syn: int, rng: np.random.Generator) -> dict[st
     for name, qv in parts.items():
         q = np.concatenate([a for a, _ in qv], axis=1)
         v = np.concatenate([b for _, b in qv], axis=1)
-        r = combine(q, v, method=kind, n=N, n_syn=n_syn)  # type: ignore[arg-type]
+        r = combine(q, v, method=kind, n=N, n_synthetic=n_syn)  # type: ignore[arg-type]
         lo, hi = r.ci(0.95)
         z = 1.959964 * np.sqrt(r.variance)
         proper = np.nan
         if kind == "full":
-            rp = combine(q, v, method="proper", n=N, n_syn=n_syn)
+            rp = combine(q, v, method="proper", n=N, n_synthetic=n_syn)
             lo_p, hi_p = rp.ci(0.95)
             proper = float(np.mean((lo_p <= TRUE[name]) & (TRUE[name] <= hi_p)))
         out[name] = {

@@ -19,7 +19,8 @@ Warnings::
     ├── DisclosureWarning      something in a release may disclose (copied records, singleton patterns)
     ├── PrivacyWarning         a DP setting outside its guarantee (classic Gaussian with epsilon >= 1, seeded noise)
     ├── InputWarning           a file that may not read as meant (spaces around names or levels, missing-value codes)
-    └── UtilityWarning         a utility computation that is unreliable (tiny samples, separation)
+    ├── UtilityWarning         a utility computation that is unreliable (tiny samples, separation)
+    └── RenamedWarning(SynthguardWarning, FutureWarning)  an old parameter name or order, kept one release
 
 Messages follow one format: what went wrong, where (column or parameter),
 what was expected, and what to do. They name columns and parameters and
@@ -40,6 +41,7 @@ __all__ = [
     "PlanError",
     "PrivacyBudgetError",
     "PrivacyWarning",
+    "RenamedWarning",
     "SchemaError",
     "SynthguardError",
     "SynthguardWarning",
@@ -116,3 +118,8 @@ class InputWarning(SynthguardWarning):
 
 class UtilityWarning(SynthguardWarning):
     """A utility measure may be unreliable on these inputs."""
+
+
+class RenamedWarning(SynthguardWarning, FutureWarning):
+    """A call used a parameter's old name or the old argument order; it still works for one
+    release (:mod:`synthguard._compat`), then the old spelling is removed."""

@@ -39,7 +39,7 @@ def test_full_rule_by_hand():
 
 def test_full_rule_negative_variance_uses_non_negative_alternative():
     q = [1.0, 1.1, 0.9]  # b = 0.01, so T_f = 4/3 * 0.01 - 1 < 0
-    r = combine(q, [1.0, 1.0, 1.0], method="full", n=100, n_syn=50)
+    r = combine(q, [1.0, 1.0, 1.0], method="full", n=100, n_synthetic=50)
     assert r.adjusted
     assert r.variance == pytest.approx(0.5 * 1.0)  # T_f* = max(0, T_f) + (n_syn/n) v̄
     assert r.df == pytest.approx(2.0)
@@ -52,10 +52,10 @@ def test_vectorised_over_estimands_matches_loop():
     q = rng.normal(size=(5, 7))
     v = rng.uniform(0.1, 1.0, size=(5, 7))
     for method in ("partial", "full"):
-        r = combine(q, v, method=method, n=10, n_syn=10)
+        r = combine(q, v, method=method, n=10, n_synthetic=10)
         lo, hi = r.ci()
         for j in range(7):
-            rj = combine(q[:, j], v[:, j], method=method, n=10, n_syn=10)
+            rj = combine(q[:, j], v[:, j], method=method, n=10, n_synthetic=10)
             assert r.variance[j] == pytest.approx(rj.variance)
             assert r.df[j] == pytest.approx(rj.df)
             assert (lo[j], hi[j]) == pytest.approx(rj.ci())
@@ -70,7 +70,7 @@ def test_identical_implicates_give_normal_reference():
 
 def test_one_implicate_warns_and_uses_simple_rule():
     with pytest.warns(UtilityWarning, match="one implicate"):
-        r = combine([3.0], [2.0], method="partial", n=100, n_syn=100)
+        r = combine([3.0], [2.0], method="partial", n=100, n_synthetic=100)
     assert r.method == "simple"
     assert r.variance == pytest.approx(2.0 * (1 + 1))  # v̄ (1/m + n_syn/n)
     assert np.isinf(r.df)
@@ -89,7 +89,7 @@ def test_errors():
 
 def test_proper_rule_by_hand():
     # Raab, Nowok & Dibben (2016): T_r = v̄ (k + (1 + k)/m), k = n_syn/n, normal reference
-    r = combine([1.0, 2.0, 3.0], [0.4, 0.5, 0.6], method="proper", n=100, n_syn=200)
+    r = combine([1.0, 2.0, 3.0], [0.4, 0.5, 0.6], method="proper", n=100, n_synthetic=200)
     assert r.method == "proper"
     assert r.estimate == pytest.approx(2.0)
     assert r.b_m == pytest.approx(1.0)
@@ -99,14 +99,14 @@ def test_proper_rule_by_hand():
     half = stats.norm.ppf(0.95) * np.sqrt(1.5)
     assert (lo, hi) == pytest.approx((2 - half, 2 + half))
     # against the simple rule: proper adds v̄ k/m for the posterior draws of the parameters
-    s = combine([1.0, 2.0, 3.0], [0.4, 0.5, 0.6], method="simple", n=100, n_syn=200)
+    s = combine([1.0, 2.0, 3.0], [0.4, 0.5, 0.6], method="simple", n=100, n_synthetic=200)
     assert r.variance - s.variance == pytest.approx(0.5 * 2 / 3)
 
 
 def test_proper_rule_needs_no_between_variance_for_one_implicate():
     with warnings.catch_warnings():
         warnings.simplefilter("error")
-        r = combine([3.0], [2.0], method="proper", n=100, n_syn=50)
+        r = combine([3.0], [2.0], method="proper", n=100, n_synthetic=50)
     assert r.method == "proper"
     assert r.variance == pytest.approx(2.0 * (0.5 + 1.5))
     assert np.isnan(r.b_m)
@@ -125,10 +125,10 @@ def test_proper_rule_covers_95_percent_for_posterior_predictive_synthesis():
         syn = mu_l[..., None] + np.sqrt(sig2)[..., None] * rng.standard_normal((reps, m, n_syn))
         q = syn.mean(-1).T
         v = (syn.var(-1, ddof=1) / n_syn).T
-        lo, hi = combine(q, v, method="proper", n=n, n_syn=n_syn).ci(0.95)
+        lo, hi = combine(q, v, method="proper", n=n, n_synthetic=n_syn).ci(0.95)
         cover = np.mean((lo <= mu) & (mu <= hi))
         se = np.sqrt(0.95 * 0.05 / reps)
         assert abs(cover - 0.95) < 3.5 * se + 0.005, (m, n_syn, cover)
         # the simple rule ignores the posterior draws and under-covers here
-        lo_s, hi_s = combine(q, v, method="simple", n=n, n_syn=n_syn).ci(0.95)
+        lo_s, hi_s = combine(q, v, method="simple", n=n, n_synthetic=n_syn).ci(0.95)
         assert np.mean((lo_s <= mu) & (mu <= hi_s)) < cover - 0.02

@@ -90,7 +90,7 @@ def test_implicates_are_combined_with_the_combining_rules(small: pd.DataFrame) -
     imp = r.implicates[r.implicates.row == row.name].sort_values("implicate")
     # implicate 1, domain a: (2 + 4 + 5)/4; implicate 2: (1 + 6 + 3)/4
     assert imp.estimate.tolist() == pytest.approx([11 / 4, 10 / 4])
-    c = combine(imp.estimate.to_numpy(), imp.se.to_numpy() ** 2, method="partial", n=5, n_syn=5)
+    c = combine(imp.estimate.to_numpy(), imp.se.to_numpy() ** 2, method="partial", n=5, n_synthetic=5)
     assert row.syn_estimate == pytest.approx(c.estimate)
     assert row.syn_se == pytest.approx(float(c.se))
     assert row.difference == pytest.approx(c.estimate - 2.25)

@@ -38,7 +38,7 @@ def test_weights_of_one_give_the_unweighted_results(pair) -> None:  # type: igno
     pd.testing.assert_frame_equal(a.numeric, b.numeric, rtol=1e-10)
     pd.testing.assert_frame_equal(a.categorical, b.categorical, rtol=1e-10)
     e1 = ecdf_utility(conf.x, syn.x, conf_weights=np.ones(len(conf)),
-                      synth_weights=np.ones(len(syn)))
+                      synthetic_weights=np.ones(len(syn)))
     e0 = ecdf_utility(conf.x, syn.x)
     assert (e1.u_max, e1.u_avg) == pytest.approx((e0.u_max, e0.u_avg), rel=1e-12)
     p1 = pmse(c1, s1, weights="w", random_state=0)
@@ -83,7 +83,7 @@ def test_integer_weights_equal_repeated_records(pair) -> None:  # type: ignore[n
                     random_state=0)
     for k in ("pmse", "specks", "auc"):
         assert getattr(weighted, k) == pytest.approx(getattr(repeated, k), rel=1e-6), k
-    e_w = ecdf_utility(conf.x, syn.x, conf_weights=wc, synth_weights=ws)
+    e_w = ecdf_utility(conf.x, syn.x, conf_weights=wc, synthetic_weights=ws)
     e_r = ecdf_utility(conf.x.repeat(wc), syn.x.repeat(ws))
     assert e_w.u_max == pytest.approx(e_r.u_max)
     # U_a: each pooled point counts its rescaled weight, as the repeated points do

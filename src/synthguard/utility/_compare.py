@@ -27,7 +27,7 @@ def comparison_columns(
     """Columns comparing estimands: ``q`` and ``v`` have shape (m, n_estimands)."""
     m = q.shape[0]
     rule = method if m > 1 or method == "proper" else "simple"
-    comb = combine(q, v, method=rule, n=n, n_syn=n_syn)  # type: ignore[arg-type]
+    comb = combine(q, v, method=rule, n=n, n_synthetic=n_syn)  # type: ignore[arg-type]
     lo, hi = comb.ci(level)
     lo, hi = np.atleast_1d(lo), np.atleast_1d(hi)
     est = np.atleast_1d(comb.estimate)

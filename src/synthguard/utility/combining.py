@@ -4,15 +4,15 @@
   ``ν_p = (m-1)(1 + v̄_m/(b_m/m))^2``;
 * fully synthetic data, Reiter (2002) (Raghunathan, Reiter & Rubin 2003):
   ``T_f = (1 + 1/m) b_m - v̄_m``, ``ν_f = (m-1)(1 - v̄_m/((1 + 1/m) b_m))^2``, and when
-  ``T_f < 0`` the non-negative alternative ``T_f* = max(0, T_f) + δ (n_syn/n) v̄_m`` with
+  ``T_f < 0`` the non-negative alternative ``T_f* = max(0, T_f) + δ (n_synthetic/n) v̄_m`` with
   ``δ = 1`` (J. Hu's lecture "Methods for utility evaluation part 2", eq. (8));
 * one implicate (``m = 1``), where ``b_m`` cannot be estimated: the rule of Raab, Nowok &
-  Dibben (2016) for synthesis from a fitted model, ``T_s = v̄_m (1/m + n_syn/n)`` with a normal
+  Dibben (2016) for synthesis from a fitted model, ``T_s = v̄_m (1/m + n_synthetic/n)`` with a normal
   reference distribution (a :class:`~synthguard.errors.UtilityWarning` says so);
 * fully synthetic data drawn from the posterior predictive ("proper" synthesis: new parameters
   drawn from their posterior for every implicate), Raab, Nowok & Dibben (2016), as synthpop's
   ``summary(..., population.inference = TRUE)`` with ``proper = TRUE``:
-  ``T_r = v̄_m (n_syn/n + (1 + n_syn/n)/m)`` with a normal reference distribution. It needs no
+  ``T_r = v̄_m (n_synthetic/n + (1 + n_synthetic/n)/m)`` with a normal reference distribution. It needs no
   ``b_m``, so it also holds for ``m = 1``, and it avoids the tiny ``ν_f`` that makes Reiter's
   (2002) intervals over-cover when ``v̄_m`` is close to ``(1 + 1/m) b_m``.
 
@@ -29,6 +29,7 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
+from synthguard._compat import renamed
 from synthguard._display import Summarized
 from synthguard.errors import DataError, ParameterError, UtilityWarning
 from synthguard.utility._inputs import check_level
@@ -113,12 +114,13 @@ class CombinedEstimate(ResultDisplay, Summarized):
         return self.to_frame(level).to_string()
 
 
+@renamed(n_syn="n_synthetic")
 def combine(
     q: Any,
     v: Any,
     method: CombineMethod = "partial",
     n: int | None = None,
-    n_syn: int | None = None,
+    n_synthetic: int | None = None,
 ) -> CombinedEstimate:
     """Combine the implicates' estimates ``q^(l)`` and variances ``v^(l)``.
 
@@ -127,12 +129,12 @@ def combine(
     q, v : array-like of shape ``(m,)`` or ``(m, ...)``: point and variance estimates from each
         implicate; trailing dimensions are independent estimands (vectorised).
     method : ``"partial"`` (Reiter 2003), ``"full"`` (Reiter 2002) or ``"simple"`` (Raab, Nowok
-        & Dibben 2016, ``T_s = v̄_m (1/m + n_syn/n)``, normal reference; synthesis from a fitted
+        & Dibben 2016, ``T_s = v̄_m (1/m + n_synthetic/n)``, normal reference; synthesis from a fitted
         model rather than posterior draws) or ``"proper"`` (Raab, Nowok & Dibben 2016 for
-        fully synthetic data from the posterior predictive, ``T_r = v̄_m (n_syn/n + (1 +
-        n_syn/n)/m)``, normal reference; see Notes).
-    n, n_syn : sizes of the confidential data and of each synthetic implicate. Used by ``T_f*``
-        and by the ``m = 1`` / ``"simple"`` / ``"proper"`` rules; ``n_syn/n`` is taken as 1 when
+        fully synthetic data from the posterior predictive, ``T_r = v̄_m (n_synthetic/n + (1 +
+        n_synthetic/n)/m)``, normal reference; see Notes).
+    n, n_synthetic : sizes of the confidential data and of each synthetic implicate. Used by ``T_f*``
+        and by the ``m = 1`` / ``"simple"`` / ``"proper"`` rules; ``n_synthetic/n`` is taken as 1 when
         either is None.
 
     Returns
@@ -150,18 +152,18 @@ def combine(
     Partially synthetic (Reiter 2003): ``T_p = b_m/m + v̄_m`` and
     ``ν_p = (m-1)(1 + v̄_m/(b_m/m))^2``. Fully synthetic (Reiter 2002):
     ``T_f = (1 + 1/m) b_m - v̄_m`` and ``ν_f = (m-1)(1 - v̄_m/((1 + 1/m) b_m))^2``; where
-    ``T_f < 0`` the variance is ``T_f* = (n_syn/n) v̄_m`` (lecture eq. (8)) and, our choice since
+    ``T_f < 0`` the variance is ``T_f* = (n_synthetic/n) v̄_m`` (lecture eq. (8)) and, our choice since
     ``ν_f`` is meaningless there, the conservative ``ν = m - 1``. With ``m = 1`` neither rule can
     estimate ``b_m``; the ``"simple"`` rule applies and a UtilityWarning says so.
 
     ``"proper"`` (Raab, Nowok & Dibben 2016, Section 3; synthpop's population inference for
-    ``proper = TRUE``). Write ``k = n_syn/n`` and let ``v`` be the variance of the estimator
+    ``proper = TRUE``). Write ``k = n_synthetic/n`` and let ``v`` be the variance of the estimator
     ``θ̂`` on the ``n`` confidential records, ``Var(θ̂ - θ) = v``. Implicate ``l`` draws
-    parameters from the posterior, ``θ_l = θ̂ + d_l`` with ``Var(d_l) ≈ v``, then ``n_syn``
+    parameters from the posterior, ``θ_l = θ̂ + d_l`` with ``Var(d_l) ≈ v``, then ``n_synthetic``
     records from the model at ``θ_l``, so ``q^(l) = θ_l + e_l`` with ``Var(e_l) ≈ v/k``; the
     ``d_l`` and ``e_l`` are independent across implicates and of ``θ̂``. Hence
     ``q̄_m - θ = (θ̂ - θ) + Σ (d_l + e_l)/m`` has variance ``v + (v + v/k)/m``. Each implicate's
-    own variance estimate ``v^(l)`` (from ``n_syn`` records) estimates ``v/k``, so ``k v̄_m``
+    own variance estimate ``v^(l)`` (from ``n_synthetic`` records) estimates ``v/k``, so ``k v̄_m``
     estimates ``v`` and ``T_r = k v̄_m (1 + (1 + 1/k)/m) = v̄_m (k + (1 + k)/m)``; ``q̄_m`` is
     asymptotically normal, so the reference distribution is normal (``df = inf``). For the
     ``"simple"`` rule (parameters fixed at ``θ̂``) the ``d_l`` vanish: ``T_s = v̄_m (k + 1/m)``.
@@ -190,7 +192,7 @@ def combine(
     if np.any(~np.isfinite(qa)) or np.any(~np.isfinite(va)):
         raise DataError("parameters 'q' and 'v': estimates and variances must be finite")
     m = qa.shape[0]
-    ratio = 1.0 if n is None or n_syn is None else float(n_syn) / float(n)
+    ratio = 1.0 if n is None or n_synthetic is None else float(n_synthetic) / float(n)
     q_bar = qa.mean(axis=0)
     v_bar = va.mean(axis=0)
     scalar = qa.ndim == 1
@@ -201,14 +203,14 @@ def combine(
     if m == 1 and method in ("partial", "full"):
         warnings.warn(
             f"combine: one implicate, so the between-implicate variance of the {method} "
-            "synthesis rule cannot be estimated; using T = v̄(1/m + n_syn/n) with a normal "
+            "synthesis rule cannot be estimated; using T = v̄(1/m + n_synthetic/n) with a normal "
             "reference (Raab, Nowok & Dibben 2016). Release m >= 2 implicates for Reiter's rules",
             UtilityWarning,
             stacklevel=2,
         )
         method = "simple"
     if method in ("simple", "proper"):
-        # Raab, Nowok & Dibben (2016): T_s = v̄ (k + 1/m), T_r = v̄ (k + (1 + k)/m), k = n_syn/n
+        # Raab, Nowok & Dibben (2016): T_s = v̄ (k + 1/m), T_r = v̄ (k + (1 + k)/m), k = n_synthetic/n
         t = v_bar * (ratio + (1.0 / m if method == "simple" else (1.0 + ratio) / m))
         b = qa.var(axis=0, ddof=1) if m > 1 else np.full_like(q_bar, np.nan)
         return CombinedEstimate(

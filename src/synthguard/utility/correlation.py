@@ -10,6 +10,7 @@ from typing import Any, ClassVar
 import numpy as np
 import pandas as pd
 
+from synthguard._compat import renamed
 from synthguard._display import Summarized
 from synthguard.data import Schema, as_implicates
 from synthguard.errors import DataError
@@ -139,9 +140,10 @@ def cramers_v_matrix(codes: list[np.ndarray], n_levels: list[int]) -> np.ndarray
     return out
 
 
+@renamed(synth="synthetic")
 def correlation_fit(
     conf: Any,
-    synth: Any,
+    synthetic: Any,
     *,
     schema: Schema | None = None,
     columns: list[str] | None = None,
@@ -156,7 +158,7 @@ def correlation_fit(
 
     Parameters
     ----------
-    conf, synth : DataFrames (``synth`` may be any release accepted by
+    conf, synthetic : DataFrames (``synthetic`` may be any release accepted by
         :func:`synthguard.data.as_implicates`; the metrics are averaged over implicates), or
         two correlation matrices (2-d arrays, or square DataFrames labelled by variable with a
         unit diagonal).
@@ -179,10 +181,10 @@ def correlation_fit(
     """
     mc = _as_matrix(conf)
     if mc is not None:
-        ms = _as_matrix(synth)
+        ms = _as_matrix(synthetic)
         if ms is None or ms[0].shape != mc[0].shape:
             raise DataError(
-                "synth: expected a correlation matrix of the same shape as conf's"
+                "synthetic: expected a correlation matrix of the same shape as conf's"
             )
         d = ms[0] - mc[0]
         mae, rmse, total = _fit_numbers(d)
@@ -192,7 +194,7 @@ def correlation_fit(
         return CorrelationFit(diff, mae, rmse, total, None, np.nan, per)
 
     conf = check_conf(conf)
-    conf, imps, schema, cols = resolve(conf, as_implicates(synth), schema, columns)
+    conf, imps, schema, cols = resolve(conf, as_implicates(synthetic), schema, columns)
     num = [c for c in cols if schema[c].is_numeric]
     cat = [c for c in cols if schema[c].is_categorical]
     rc = _pearson(conf, num) if len(num) >= 2 else None

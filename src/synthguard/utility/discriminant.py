@@ -12,6 +12,7 @@ import pandas as pd
 from sklearn.metrics import roc_auc_score
 from threadpoolctl import threadpool_limits
 
+from synthguard._compat import renamed
 from synthguard._display import Summarized
 from synthguard._random import RandomState, resolve_seed
 from synthguard.data import Schema
@@ -235,9 +236,10 @@ def _pmse_value(p: np.ndarray, y: np.ndarray, c: float, sw: np.ndarray | None = 
     return float(np.average((p - c) ** 2, weights=sw))
 
 
+@renamed(synth="synthetic")
 def pmse(
     conf: Any,
-    synth: Any,
+    synthetic: Any,
     model: Model = "logistic",
     *,
     schema: Schema | None = None,
@@ -274,7 +276,7 @@ def pmse(
     Parameters
     ----------
     conf : confidential DataFrame.
-    synth : the release (SyntheticData, list of DataFrames or one DataFrame); the measures
+    synthetic : the release (SyntheticData, list of DataFrames or one DataFrame); the measures
         are computed per implicate and averaged.
     model : ``"logistic"`` (main effects of the one-hot encoded variables; numeric variables
         standardised, missing values at the mean with an indicator), ``"cart"``
@@ -355,7 +357,7 @@ def pmse(
     check_weights_column(conf, weights)
     if columns is None and weights is not None:
         columns = [c for c in conf.columns if c != weights]
-    conf, imps, schema, cols = resolve(conf, synth, schema, columns)
+    conf, imps, schema, cols = resolve(conf, synthetic, schema, columns)
     dtype = np.float64 if model == "logistic" else np.float32
 
     with threadpool_limits(limits=n_threads):

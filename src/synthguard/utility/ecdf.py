@@ -10,6 +10,7 @@ from typing import Any, ClassVar
 import numpy as np
 import pandas as pd
 
+from synthguard._compat import renamed
 from synthguard._display import Summarized
 from synthguard.errors import DataError
 from synthguard.utility._metric import MetricInfo, ResultDisplay
@@ -121,12 +122,13 @@ def _as_values(x: Any, name: str) -> np.ndarray:
     return arr
 
 
+@renamed(synth_values="synthetic_values", synth_weights="synthetic_weights")
 def ecdf_utility(
     conf_values: Any,
-    synth_values: Any,
+    synthetic_values: Any,
     *,
     conf_weights: Any = None,
-    synth_weights: Any = None,
+    synthetic_weights: Any = None,
 ) -> ECDFUtility:
     """ECDF utility ``U_m`` and ``U_a`` of a numeric variable (Woo et al. 2009).
 
@@ -138,7 +140,7 @@ def ecdf_utility(
 
     as reported in Hu, Savitsky & Williams, Tables 5 and 7. Missing values are dropped.
 
-    With ``conf_weights`` (and ``synth_weights``, one array per implicate, or None for a
+    With ``conf_weights`` (and ``synthetic_weights``, one array per implicate, or None for a
     release without weights) the ECDFs are survey-weighted: ``F(z)`` is the weighted share
     of values at or below ``z``, so the distances compare the population distributions the
     weights estimate rather than the samples; ``U_a`` weighs each pooled point by its case
@@ -148,10 +150,10 @@ def ecdf_utility(
     Parameters
     ----------
     conf_values : 1-d array-like or Series of confidential values.
-    synth_values : 1-d array-like of synthetic values, or a list of them (one per implicate);
+    synthetic_values : 1-d array-like of synthetic values, or a list of them (one per implicate);
         the result averages over implicates.
     conf_weights : case weights of the confidential values (None: unweighted).
-    synth_weights : case weights of the synthetic values: an array (one implicate) or a list
+    synthetic_weights : case weights of the synthetic values: an array (one implicate) or a list
         with an array or None per implicate.
 
     Returns
@@ -170,12 +172,12 @@ def ecdf_utility(
     (0.0, 0.0)
     """
     conf = _as_values(conf_values, "conf_values")
-    if isinstance(synth_values, list | tuple) and synth_values and not np.isscalar(
-        synth_values[0]
+    if isinstance(synthetic_values, list | tuple) and synthetic_values and not np.isscalar(
+        synthetic_values[0]
     ):
-        synths: Sequence[Any] = synth_values
+        synths: Sequence[Any] = synthetic_values
     else:
-        synths = [synth_values]
+        synths = [synthetic_values]
     miss = np.isnan(conf)
     cw = _weights_of(conf_weights, conf.size, "conf_weights")
     conf = conf[~miss]
@@ -183,22 +185,22 @@ def ecdf_utility(
         cw = cw[~miss]
     if conf.size == 0:
         raise DataError("conf_values: no non-missing value")
-    if synth_weights is None or (len(synths) == 1 and not isinstance(synth_weights, list)):
-        sws: list[Any] = [synth_weights] * len(synths)
+    if synthetic_weights is None or (len(synths) == 1 and not isinstance(synthetic_weights, list)):
+        sws: list[Any] = [synthetic_weights] * len(synths)
     else:
-        sws = list(synth_weights)
+        sws = list(synthetic_weights)
         if len(sws) != len(synths):
-            raise DataError("synth_weights: expected one array (or None) per implicate")
+            raise DataError("synthetic_weights: expected one array (or None) per implicate")
     um, ua, n_syn = [], [], []
     for i, s in enumerate(synths):
-        sv = _as_values(s, f"synth_values[{i}]")
-        sw = _weights_of(sws[i], sv.size, f"synth_weights[{i}]")
+        sv = _as_values(s, f"synthetic_values[{i}]")
+        sw = _weights_of(sws[i], sv.size, f"synthetic_weights[{i}]")
         keep = ~np.isnan(sv)
         sv = sv[keep]
         if sw is not None:
             sw = sw[keep]
         if sv.size == 0:
-            raise DataError(f"synth_values[{i}]: no non-missing value")
+            raise DataError(f"synthetic_values[{i}]: no non-missing value")
         m, a = ecdf_distances(conf, sv, cw, sw) if (cw is not None or sw is not None) else (
             ecdf_distances(conf, sv))
         um.append(m)

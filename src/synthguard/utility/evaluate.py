@@ -173,7 +173,7 @@ def evaluate_utility(
                 continue
             ecdf[c] = ecdf_utility(cv, [numeric_values(df[c], c) for df in imps],
                                    conf_weights=cw,
-                                   synth_weights=None if weights is None else iws)
+                                   synthetic_weights=None if weights is None else iws)
     try:
         corr: CorrelationFit | None = correlation_fit(conf, imps, schema=schema, columns=cols)
     except DataError:

@@ -10,6 +10,7 @@ from typing import Any, ClassVar
 import numpy as np
 import pandas as pd
 
+from synthguard._compat import renamed
 from synthguard._display import Summarized
 from synthguard._random import RandomState, resolve_seed
 from synthguard.data import Schema
@@ -81,9 +82,10 @@ def _bin_codes(
     return out, nb
 
 
+@renamed(synth="synthetic")
 def kway_marginal_score(
     conf: Any,
-    synth: Any,
+    synthetic: Any,
     k: int = 3,
     n_draws: int = 100,
     *,
@@ -106,7 +108,7 @@ def kway_marginal_score(
 
     Parameters
     ----------
-    conf, synth : confidential DataFrame and the release.
+    conf, synthetic : confidential DataFrame and the release.
     k : variables per marginal (at most the number of columns).
     n_draws : number of random marginals.
     n_bins : bins for numeric columns.
@@ -123,7 +125,7 @@ def kway_marginal_score(
         raise ParameterError("parameter 'n_draws': expected at least 1 draw")
     if n_bins < 2:
         raise ParameterError("parameter 'n_bins': expected at least 2 bins")
-    conf, imps, schema, cols = resolve(conf, synth, schema, columns)
+    conf, imps, schema, cols = resolve(conf, synthetic, schema, columns)
     if k > len(cols):
         raise ParameterError(
             f"parameter 'k': {k} exceeds the {len(cols)} columns available; lower k"

@@ -9,6 +9,7 @@ from typing import Any, ClassVar, Literal
 import numpy as np
 import pandas as pd
 
+from synthguard._compat import renamed
 from synthguard._display import Summarized
 from synthguard.errors import ParameterError
 from synthguard.utility._metric import MetricInfo, ResultDisplay
@@ -40,9 +41,10 @@ def _interval(ci: Any, name: str) -> tuple[np.ndarray, np.ndarray]:
     return lo, hi
 
 
+@renamed(synth_ci="synthetic_ci")
 def ci_overlap(
     conf_ci: Any,
-    synth_ci: Any,
+    synthetic_ci: Any,
     method: Literal["snoke", "drechsler_reiter"] = "snoke",
 ) -> Any:
     """Overlap of the confidential interval ``(L_c, U_c)`` and the synthetic ``(L_s, U_s)``.
@@ -58,7 +60,7 @@ def ci_overlap(
 
     Parameters
     ----------
-    conf_ci, synth_ci : ``(lower, upper)``, or arrays of shape ``(k, 2)`` (vectorised).
+    conf_ci, synthetic_ci : ``(lower, upper)``, or arrays of shape ``(k, 2)`` (vectorised).
     method : ``"snoke"`` or ``"drechsler_reiter"``.
 
     Returns
@@ -78,7 +80,7 @@ def ci_overlap(
             f"parameter 'method': expected 'snoke' or 'drechsler_reiter', got {method!r}"
         )
     lc, uc = _interval(conf_ci, "conf_ci")
-    ls, us = _interval(synth_ci, "synth_ci")
+    ls, us = _interval(synthetic_ci, "synthetic_ci")
     li = np.maximum(lc, ls)
     ui = np.minimum(uc, us)
     with np.errstate(divide="ignore", invalid="ignore"):
@@ -133,16 +135,17 @@ class SSOResult(ResultDisplay, Summarized):
         )
 
 
+@renamed(synth_estimate="synthetic_estimate", synth_ci="synthetic_ci")
 def sso(
     conf_estimate: float,
     conf_ci: Any,
-    synth_estimate: float,
-    synth_ci: Any,
+    synthetic_estimate: float,
+    synthetic_ci: Any,
     null_value: float = 0.0,
 ) -> SSOResult:
     """Sign, significance and overlap (SSO) match (Barrientos et al. 2021).
 
-    Sign: ``sign(conf_estimate - null_value) == sign(synth_estimate - null_value)``.
+    Sign: ``sign(conf_estimate - null_value) == sign(synthetic_estimate - null_value)``.
     Significance: each interval excludes ``null_value`` or each includes it (the test of
     ``H0: Q = null_value`` at the intervals' level agrees). Overlap: the intervals intersect.
 
@@ -154,8 +157,8 @@ def sso(
     True
     """
     lc, uc = (float(x) for x in _interval(conf_ci, "conf_ci"))
-    ls, us = (float(x) for x in _interval(synth_ci, "synth_ci"))
-    sign = bool(np.sign(conf_estimate - null_value) == np.sign(synth_estimate - null_value))
+    ls, us = (float(x) for x in _interval(synthetic_ci, "synthetic_ci"))
+    sign = bool(np.sign(conf_estimate - null_value) == np.sign(synthetic_estimate - null_value))
     sig_c = not (lc <= null_value <= uc)
     sig_s = not (ls <= null_value <= us)
     signif = sig_c == sig_s

@@ -10,6 +10,7 @@ from typing import Any, ClassVar
 import numpy as np
 import pandas as pd
 
+from synthguard._compat import renamed
 from synthguard._display import Summarized
 from synthguard.data import Schema
 from synthguard.utility._inputs import (
@@ -155,9 +156,10 @@ def _weighted_numeric_stats(v: np.ndarray, w: np.ndarray) -> dict[str, float]:
     return {k: out[k] for k in stat_order}
 
 
+@renamed(synth="synthetic")
 def univariate(
     conf: Any,
-    synth: Any,
+    synthetic: Any,
     *,
     schema: Schema | None = None,
     columns: list[str] | None = None,
@@ -173,7 +175,7 @@ def univariate(
 
     Parameters
     ----------
-    conf, synth : confidential DataFrame and the release.
+    conf, synthetic : confidential DataFrame and the release.
     schema : column kinds (default: inferred from ``conf``).
     columns : variables to compare (default: all shared columns but ``weights``).
     weights : sampling-weight column of the data. Shares, moments, percentiles and shares of
@@ -191,7 +193,7 @@ def univariate(
     check_weights_column(conf, weights)
     if columns is None and weights is not None:
         columns = [c for c in conf.columns if c != weights]
-    conf, imps, schema, cols = resolve(conf, synth, schema, columns)
+    conf, imps, schema, cols = resolve(conf, synthetic, schema, columns)
     cw = case_weights(conf, weights, "confidential data")
     iws = [case_weights(df, weights, f"synthetic implicate {i}") for i, df in enumerate(imps)]
     num_rows = []

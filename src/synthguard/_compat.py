@@ -1,0 +1,141 @@
+"""Old parameter names and argument orders, kept working one release with a warning.
+
+The public API speaks one vocabulary (``synthetic``, ``targets``, ``strata``, ``(conf,
+synthetic, ...)``, ``sample(m=..., n=..., random_state=...)``). A renamed parameter or a
+reordered signature keeps its old spelling for one release through the two decorators here,
+which emit :class:`~synthguard.errors.RenamedWarning` (a ``FutureWarning``) naming the new
+spelling, and then call the function with the new one - so the result is the same.
+
+* :func:`renamed` - ``@renamed(synth="synthetic")``: the old keyword is accepted and mapped.
+* :func:`reordered` - ``@reordered(("train", "holdout", "synthetic"), train="conf")``: a call
+  that does not bind to the new signature but binds to the old positional order is mapped.
+  Only use it when the new signature makes every old call fail to bind (e.g. the moved
+  parameters became keyword-only), so a call is never silently read in the wrong order.
+
+Each wrapper records what it maps in ``__renamed__`` (old -> new) and ``__old_order__``, so
+the tests and the API inventory can list every alias.
+"""
+
+from __future__ import annotations
+
+import functools
+import inspect
+import warnings
+from collections.abc import Callable, Sequence
+from typing import Any, TypeVar
+
+from synthguard.errors import ParameterError, RenamedWarning
+
+__all__ = ["renamed", "reordered"]
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+REMOVAL = "the old spelling will be removed in the next release"
+
+
+def _name(fn: Callable[..., Any]) -> str:
+    return getattr(fn, "__qualname__", getattr(fn, "__name__", "function"))
+
+
+def _map_keywords(fn_name: str, kwargs: dict[str, Any], old_to_new: dict[str, str],
+                  stacklevel: int) -> dict[str, Any]:
+    for old, new in old_to_new.items():
+        if old not in kwargs:
+            continue
+        if new in kwargs:
+            raise ParameterError(
+                f"{fn_name}: parameters '{old}' and '{new}' given; '{old}' is the old name of "
+                f"'{new}', pass '{new}' only")
+        warnings.warn(
+            f"{fn_name}: parameter '{old}' is now called '{new}'; pass {new}=... ({REMOVAL})",
+            RenamedWarning, stacklevel=stacklevel + 1)
+        kwargs[new] = kwargs.pop(old)
+    return kwargs
+
+
+def renamed(**old_to_new: str) -> Callable[[F], F]:
+    """Accept each old keyword name ``old`` for the parameter now called ``new``, with a
+    :class:`~synthguard.errors.RenamedWarning`; passing both raises ParameterError."""
+
+    def decorate(fn: F) -> F:
+        params = inspect.signature(fn).parameters
+        for old, new in old_to_new.items():
+            if new not in params or old in params:
+                raise TypeError(f"renamed({old}={new!r}) does not fit {_name(fn)}'s signature")
+
+        @functools.wraps(fn)
+        def wrapper(*args: Any, **kwargs: Any) -> Any:
+            if kwargs.keys() & old_to_new.keys():
+                kwargs = _map_keywords(_name(fn), kwargs, old_to_new, stacklevel=2)
+            return fn(*args, **kwargs)
+
+        known = dict(getattr(fn, "__renamed__", {}))
+        wrapper.__renamed__ = {**known, **old_to_new}  # type: ignore[attr-defined]
+        return wrapper  # type: ignore[return-value]
+
+    return decorate
+
+
+def reordered(old_order: Sequence[str], **old_to_new: str) -> Callable[[F], F]:
+    """Accept calls written for the old positional order ``old_order`` (old names, ``self``
+    first for a method), with a :class:`~synthguard.errors.RenamedWarning`.
+
+    A call is read the old way only when it does not bind to the new signature; its
+    positional arguments then take the names in ``old_order`` and old keyword names are
+    mapped through ``old_to_new``. The new signature must make every old-style call fail to
+    bind (move the reordered parameters behind ``*``), so no call is read the wrong way.
+    """
+    old_order = tuple(old_order)
+
+    def decorate(fn: F) -> F:
+        sig = inspect.signature(fn)
+        params = sig.parameters
+        for old in old_order:
+            if old_to_new.get(old, old) not in params:
+                raise TypeError(f"reordered: '{old}' does not fit {_name(fn)}'s signature")
+        new_order = ", ".join(
+            p.name for p in params.values()
+            if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD) and p.name != "self")
+        news = [old_to_new.get(o, o) for o in old_order if o != "self"]
+        kw_only = [n for n in news if params[n].kind is inspect.Parameter.KEYWORD_ONLY]
+
+        @functools.wraps(fn)
+        def wrapper(*args: Any, **kwargs: Any) -> Any:
+            try:
+                sig.bind(*args, **kwargs)
+            except TypeError:
+                pass
+            else:
+                return fn(*args, **kwargs)
+            if len(args) > len(old_order):
+                raise TypeError(f"{_name(fn)}() takes at most {len(old_order)} positional "
+                                "arguments")
+            mapped = dict(zip(old_order, args))
+            for k, v in kwargs.items():
+                if k in mapped:
+                    raise TypeError(f"{_name(fn)}() got multiple values for argument '{k}'")
+                mapped[k] = v
+            try:
+                inspect.signature(fn).bind(**_rename_quiet(mapped, old_to_new))
+            except TypeError:
+                return fn(*args, **kwargs)  # neither spelling: let Python's own error speak
+            self_ = mapped.pop("self", None) if "self" in old_order else None
+            keyword = ", ".join(f"{n}=..." for n in kw_only)
+            warnings.warn(
+                f"{_name(fn)}: the arguments are now ({new_order or '*'}"
+                f"{', *, ' + keyword if keyword else ''}); this call used the old order "
+                f"({', '.join(o for o in old_order if o != 'self')}) ({REMOVAL})",
+                RenamedWarning, stacklevel=2)
+            mapped = _rename_quiet(mapped, old_to_new)
+            return fn(self_, **mapped) if "self" in old_order else fn(**mapped)
+
+        wrapper.__old_order__ = old_order  # type: ignore[attr-defined]
+        wrapper.__renamed__ = {  # type: ignore[attr-defined]
+            **dict(getattr(fn, "__renamed__", {})), **old_to_new}
+        return wrapper  # type: ignore[return-value]
+
+    return decorate
+
+
+def _rename_quiet(mapped: dict[str, Any], old_to_new: dict[str, str]) -> dict[str, Any]:
+    return {old_to_new.get(k, k): v for k, v in mapped.items()}

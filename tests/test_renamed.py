@@ -1,0 +1,127 @@
+"""One vocabulary (issue 16): every renamed parameter or reordered signature keeps its old
+spelling one release through ``synthguard._compat``. The old spelling warns
+(RenamedWarning, a FutureWarning) and gives the identical result; the new one does not warn."""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from synthguard import utility
+from synthguard._compat import renamed, reordered
+from synthguard.errors import ParameterError, RenamedWarning
+
+
+def _frames() -> tuple[pd.DataFrame, pd.DataFrame]:
+    rng = np.random.default_rng(0)
+    conf = pd.DataFrame({"x": rng.normal(size=60), "y": rng.normal(size=60),
+                         "g": rng.choice(["a", "b", "c"], size=60)})
+    syn = pd.DataFrame({"x": rng.normal(size=60), "y": rng.normal(size=60),
+                        "g": rng.choice(["a", "b", "c"], size=60)})
+    return conf, syn
+
+
+def _same(a: object, b: object) -> None:
+    """Results are frozen dataclasses holding frames and arrays: compare field by field."""
+    if hasattr(a, "__dataclass_fields__"):
+        assert type(a) is type(b)
+        for f in a.__dataclass_fields__:  # type: ignore[attr-defined]
+            _same(getattr(a, f), getattr(b, f))
+    elif isinstance(a, pd.DataFrame | pd.Series):
+        if isinstance(a, pd.DataFrame):
+            pd.testing.assert_frame_equal(a, b)
+        else:
+            pd.testing.assert_series_equal(a, b)
+    elif isinstance(a, np.ndarray):
+        np.testing.assert_array_equal(a, b)
+    elif isinstance(a, float) and np.isnan(a):
+        assert isinstance(b, float) and np.isnan(b)
+    elif isinstance(a, list | tuple):
+        assert len(a) == len(b)  # type: ignore[arg-type]
+        for x, y in zip(a, b):  # type: ignore[call-overload]
+            _same(x, y)
+    else:
+        assert a == b
+
+
+def _cases():  # type: ignore[no-untyped-def]
+    conf, syn = _frames()
+    q, v = [1.0, 2.0, 3.0], [0.4, 0.5, 0.6]
+    # (id, new call, old call)
+    return [
+        ("pmse", lambda: utility.pmse(conf, synthetic=syn, random_state=0),
+         lambda: utility.pmse(conf, synth=syn, random_state=0)),
+        ("univariate", lambda: utility.univariate(conf, synthetic=syn),
+         lambda: utility.univariate(conf, synth=syn)),
+        ("correlation_fit", lambda: utility.correlation_fit(conf, synthetic=syn),
+         lambda: utility.correlation_fit(conf, synth=syn)),
+        ("kway_marginal_score",
+         lambda: utility.kway_marginal_score(conf, synthetic=syn, k=2, n_draws=3, random_state=1),
+         lambda: utility.kway_marginal_score(conf, synth=syn, k=2, n_draws=3, random_state=1)),
+        ("ecdf_utility",
+         lambda: utility.ecdf_utility(conf.x, synthetic_values=syn.x,
+                                      synthetic_weights=np.arange(1.0, 61.0)),
+         lambda: utility.ecdf_utility(conf.x, synth_values=syn.x,
+                                      synth_weights=np.arange(1.0, 61.0))),
+        ("ci_overlap", lambda: utility.ci_overlap((0.0, 2.0), synthetic_ci=(1.0, 3.0)),
+         lambda: utility.ci_overlap((0.0, 2.0), synth_ci=(1.0, 3.0))),
+        ("sso", lambda: utility.sso(1.0, (0.5, 1.5), synthetic_estimate=0.8,
+                                    synthetic_ci=(0.2, 1.4)),
+         lambda: utility.sso(1.0, (0.5, 1.5), synth_estimate=0.8, synth_ci=(0.2, 1.4))),
+        ("combine", lambda: utility.combine(q, v, method="proper", n=100, n_synthetic=200),
+         lambda: utility.combine(q, v, method="proper", n=100, n_syn=200)),
+    ]
+
+
+CASES = _cases()
+
+
+@pytest.mark.parametrize("new, old", [c[1:] for c in CASES], ids=[c[0] for c in CASES])
+def test_old_spelling_warns_and_gives_the_same_result(new, old) -> None:  # type: ignore[no-untyped-def]
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", FutureWarning)
+        expected = new()  # the new spelling does not warn
+    with pytest.warns(RenamedWarning, match="now") as record:
+        got = old()
+    assert all(issubclass(w.category, FutureWarning) for w in record)
+    _same(expected, got)
+
+
+def test_overlap_value_is_the_hand_computed_one() -> None:
+    # Karr et al. overlap of [0, 2] and [1, 3]: 0.5 (1/2 + 1/2) = 0.5 (not only "the same")
+    assert float(utility.ci_overlap((0.0, 2.0), synthetic_ci=(1.0, 3.0))) == pytest.approx(0.5)
+
+
+def test_old_and_new_name_together_is_an_error() -> None:
+    with pytest.raises(ParameterError, match="'synth' and 'synthetic'"):
+        utility.univariate(_frames()[0], synth=_frames()[1], synthetic=_frames()[1])
+
+
+def test_renamed_refuses_a_name_the_function_lacks() -> None:
+    with pytest.raises(TypeError, match="does not fit"):
+        renamed(old="missing")(lambda new: new)
+
+
+def _order(conf, synthetic, *, holdout, thresholds=None):  # type: ignore[no-untyped-def]
+    return (conf, synthetic, holdout, thresholds)
+
+
+def test_reordered_reads_only_old_style_calls_the_old_way() -> None:
+    f = reordered(("train", "holdout", "synthetic", "thresholds"), train="conf")(_order)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert f("c", "s", holdout="h") == ("c", "s", "h", None)
+        assert f(conf="c", synthetic="s", holdout="h") == ("c", "s", "h", None)
+        # old positional-plus-keyword call that also fits the new signature means the same
+        assert f("c", holdout="h", synthetic="s") == ("c", "s", "h", None)
+    for call in (lambda: f("c", "h", "s"), lambda: f("c", "h", "s", 0.5),
+                 lambda: f("c", "h", synthetic="s"),
+                 lambda: f(train="c", holdout="h", synthetic="s")):
+        with pytest.warns(RenamedWarning, match=r"old order \(train, holdout, synthetic"):
+            out = call()
+        assert out[:3] == ("c", "s", "h")
+    with pytest.raises(TypeError):
+        f("c")  # neither spelling binds: Python's own error
