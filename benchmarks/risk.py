@@ -122,7 +122,7 @@ def dense_dcr(conf: np.ndarray, syn: np.ndarray, chunk: int = 500) -> np.ndarray
 
 def identification(n: int, L: int, budget: float) -> None:
     conf, impl = make(n, L)
-    kw = dict(keys=["a", "b"], target="income", radius=R, singletons="zero")
+    kw = dict(keys=["a", "b"], targets="income", radius=R, singletons="zero")
     ir_c, t_c = timed(lambda: identification_risk(conf, **kw))
     pw, t_p = timed(lambda: pairwise_identification_risk(conf, **kw))
     ir_s, t_s = timed(lambda: identification_risk(conf, impl, **kw))
@@ -180,7 +180,7 @@ def two_targets(n: int, L: int) -> None:
     rng = np.random.default_rng(9)
     conf = conf.assign(exp=np.round(conf["income"] * rng.lognormal(-1, 0.5, n)))
     impl = [f.assign(exp=conf["exp"]) for f in impl]
-    kw = dict(keys=["a", "b"], target=["income", "exp"], radius=R, singletons="zero")
+    kw = dict(keys=["a", "b"], targets=["income", "exp"], radius=R, singletons="zero")
     _, t_c = timed(lambda: identification_risk(conf, **kw))
     _, t_p = timed(lambda: pairwise_identification_risk(conf, **kw))
     _, t_s = timed(lambda: identification_risk(conf, impl, **kw))

@@ -72,7 +72,7 @@ def main(out: Path) -> None:
     releases["Top-coding"] = topcode(ce, "Income", percentile=94)
 
     cmp = compare_releases(
-        ce, releases, keys=KEYS, target="Income", radius=RADIUS,
+        ce, releases, keys=KEYS, targets="Income", radius=RADIUS,
         statistics=("mean", "median", "q90"),
         formula="Income ~ C(UrbanRural) + C(Race)", terms=["C(UrbanRural)[T.2]"],
         n_boot=200, random_state=SEED,

@@ -76,7 +76,7 @@ def main(out: Path) -> None:
         releases_by_r[r] = rel
         first_l = {k: (v if v is None or k == "Synthesizer" else v.implicates[:L]) for k, v in rel.items()}
         comparisons[r] = compare_releases(
-            conf, first_l, keys=[], target="y", radius=r, statistics=("mean", "median"),
+            conf, first_l, keys=[], targets="y", radius=r, statistics=("mean", "median"),
             n_boot=200, random_state=SEED,
         )
         for kind in ("marginal", "pairwise"):
@@ -120,7 +120,7 @@ def main(out: Path) -> None:
     for label, kw in (("floor 0.3", {"floor": 0.3}), ("floor 0.6", {"floor": 0.6}),
                       ("rescale 0.5a+0.5", {"rescale": (0.5, 0.5)})):
         adjusted[f"Marginal, {label}"] = synthesize(conf, "marginal", 0.2, L, **kw)
-    adj = compare_releases(conf, adjusted, keys=[], target="y", radius=0.2,
+    adj = compare_releases(conf, adjusted, keys=[], targets="y", radius=0.2,
                            statistics=("mean",), n_boot=50, random_state=SEED)
     print("== weight adjustments (r = 20%): risk against utility ==")
     print(adj.to_frame()[["mean", "iqr", "max", "u_max", "u_avg"]].round(4).to_string(), "\n")

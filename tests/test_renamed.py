@@ -10,7 +10,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from synthguard import utility
+from synthguard import risk, utility
 from synthguard._compat import renamed, reordered
 from synthguard.errors import ParameterError, RenamedWarning
 
@@ -35,10 +35,16 @@ def _same(a: object, b: object) -> None:
             pd.testing.assert_frame_equal(a, b)
         else:
             pd.testing.assert_series_equal(a, b)
+    elif isinstance(a, pd.Index):
+        pd.testing.assert_index_equal(a, b)
     elif isinstance(a, np.ndarray):
         np.testing.assert_array_equal(a, b)
     elif isinstance(a, float) and np.isnan(a):
         assert isinstance(b, float) and np.isnan(b)
+    elif isinstance(a, dict):
+        assert a.keys() == b.keys()  # type: ignore[attr-defined]
+        for k in a:
+            _same(a[k], b[k])  # type: ignore[index]
     elif isinstance(a, list | tuple):
         assert len(a) == len(b)  # type: ignore[arg-type]
         for x, y in zip(a, b):  # type: ignore[call-overload]
@@ -73,6 +79,21 @@ def _cases():  # type: ignore[no-untyped-def]
          lambda: utility.sso(1.0, (0.5, 1.5), synth_estimate=0.8, synth_ci=(0.2, 1.4))),
         ("combine", lambda: utility.combine(q, v, method="proper", n=100, n_synthetic=200),
          lambda: utility.combine(q, v, method="proper", n=100, n_syn=200)),
+        ("identification_risk",
+         lambda: risk.identification_risk(conf, syn, keys=["g"], targets="x", singletons="zero"),
+         lambda: risk.identification_risk(conf, syn, keys=["g"], target="x", singletons="zero")),
+        ("pairwise_identification_risk",
+         lambda: risk.pairwise_identification_risk(conf, keys=["g"], targets=["x", "y"],
+                                                   singletons="zero"),
+         lambda: risk.pairwise_identification_risk(conf, keys=["g"], target=["x", "y"],
+                                                   singletons="zero")),
+        ("membership_inference(train, holdout, synthetic)",
+         lambda: risk.membership_inference(conf[:30], syn, holdout=conf[30:], random_state=2),
+         lambda: risk.membership_inference(conf[:30], conf[30:], syn, random_state=2)),
+        ("membership_inference(train=...)",
+         lambda: risk.membership_inference(conf[:30], syn, holdout=conf[30:], thresholds=[0.1]),
+         lambda: risk.membership_inference(train=conf[:30], holdout=conf[30:], synthetic=syn,
+                                           thresholds=[0.1])),
     ]
 
 
@@ -93,6 +114,16 @@ def test_old_spelling_warns_and_gives_the_same_result(new, old) -> None:  # type
 def test_overlap_value_is_the_hand_computed_one() -> None:
     # Karr et al. overlap of [0, 2] and [1, 3]: 0.5 (1/2 + 1/2) = 0.5 (not only "the same")
     assert float(utility.ci_overlap((0.0, 2.0), synthetic_ci=(1.0, 3.0))) == pytest.approx(0.5)
+
+
+def test_identification_risk_has_no_data_specific_default_target() -> None:
+    conf = pd.DataFrame({"sex": ["f"] * 4, "income": [10.0, 11.0, 30.0, 60.0]})
+    with pytest.raises(TypeError, match="targets"):
+        risk.identification_risk(conf, keys=["sex"])  # once defaulted to "income"
+    # hand-computed (docstring example): 10 and 11 share a 20% ball, 30 and 60 are alone
+    np.testing.assert_allclose(
+        risk.identification_risk(conf, keys=["sex"], targets="income").per_record,
+        [0.5, 0.5, 0.75, 0.75])
 
 
 def test_old_and_new_name_together_is_an_error() -> None:

@@ -70,12 +70,12 @@ def test_marginal_weighting_lowers_risk_of_the_release():
     syn = RiskWeightedSynthesizer(kind=None, random_state=1, **kw).fit(conf).sample()
     mar = RiskWeightedSynthesizer(kind="marginal", random_state=1, **kw).fit(conf).sample()
     cmp = compare_releases(
-        conf, {"Data": None, "Synthesizer": syn, "Marginal": mar}, keys=["k"], target="income",
+        conf, {"Data": None, "Synthesizer": syn, "Marginal": mar}, keys=["k"], targets="income",
         radius=0.1, formula="np.log(income) ~ x", terms=["x"], n_boot=50, random_state=0,
     )
     risk = cmp.risk["mean"]
     assert risk["Data"] > risk["Synthesizer"] > risk["Marginal"]
-    ref = identification_risk(conf, mar, keys=["k"], target="income", radius=0.1)
+    ref = identification_risk(conf, mar, keys=["k"], targets="income", radius=0.1)
     np.testing.assert_allclose(cmp.per_record["Marginal"], ref.per_record)
     assert cmp.utility.loc["Data", "u_max"] == 0.0
     assert cmp.utility.loc["Synthesizer", "u_max"] > 0

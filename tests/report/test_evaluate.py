@@ -43,7 +43,7 @@ def test_table_equals_underlying_function_outputs(conf, releases):
         assert table.loc[name, "ci_overlap"] == pytest.approx(
             ref.regressions["spend ~ income"].mean_overlap, rel=1e-12)
         with pytest.warns(synthguard.errors.DisclosureWarning):
-            ir = identification_risk(conf, releases[name], keys=KEYS, target="income", radius=0.2)
+            ir = identification_risk(conf, releases[name], keys=KEYS, targets="income", radius=0.2)
         assert table.loc[name, "mean_identification_risk"] == pytest.approx(ir.mean, rel=1e-12)
         assert table.loc[name, "max_identification_risk"] == pytest.approx(ir.max, rel=1e-12)
         risk = evaluate_risk(conf, releases[name], KEYS, "income", radius=0.2, random_state=1)
@@ -59,7 +59,7 @@ def test_data_risk_is_confidential_ir(conf, releases):
 
     ev = _ev(conf, releases)
     with pytest.warns(synthguard.errors.DisclosureWarning):
-        ref = identification_risk(conf, None, keys=KEYS, target="income", radius=0.2)
+        ref = identification_risk(conf, None, keys=KEYS, targets="income", radius=0.2)
     np.testing.assert_allclose(ev.data_risk, ref.per_record, atol=1e-15)
     # and it is the confidential risk evaluate_risk reports for every aligned release
     for r in ev:

@@ -92,7 +92,7 @@ def test_evaluate_risk_bundles_the_measures():
         conf, syn, ["sex", "educ"], ["income"], holdout=hold, radius=0.2, random_state=0
     )
     ir = identification_risk(
-        conf, syn, keys=["sex", "educ"], target="income", radius=0.2, singletons="zero"
+        conf, syn, keys=["sex", "educ"], targets="income", radius=0.2, singletons="zero"
     )
     assert ev.identification is not None and ev.identification.mean == pytest.approx(ir.mean)
     mr = match_rates(conf, syn, keys=["sex", "educ"], targets="income", radius=0.2)

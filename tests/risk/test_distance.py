@@ -124,7 +124,7 @@ def test_bad_metric():
 def test_membership_copying_release_is_detected():
     rng = np.random.default_rng(2)
     train, hold = _frame(rng, 200), _frame(rng, 200)
-    res = membership_inference(train, hold, train.copy(), random_state=0)
+    res = membership_inference(train, train.copy(), holdout=hold, random_state=0)
     assert res.auc > 0.95
     row0 = res.table.iloc[0]
     assert row0["threshold"] == 0.0 and row0["recall"] == 1.0
@@ -135,7 +135,7 @@ def test_membership_copying_release_is_detected():
 def test_membership_independent_release_is_guessing():
     rng = np.random.default_rng(3)
     train, hold, syn = _frame(rng, 400), _frame(rng, 400), _frame(rng, 400)
-    res = membership_inference(train, hold, syn, random_state=0)
+    res = membership_inference(train, syn, holdout=hold, random_state=0)
     assert abs(res.auc - 0.5) < 0.07
     # AUC is the share of (member, non-member) pairs with the member closer (ties half)
     d1, d0 = res.distance_train, res.distance_holdout
@@ -146,11 +146,11 @@ def test_membership_independent_release_is_guessing():
 def test_membership_balances_with_a_seed():
     rng = np.random.default_rng(4)
     train, hold, syn = _frame(rng, 300), _frame(rng, 100), _frame(rng, 100)
-    a = membership_inference(train, hold, syn, random_state=7)
-    b = membership_inference(train, hold, syn, random_state=7)
+    a = membership_inference(train, syn, holdout=hold, random_state=7)
+    b = membership_inference(train, syn, holdout=hold, random_state=7)
     assert a.n_members == a.n_nonmembers == 100 and a.seed == 7
     np.testing.assert_array_equal(a.distance_train, b.distance_train)
-    t = membership_inference(train, hold, syn, thresholds=[0.1], balance=False)
+    t = membership_inference(train, syn, holdout=hold, thresholds=[0.1], balance=False)
     assert t.n_members == 300 and list(t.table["threshold"]) == [0.1]
     tp = np.sum(t.distance_train <= 0.1)
     fp = np.sum(t.distance_holdout <= 0.1)

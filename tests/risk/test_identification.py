@@ -129,7 +129,7 @@ def test_confidential_ir_matches_brute_force(case):
     res = identification_risk(
         df,
         keys=kcols,
-        target=tcols,
+        targets=tcols,
         radius=_radius(r, tcols),
         relative=relative,
         inclusive=inclusive,
@@ -147,7 +147,7 @@ def test_pairwise_matches_brute_force(case):
     res = pairwise_identification_risk(
         df,
         keys=kcols,
-        target=tcols,
+        targets=tcols,
         radius=_radius(r, tcols),
         relative=relative,
         inclusive=inclusive,
@@ -189,7 +189,7 @@ def test_synthetic_ir_matches_brute_force(case, data):
         df,
         impls,
         keys=kcols,
-        target=tcols,
+        targets=tcols,
         radius=_radius(r, tcols),
         relative=relative,
         inclusive=inclusive,
@@ -211,7 +211,7 @@ def test_multi_target_chunking_gives_the_same_counts(monkeypatch):
         }
     )
     radius = {"a": 0.3, "b": 0.5, "c": 0.5}
-    kw = dict(keys=["k"], target=["a", "b", "c"], radius=radius, singletons="zero")
+    kw = dict(keys=["k"], targets=["a", "b", "c"], radius=radius, singletons="zero")
     whole = identification_risk(df, **kw).per_record
     pw = pairwise_identification_risk(df, **kw).per_record
     monkeypatch.setattr(_balls, "_CHUNK", 37)
@@ -233,7 +233,7 @@ def _betty(n_outside: int, own_inside: bool) -> float:
     if not own_inside:
         syn[0], syn[-1] = 200.0, 100.0  # Betty's own synthetic value moves out, another moves in
     release = conf.assign(income=syn)
-    res = identification_risk(conf, release, keys=["pattern"], target="income", radius=0.1)
+    res = identification_risk(conf, release, keys=["pattern"], targets="income", radius=0.1)
     return float(res.per_record[0])
 
 
@@ -247,7 +247,7 @@ def test_average_over_implicates_and_match_share():
     conf = pd.DataFrame({"k": ["a"] * 4, "y": [10.0, 11.0, 30.0, 60.0]})
     z1 = conf.copy()
     z2 = conf.assign(y=[10.5, 30.0, 30.0, 60.0])
-    res = identification_risk(conf, [z1, z2], keys=["k"], target="y", radius=0.2)
+    res = identification_risk(conf, [z1, z2], keys=["k"], targets="y", radius=0.2)
     # z1: record 0 has {10, 11} inside (8, 12): 2/4 outside; z2: {10.5} inside: 3/4 outside
     assert res.per_implicate is not None
     np.testing.assert_allclose(res.per_implicate[0], [0.5, 0.75])
@@ -260,7 +260,7 @@ def test_average_over_implicates_and_match_share():
 
 def test_confidential_pairwise_hand_example():
     conf = pd.DataFrame({"k": [1, 1, 1], "y": [10.0, 11.0, 30.0]})
-    res = pairwise_identification_risk(conf, keys=["k"], target="y", radius=0.2)
+    res = pairwise_identification_risk(conf, keys=["k"], targets="y", radius=0.2)
     # IR_12 = 1/3 (30 lies outside both), IR_13 = IR_23 = 0
     np.testing.assert_allclose(res.per_record, [1 / 6, 1 / 6, 0.0], atol=1e-15)
     np.testing.assert_allclose(res.weights, [5 / 6, 5 / 6, 1.0], atol=1e-15)
@@ -272,32 +272,32 @@ def test_confidential_pairwise_hand_example():
 
 def test_zero_and_negative_values_and_boundary():
     conf = pd.DataFrame({"y": [0.0, 0.0, -10.0, -8.0, -12.0, 1e-9]})
-    res = identification_risk(conf, keys=[], target="y", radius=0.2)
+    res = identification_risk(conf, keys=[], targets="y", radius=0.2)
     # y = 0: the ball is the point 0, holding both zeros -> 4/6 outside
     # y = -10: ball (-12, -8) strict -> only -10 inside -> 5/6; inclusive: three inside -> 3/6
     np.testing.assert_allclose(res.per_record[:3], [4 / 6, 4 / 6, 5 / 6])
-    inc = identification_risk(conf, keys=[], target="y", radius=0.2, inclusive=True)
+    inc = identification_risk(conf, keys=[], targets="y", radius=0.2, inclusive=True)
     np.testing.assert_allclose(inc.per_record[:3], [4 / 6, 4 / 6, 3 / 6])
     # absolute radius 0.5 around 0 holds 0, 0 and 1e-9
-    ab = identification_risk(conf, keys=[], target="y", radius=0.5, relative=False)
+    ab = identification_risk(conf, keys=[], targets="y", radius=0.5, relative=False)
     assert ab.per_record[0] == pytest.approx(3 / 6)
 
 
 def test_zero_radius_is_exact_matching():
     conf = pd.DataFrame({"y": [1.0, 1.0, 2.0, 3.0]})
-    res = identification_risk(conf, keys=[], target="y", radius=0.0)
+    res = identification_risk(conf, keys=[], targets="y", radius=0.0)
     np.testing.assert_allclose(res.per_record, [0.5, 0.5, 0.75, 0.75])
 
 
 def test_missing_key_is_a_value_of_its_own():
     conf = pd.DataFrame({"k": ["a", None, None, "a", "b"], "y": [1.0, 1.0, 5.0, 5.0, 5.0]})
-    res = identification_risk(conf, keys=["k"], target="y", radius=0.1, singletons="zero")
+    res = identification_risk(conf, keys=["k"], targets="y", radius=0.1, singletons="zero")
     # patterns: {0, 3} ('a'), {1, 2} (missing), {4} ('b')
     np.testing.assert_array_equal(res.pattern_size, [2, 2, 2, 2, 1])
     np.testing.assert_allclose(res.per_record, [0.5, 0.5, 0.5, 0.5, 0.0])
     # a release whose missing key became a present value leaves the pattern
     rel = conf.assign(k=["a", "a", None, "a", "b"])
-    syn = identification_risk(conf, rel, keys=["k"], target="y", radius=0.1, singletons="zero")
+    syn = identification_risk(conf, rel, keys=["k"], targets="y", radius=0.1, singletons="zero")
     # record 1 (missing key) now sits in pattern 'a' -> T = 0; record 2 is alone among missing
     # (1 member, inside) -> 0 outside; record 0: members {0, 1, 3}, inside {0, 1} -> 1/3
     np.testing.assert_allclose(syn.per_record, [1 / 3, 0.0, 0.0, 2 / 3, 0.0])
@@ -306,23 +306,23 @@ def test_missing_key_is_a_value_of_its_own():
 def test_singleton_policies_and_warning():
     conf = pd.DataFrame({"k": [1, 1, 2], "y": [1.0, 5.0, 7.0]})
     with pytest.warns(DisclosureWarning, match="1 of 3 records"):
-        res = identification_risk(conf, keys=["k"], target="y", radius=0.1)
+        res = identification_risk(conf, keys=["k"], targets="y", radius=0.1)
     assert res.n_singletons == 1 and res.singleton_share == pytest.approx(1 / 3)
     np.testing.assert_allclose(res.per_record, [0.5, 0.5, 0.0])
     with warnings.catch_warnings():
         warnings.simplefilter("error")
-        one = identification_risk(conf, keys=["k"], target="y", radius=0.1, singletons="one")
-        exc = identification_risk(conf, keys=["k"], target="y", radius=0.1, singletons="exclude")
+        one = identification_risk(conf, keys=["k"], targets="y", radius=0.1, singletons="one")
+        exc = identification_risk(conf, keys=["k"], targets="y", radius=0.1, singletons="exclude")
         syn = identification_risk(
             conf,
             [conf, conf.assign(y=[1.0, 5.0, 100.0])],
             keys=["k"],
-            target="y",
+            targets="y",
             radius=0.1,
             singletons="one",
         )
         pw = pairwise_identification_risk(
-            conf, keys=["k"], target="y", radius=0.1, singletons="one"
+            conf, keys=["k"], targets="y", radius=0.1, singletons="one"
         )
     np.testing.assert_allclose(one.per_record, [0.5, 0.5, 1.0])
     assert np.isnan(exc.per_record[2]) and exc.mean == pytest.approx(0.5)
@@ -332,20 +332,20 @@ def test_singleton_policies_and_warning():
     np.testing.assert_allclose(pw.per_record, [0.0, 0.0, 1.0])
     np.testing.assert_allclose(pw.weights, [1.0, 1.0, 0.0])
     with pytest.warns(DisclosureWarning):
-        pz = pairwise_identification_risk(conf, keys=["k"], target="y", radius=0.1)
+        pz = pairwise_identification_risk(conf, keys=["k"], targets="y", radius=0.1)
     assert pz.weights[2] == 1.0
 
 
 def test_release_pattern_missing_from_implicate_scores_zero():
     conf = pd.DataFrame({"k": ["a", "a", "b", "b"], "y": [1.0, 2.0, 3.0, 4.0]})
     rel = conf.assign(k=["a", "a", "a", "a"])
-    res = identification_risk(conf, rel, keys=["k"], target="y", radius=0.1)
+    res = identification_risk(conf, rel, keys=["k"], targets="y", radius=0.1)
     np.testing.assert_allclose(res.per_record, [0.75, 0.75, 0.0, 0.0])
 
 
 def test_result_frame_and_summary():
     conf = pd.DataFrame({"k": [1, 1, 1, 1], "y": [10.0, 11.0, 30.0, 60.0]}, index=list("abcd"))
-    res = identification_risk(conf, keys=["k"], target="y", radius=0.2)
+    res = identification_risk(conf, keys=["k"], targets="y", radius=0.2)
     frame = res.to_frame()
     assert list(frame.index) == list("abcd")
     np.testing.assert_allclose(frame["risk"], [0.5, 0.5, 0.75, 0.75])
@@ -364,21 +364,21 @@ def test_result_frame_and_summary():
 def test_errors_name_columns_not_values():
     conf = pd.DataFrame({"k": ["secret", "x"], "y": [123456.0, np.nan], "t": ["a", "b"]})
     with pytest.raises(DataError, match="'nope'"):
-        identification_risk(conf, keys=["nope"], target="y")
+        identification_risk(conf, keys=["nope"], targets="y")
     with pytest.raises(SchemaError, match="1 rows are missing") as e:
-        identification_risk(conf, keys=["k"], target="y")
+        identification_risk(conf, keys=["k"], targets="y")
     assert "123456" not in str(e.value) and "secret" not in str(e.value)
     with pytest.raises(SchemaError, match="numeric"):
-        identification_risk(conf, keys=["k"], target="t")
+        identification_risk(conf, keys=["k"], targets="t")
     ok = conf.assign(y=[1.0, 2.0])
     with pytest.raises(ParameterError, match="radius"):
-        identification_risk(ok, keys=["k"], target="y", radius=-0.1)
+        identification_risk(ok, keys=["k"], targets="y", radius=-0.1)
     with pytest.raises(ParameterError, match="singletons"):
-        identification_risk(ok, keys=["k"], target="y", singletons="drop")
+        identification_risk(ok, keys=["k"], targets="y", singletons="drop")
     with pytest.raises(ParameterError, match="both"):
-        identification_risk(ok, keys=["y"], target="y")
+        identification_risk(ok, keys=["y"], targets="y")
     with pytest.raises(DataError, match="rows"):
-        identification_risk(ok, ok.iloc[:1], keys=["k"], target="y", singletons="zero")
+        identification_risk(ok, ok.iloc[:1], keys=["k"], targets="y", singletons="zero")
 
 
 # ----------------------------------------------------------------------------- real data
@@ -415,7 +415,7 @@ def test_irc_ce_data_against_dense_reference(shared_data):
     assert (y == 0).sum() == 445 and (y < 0).sum() == 4  # zeros and negatives are exercised
     for relative, r in ((True, 0.1), (True, 0.2), (False, 5000.0)):
         res = identification_risk(
-            conf, keys=keys, target="Income", radius=r, relative=relative, singletons="zero"
+            conf, keys=keys, targets="Income", radius=r, relative=relative, singletons="zero"
         )
         np.testing.assert_allclose(
             res.per_record, _bf_numpy(codes, y, r, relative, False), atol=1e-12
@@ -424,7 +424,7 @@ def test_irc_ce_data_against_dense_reference(shared_data):
             conf,
             syns,
             keys=keys,
-            target="Income",
+            targets="Income",
             radius=r,
             relative=relative,
             singletons="zero",
@@ -455,7 +455,7 @@ def test_both_counting_methods_match_brute_force(monkeypatch, loop_patterns):
         sdf, _, _ = _frame(keys, ys)
         kw = dict(
             keys=kcols,
-            target=tcols,
+            targets=tcols,
             radius=r[0],
             relative=relative,
             inclusive=inclusive,

@@ -23,6 +23,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from synthguard._compat import renamed
 from synthguard._display import Summarized
 from synthguard._random import RandomState, check_random_state
 from synthguard.data import as_implicates
@@ -73,12 +74,13 @@ class ReleaseComparison(Summarized):
         return self.to_frame().to_string(float_format=lambda v: f"{v:.4f}")
 
 
+@renamed(target="targets")
 def compare_releases(
     conf: pd.DataFrame,
     releases: Mapping[str, Any],
     *,
     keys: Sequence[str],
-    target: str,
+    targets: str | Sequence[str],
     radius: float = 0.2,
     relative: bool = True,
     baseline: str | None = "Synthesizer",
@@ -99,8 +101,9 @@ def compare_releases(
     releases : name -> release (SyntheticData, ProtectedData, DataFrame or list of
         implicates, rows aligned with ``conf``). ``None`` stands for the confidential data
         itself (risk by eq. 2).
-    keys, target, radius, relative : the intruder's knowledge (see
-        :func:`synthguard.risk.identification_risk`).
+    keys, targets, radius, relative : the intruder's knowledge (see
+        :func:`synthguard.risk.identification_risk`); ``targets`` names the one numeric
+        target the releases synthesize (a name, or a list of one).
     baseline : the release the whack-a-mole increase is measured against (None: skip).
     threshold : risk level counted in ``n_above`` (0.5 as the paper's section 2.3.2).
     whack : the increase that makes a whack-a-mole record (0.25, Figure 3).
@@ -118,10 +121,16 @@ def compare_releases(
     per: dict[str, np.ndarray] = {}
     util: dict[str, tuple[float, float]] = {}
     est_rows: list[dict[str, Any]] = []
+    tlist = [targets] if isinstance(targets, str) else list(targets)
+    if len(tlist) != 1:
+        raise ParameterError(
+            "parameter 'targets': compare_releases compares releases of one target; pass one "
+            "column name")
+    target = tlist[0]
     y = conf[target].to_numpy(dtype=float)
     for name, rel in releases.items():
         res = identification_risk(
-            conf, None if rel is None else rel, keys=list(keys), target=target, radius=radius,
+            conf, None if rel is None else rel, keys=list(keys), targets=target, radius=radius,
             relative=relative, singletons="zero",
         )
         per[name] = np.asarray(res.per_record, dtype=float)

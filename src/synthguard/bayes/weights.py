@@ -31,6 +31,7 @@ from typing import Literal
 import numpy as np
 import pandas as pd
 
+from synthguard._compat import renamed
 from synthguard._display import Summarized
 from synthguard.errors import DataError, DisclosureWarning, ParameterError
 from synthguard.risk import identification_risk, pairwise_identification_risk
@@ -117,10 +118,11 @@ class RiskWeights(Summarized):
         )
 
 
+@renamed(target="targets")
 def risk_weights(
     conf: pd.DataFrame,
     keys: Sequence[str],
-    target: str | Sequence[str],
+    targets: str | Sequence[str],
     radius: float = 0.2,
     kind: str = "marginal",
     *,
@@ -140,7 +142,7 @@ def risk_weights(
     ----------
     conf : confidential data.
     keys : key variables known to the intruder (they form the patterns).
-    target : the sensitive numeric target(s) being synthesized.
+    targets : the sensitive numeric target (a name) or targets (a list) being synthesized.
     radius : r of the ball B(y_i, r) (relative to |y_i| by default).
     kind : ``"marginal"`` or ``"pairwise"``.
     relative : relative (r |y_i|) or absolute radius.
@@ -175,9 +177,9 @@ def risk_weights(
     elif singleton_weight != "marginal":
         raise ParameterError("parameter 'singleton_weight': expected 'marginal' or a number in [0, 1]")
     keys_t = tuple(keys)
-    targets = (target,) if isinstance(target, str) else tuple(target)
+    targets = (targets,) if isinstance(targets, str) else tuple(targets)
     marg = identification_risk(
-        conf, keys=keys_t, target=list(targets), radius=radius, relative=relative, singletons="zero"
+        conf, keys=keys_t, targets=list(targets), radius=radius, relative=relative, singletons="zero"
     )
     single = np.asarray(marg.pattern_size) == 1
     if kind == "marginal":
@@ -185,7 +187,7 @@ def risk_weights(
         raw = 1.0 - risk
     else:
         pw = pairwise_identification_risk(
-            conf, keys=keys_t, target=list(targets), radius=radius, relative=relative,
+            conf, keys=keys_t, targets=list(targets), radius=radius, relative=relative,
             singletons="zero",
         )
         raw = np.asarray(pw.weights, dtype=float).copy()

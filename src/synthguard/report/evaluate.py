@@ -384,7 +384,7 @@ def _record_risk(
         return np.asarray(per, dtype=float)
     target: str | list[str] = targets[0] if len(targets) == 1 else list(targets)
     # singletons scored by the formula (0), as evaluate_risk does; their share is reported
-    res = _risk.identification_risk(conf, release, keys=list(keys), target=target,
+    res = _risk.identification_risk(conf, release, keys=list(keys), targets=target,
                                     radius=radius, singletons="zero")
     return np.asarray(res.per_record, dtype=float)
 

@@ -91,7 +91,7 @@ def sampled_distance_and_membership(
     if holdout is not None:
         members = _sample(conf, max_records, rng)
         nonmembers = _sample(holdout, max_records, rng)
-        membership = membership_inference(members, nonmembers, list(frames[:1]), metric=metric,
+        membership = membership_inference(members, list(frames[:1]), holdout=nonmembers, metric=metric,
                                           schema=schema, random_state=rng)
         notes.append(
             f"membership inference on {len(members):,} training and {len(nonmembers):,} "

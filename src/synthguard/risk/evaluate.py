@@ -230,7 +230,7 @@ def evaluate_risk(
         warnings.simplefilter("always", DisclosureWarning)
         if aligned and numeric_targets:
             kw: dict[str, Any] = dict(
-                keys=keys_l, target=numeric_targets, radius=radius, singletons=singletons
+                keys=keys_l, targets=numeric_targets, radius=radius, singletons=singletons
             )
             ident = identification_risk(conf, frames, **kw)
             conf_ident = identification_risk(conf, **kw)
@@ -260,7 +260,7 @@ def evaluate_risk(
             membership = None
             if holdout is not None:
                 membership = membership_inference(
-                    conf, holdout, frames, metric=metric, schema=schema,
+                    conf, frames, holdout=holdout, metric=metric, schema=schema,
                     random_state=random_state,
                 )
             else:

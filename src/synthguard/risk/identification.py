@@ -15,6 +15,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from synthguard._compat import renamed
 from synthguard._display import Summarized
 from synthguard.data import as_implicates
 from synthguard.errors import ParameterError
@@ -132,12 +133,13 @@ class IdentificationRisk(Summarized):
         return "<pre>" + self.summary() + "</pre>"
 
 
+@renamed(target="targets")
 def identification_risk(
     conf: pd.DataFrame,
     synthetic: Any = None,
     *,
     keys: Sequence[str],
-    target: str | Sequence[str] = "income",
+    targets: str | Sequence[str],
     radius: float | Mapping[str, float] = 0.2,
     relative: bool = True,
     inclusive: bool = False,
@@ -192,7 +194,8 @@ def identification_risk(
         :func:`synthguard.data.as_implicates` accepts) whose implicates have ``conf``'s rows in
         the same order.
     keys : key variables forming the patterns (matched exactly). Empty: one pattern.
-    target : the numeric target(s) the intruder knows the true value of.
+    targets : the numeric target column (a name) or columns (a list) whose true values the
+        intruder knows.
     radius : r, >= 0; a number or a mapping target -> r.
     relative : relative (``r·|y_i|``) or absolute (``r``) radius.
     inclusive : whether the boundary of the ball is inside.
@@ -216,16 +219,16 @@ def identification_risk(
     --------
     >>> import pandas as pd
     >>> conf = pd.DataFrame({"sex": ["f"] * 4, "income": [10.0, 11.0, 30.0, 60.0]})
-    >>> identification_risk(conf, keys=["sex"], target="income", radius=0.2).per_record
+    >>> identification_risk(conf, keys=["sex"], targets="income", radius=0.2).per_record
     array([0.5 , 0.5 , 0.75, 0.75])
     """
     keys_l = as_list(keys, name="keys")
-    targets = as_list(target, name="target")
+    targets = as_list(targets, name="targets")
     if not targets:
-        raise ParameterError("parameter 'target': name at least one numeric target column")
+        raise ParameterError("parameter 'targets': name at least one numeric target column")
     overlap = set(keys_l) & set(targets)
     if overlap:
-        raise ParameterError("parameters 'keys' and 'target': a column cannot be both")
+        raise ParameterError("parameters 'keys' and 'targets': a column cannot be both; drop it from one")
     check_columns(conf, keys_l, name="conf", role="key")
     r = radius_vector(radius, targets)
     policy, warn = check_singletons(singletons)

@@ -11,6 +11,7 @@ import numpy as np
 import pandas as pd
 from scipy.stats import rankdata
 
+from synthguard._compat import reordered
 from synthguard._display import Summarized
 from synthguard._random import RandomState, resolve_seed
 from synthguard.data import Schema, as_implicates
@@ -79,12 +80,13 @@ def _auc(pos: np.ndarray, neg: np.ndarray) -> float:
     return float((ranks[:n1].sum() - n1 * (n1 + 1) / 2) / (n1 * n0))
 
 
+@reordered(("train", "holdout", "synthetic", "thresholds"), train="conf")
 def membership_inference(
-    train: pd.DataFrame,
-    holdout: pd.DataFrame,
+    conf: pd.DataFrame,
     synthetic: Any,
-    thresholds: Sequence[float] | None = None,
     *,
+    holdout: pd.DataFrame,
+    thresholds: Sequence[float] | None = None,
     metric: str = "gower",
     columns: Sequence[str] | None = None,
     schema: Schema | Mapping[str, Any] | None = None,
@@ -93,7 +95,7 @@ def membership_inference(
 ) -> MembershipInference:
     """Distance-threshold membership inference attack with a holdout.
 
-    The attacker holds records of which some were used to make the release (``train``,
+    The attacker holds records of which some were used to make the release (``conf``,
     members) and some were not (``holdout``, non-members) and claims "member" when a record's
     distance to its closest released record is at most a threshold t. For each t::
 
@@ -104,14 +106,17 @@ def membership_inference(
     (ties count one half). With ``balance=True`` the larger group is subsampled to the size of
     the smaller, so an accuracy or AUC of 0.5 means the release gives no better than guessing.
 
-    Distances and encodings as :func:`distance_to_closest_record` (scales from ``train``;
+    The arguments come in the order of every risk measure, ``(conf, synthetic, ...)``; the
+    old order ``(train, holdout, synthetic)`` still works one release with a RenamedWarning.
+
+    Distances and encodings as :func:`distance_to_closest_record` (scales from ``conf``;
     exact nearest neighbours per pattern, no n x m matrix); implicates are stacked.
 
     Parameters
     ----------
-    train : records used to make the release.
-    holdout : records of the same population not used.
+    conf : the confidential records used to make the release (the members).
     synthetic : the release.
+    holdout : records of the same population not used (keyword-only).
     thresholds : distance thresholds (default: 0 and the 1, 5, 10, 25, 50, 75% quantiles of all
         attack distances).
     metric, columns, schema : as :func:`distance_to_closest_record`.
@@ -122,15 +127,16 @@ def membership_inference(
     -------
     MembershipInference
     """
-    if len(train) == 0 or len(holdout) == 0:
-        raise DataError("membership_inference: train and holdout must both hold records")
+    if len(conf) == 0 or len(holdout) == 0:
+        raise DataError("membership_inference: conf and holdout must both hold records; pass "
+                        "the members as conf and the non-members as holdout")
     frames = as_implicates(synthetic)
     rng, seed = resolve_seed(random_state)
-    tr, ho = train, holdout
-    if balance and len(train) != len(holdout):
-        size = min(len(train), len(holdout))
-        if len(train) > size:
-            tr = train.iloc[np.sort(rng.choice(len(train), size, replace=False))]
+    tr, ho = conf, holdout
+    if balance and len(conf) != len(holdout):
+        size = min(len(conf), len(holdout))
+        if len(conf) > size:
+            tr = conf.iloc[np.sort(rng.choice(len(conf), size, replace=False))]
         else:
             ho = holdout.iloc[np.sort(rng.choice(len(holdout), size, replace=False))]
     else:

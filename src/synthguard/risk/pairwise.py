@@ -9,6 +9,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
+from synthguard._compat import renamed
 from synthguard._display import Summarized
 from synthguard.errors import ParameterError
 from synthguard.risk._balls import Balls, make_balls
@@ -132,11 +133,12 @@ def _cover_sums(balls: Balls, y: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return inside, sums
 
 
+@renamed(target="targets")
 def pairwise_identification_risk(
     conf: pd.DataFrame,
     *,
     keys: Sequence[str],
-    target: str | Sequence[str] = "income",
+    targets: str | Sequence[str],
     radius: float | Mapping[str, float] = 0.2,
     relative: bool = True,
     inclusive: bool = False,
@@ -182,7 +184,7 @@ def pairwise_identification_risk(
     Parameters
     ----------
     conf : confidential data.
-    keys, target, radius, relative, inclusive, singletons, quantiles
+    keys, targets, radius, relative, inclusive, singletons, quantiles
         As in :func:`identification_risk`.
 
     Returns
@@ -193,16 +195,16 @@ def pairwise_identification_risk(
     --------
     >>> import pandas as pd
     >>> conf = pd.DataFrame({"k": [1, 1, 1], "y": [10.0, 11.0, 30.0]})
-    >>> res = pairwise_identification_risk(conf, keys=["k"], target="y", radius=0.2)
+    >>> res = pairwise_identification_risk(conf, keys=["k"], targets="y", radius=0.2)
     >>> res.weights.round(4)
     array([0.8333, 0.8333, 1.    ])
     """
     keys_l = as_list(keys, name="keys")
-    targets = as_list(target, name="target")
+    targets = as_list(targets, name="targets")
     if not targets:
-        raise ParameterError("parameter 'target': name at least one numeric target column")
+        raise ParameterError("parameter 'targets': name at least one numeric target column")
     if set(keys_l) & set(targets):
-        raise ParameterError("parameters 'keys' and 'target': a column cannot be both")
+        raise ParameterError("parameters 'keys' and 'targets': a column cannot be both; drop it from one")
     check_columns(conf, keys_l, name="conf", role="key")
     r = radius_vector(radius, targets)
     policy, warn = check_singletons(singletons)
