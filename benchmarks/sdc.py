@@ -74,7 +74,7 @@ def main() -> None:
          lambda: suppress(df, ["sex", "age", "race", "region"], k=3)),
         ("suppress_cells (50 x 6 table)", lambda: suppress_cells(table, threshold=5)),
         ("swap random 5% (region, age) within sex",
-         lambda: swap(df, ["region", "age"], rate=0.05, within="sex", random_state=1)),
+         lambda: swap(df, ["region", "age"], rate=0.05, strata="sex", random_state=1)),
         ("swap rank p=5 (income, expenditure)",
          lambda: swap(df, ["income", "expenditure"], method="rank", max_rank_distance=5,
                       random_state=1)),
@@ -87,7 +87,7 @@ def main() -> None:
          lambda: add_noise(df, ["income", "expenditure"], kind="multiplicative", scale=0.1,
                            random_state=1)),
         ("subsample 10% within region",
-         lambda: subsample(df, 0.1, within="region", random_state=1)),
+         lambda: subsample(df, 0.1, strata="region", random_state=1)),
         ("pram (race, 6 levels)", lambda: pram(df, "race", p, levels=levels, random_state=1)),
     ]
     print(f"synthguard.sdc on {n:,} records x {df.shape[1]} columns (budget: 5 s each)\n")

@@ -10,8 +10,10 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from synthguard import risk, utility
+from synthguard import risk, sdc, utility
 from synthguard._compat import renamed, reordered
+from synthguard.bayes import risk_weights
+from synthguard.dp.synthesizers import StratifiedSynthesizer
 from synthguard.errors import ParameterError, RenamedWarning
 
 
@@ -94,7 +96,31 @@ def _cases():  # type: ignore[no-untyped-def]
          lambda: risk.membership_inference(conf[:30], syn, holdout=conf[30:], thresholds=[0.1]),
          lambda: risk.membership_inference(train=conf[:30], holdout=conf[30:], synthetic=syn,
                                            thresholds=[0.1])),
+        ("risk_weights",
+         lambda: risk_weights(conf, ["g"], targets="x", radius=0.3).weights,
+         lambda: risk_weights(conf, ["g"], target="x", radius=0.3).weights),
+        ("swap", lambda: sdc.swap(conf, ["x"], rate=0.5, strata="g", random_state=4),
+         lambda: sdc.swap(conf, ["x"], rate=0.5, within="g", random_state=4)),
+        ("subsample", lambda: sdc.subsample(conf, 0.5, strata="g", random_state=4),
+         lambda: sdc.subsample(conf, 0.5, within="g", random_state=4)),
+        ("DP sample(n, m, random_state)",
+         lambda: _dp().sample(m=2, n=40, random_state=3),
+         lambda: _dp().sample(40, 2, 3)),
+        ("DP fit_sample(data, n)",
+         lambda: _dp().fit_sample(conf[["g"]], m=1, n=40, random_state=0).implicates[0].shape,
+         lambda: _dp().fit_sample(conf[["g"]], 40).implicates[0].shape),
     ]
+
+
+_DP: list[StratifiedSynthesizer] = []
+
+
+def _dp() -> StratifiedSynthesizer:
+    """One fit (unseeded OpenDP noise) shared by both spellings: sampling is seeded."""
+    if not _DP:
+        _DP.append(StratifiedSynthesizer(epsilon=1.0, categories={"g": ["a", "b", "c"]})
+                   .fit(_frames()[0][["g"]]))
+    return _DP[0]
 
 
 CASES = _cases()
@@ -124,6 +150,21 @@ def test_identification_risk_has_no_data_specific_default_target() -> None:
     np.testing.assert_allclose(
         risk.identification_risk(conf, keys=["sex"], targets="income").per_record,
         [0.5, 0.5, 0.75, 0.75])
+
+
+def test_dp_sample_is_keyword_only_and_reads_the_old_order() -> None:
+    new = _dp().sample(m=3, n=7, random_state=1)
+    assert (new.m, new.implicates[0].shape[0]) == (3, 7)
+    with pytest.warns(RenamedWarning, match=r"old order \(n, m, random_state\)"):
+        old = _dp().sample(7, 3, 1)  # n first, as before
+    assert (old.m, old.implicates[0].shape[0]) == (3, 7)
+
+
+def test_plans_accept_the_old_names_one_release() -> None:
+    from synthguard.pipeline.plan import _accepted
+
+    names, _ = _accepted(sdc.swap)
+    assert {"strata", "within"} <= names
 
 
 def test_old_and_new_name_together_is_an_error() -> None:

@@ -54,7 +54,7 @@ METHODS: list[tuple[str, Callable[..., Any], bool]] = [
                                          random_state=rs), True),
     ("generalize", lambda d, rs: sdc.generalize(d, "age", bins=[0, 30, 60, 120]), False),
     ("add_noise", lambda d, rs: sdc.add_noise(d, "income", random_state=rs), True),
-    ("subsample", lambda d, rs: sdc.subsample(d, 0.3, within="sex", random_state=rs), True),
+    ("subsample", lambda d, rs: sdc.subsample(d, 0.3, strata="sex", random_state=rs), True),
     ("pram", lambda d, rs: sdc.pram(d, "region", P, levels=["e", "n", "s", "w"],
                                     random_state=rs), True),
 ]

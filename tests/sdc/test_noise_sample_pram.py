@@ -86,7 +86,7 @@ def test_noise_needs_two_values():
 
 # ----------------------------------------------------------------------------- subsample
 def test_subsample_fraction_per_stratum(incomes):
-    out = subsample(incomes, 0.1, within="region", weight_column="w", random_state=3)
+    out = subsample(incomes, 0.1, strata="region", weight_column="w", random_state=3)
     sizes = incomes["region"].value_counts().sort_index()
     got = out.data["region"].value_counts().sort_index()
     expected = np.floor(0.1 * sizes + 0.5).astype(int)
@@ -101,9 +101,9 @@ def test_subsample_fraction_per_stratum(incomes):
 
 def test_subsample_min_per_stratum_and_seed():
     df = pd.DataFrame({"g": ["a"] * 100 + ["b"] * 3, "x": range(103)})
-    out = subsample(df, 0.05, within="g", min_per_stratum=2, random_state=1)
+    out = subsample(df, 0.05, strata="g", min_per_stratum=2, random_state=1)
     assert out.data["g"].value_counts().to_dict() == {"a": 5, "b": 2}
-    again = subsample(df, 0.05, within="g", min_per_stratum=2, random_state=1)
+    again = subsample(df, 0.05, strata="g", min_per_stratum=2, random_state=1)
     pd.testing.assert_frame_equal(out.data, again.data)
 
 
@@ -114,7 +114,7 @@ def test_subsample_min_per_stratum_and_seed():
         ({"fraction": 1.2}, "fraction"),
         ({"fraction": 0.5, "min_per_stratum": -1}, "min_per_stratum"),
         ({"fraction": 0.5, "weight_column": "age"}, "weight_column"),
-        ({"fraction": 0.5, "within": "nope"}, "within"),
+        ({"fraction": 0.5, "strata": "nope"}, "strata"),
     ],
 )
 def test_subsample_bad_parameters(incomes, kwargs, param):

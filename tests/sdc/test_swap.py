@@ -60,7 +60,7 @@ def test_random_swap_pairs_are_exchanges(people):
 
 
 def test_random_swap_within_strata_keeps_stratum_marginals(people):
-    out = swap(people, ["age", "income"], rate=0.1, within="sex", random_state=2)
+    out = swap(people, ["age", "income"], rate=0.1, strata="sex", random_state=2)
     for s in ("f", "m"):
         a = np.sort(out.data.loc[people["sex"] == s, "age"].to_numpy())
         b = np.sort(people.loc[people["sex"] == s, "age"].to_numpy())
@@ -92,7 +92,7 @@ def test_rank_swap_partners_within_max_distance(people):
 
 def test_rank_swap_rate_and_strata(people):
     out = swap(
-        people, ["income", "age"], rate=0.5, within="region", method="rank",
+        people, ["income", "age"], rate=0.5, strata="region", method="rank",
         max_rank_distance=10, random_state=3,
     )
     for c in ("income", "age"):
@@ -129,7 +129,7 @@ def test_same_seed_same_output_and_input_not_mutated(people):
         ({"columns": ["age"], "method": "rank"}, "max_rank_distance"),
         ({"columns": ["age"], "method": "rank", "max_rank_distance": 0}, "max_rank_distance"),
         ({"columns": ["region"], "method": "rank", "max_rank_distance": 5}, "columns"),
-        ({"columns": ["age"], "rate": 0.1, "within": "nope"}, "within"),
+        ({"columns": ["age"], "rate": 0.1, "strata": "nope"}, "strata"),
         ({"columns": ["age"], "rate": 0.1, "random_state": -1}, "random_state"),
     ],
 )
@@ -149,7 +149,7 @@ def test_random_swap_properties_hold_for_any_rate_and_strata(n, rate, n_strata, 
     rng = np.random.default_rng(seed)
     df = pd.DataFrame({"g": rng.integers(0, n_strata, size=n), "x": rng.integers(0, 5, size=n),
                        "y": rng.normal(size=n)})
-    out = swap(df, ["x", "y"], rate=rate, within="g", random_state=seed)
+    out = swap(df, ["x", "y"], rate=rate, strata="g", random_state=seed)
     sizes = df["g"].value_counts().to_numpy()
     wanted = int(np.floor(rate * n / 2 + 0.5))
     feasible = int((sizes // 2).sum())

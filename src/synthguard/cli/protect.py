@@ -102,8 +102,8 @@ def _write_folder(release: Any, df: Any, out: Path, data: Path, force: bool, see
               help="Random swapping of these columns jointly, e.g. region,age:0.05.")
 @click.option("--rank-swap", default=None, metavar="COLS:PERCENT",
               help="Rank swapping of numeric columns within PERCENT of ranks, e.g. income:5.")
-@click.option("--within", default=None, metavar="COL,COL",
-              help="Strata for --swap, --rank-swap and --subsample.")
+@click.option("--strata", "--within", "within", default=None, metavar="COL,COL",
+              help="Strata for --swap, --rank-swap and --subsample (--within: its old name).")
 @click.option("--suppress", "suppress_", default=None, metavar="KEYS:K",
               help="Local suppression until k-anonymity on the keys, e.g. sex,age,region:3.")
 @click.option("--subsample", default=None, type=click.FloatRange(0, 1, min_open=True),
@@ -158,7 +158,7 @@ def protect_cmd(
       synthguard protect conf.csv --out p.csv --generalize age:0,18,65,120 \\
           --suppress sex,age,region:3
       synthguard protect conf.csv --out p.csv --noise income:0.1 --keep-variance \\
-          --subsample 0.5 --within region --seed 7
+          --subsample 0.5 --strata region --seed 7
     """
     from synthguard import sdc
     from synthguard.data.manifest import check_release_target
@@ -206,11 +206,11 @@ def protect_cmd(
         ), names)
     if swap_:
         names, arg = parse_spec(swap_, "--swap")
-        apply("swap", sdc.swap(release, names, rate=_number(arg, "--swap"), within=strata,
+        apply("swap", sdc.swap(release, names, rate=_number(arg, "--swap"), strata=strata,
                                random_state=rng), names)
     if rank_swap:
         names, arg = parse_spec(rank_swap, "--rank-swap")
-        apply("rank swap", sdc.swap(release, names, method="rank", within=strata,
+        apply("rank swap", sdc.swap(release, names, method="rank", strata=strata,
                                     max_rank_distance=_number(arg, "--rank-swap"),
                                     random_state=rng), names)
     if suppress_:
@@ -220,7 +220,7 @@ def protect_cmd(
             raise click.BadParameter("k must be a whole number", param_hint="--suppress")
         apply("suppress", sdc.suppress(release, names, k=int(k)), names)
     if subsample is not None:
-        apply("subsample", sdc.subsample(release, subsample, within=strata, random_state=rng))
+        apply("subsample", sdc.subsample(release, subsample, strata=strata, random_state=rng))
     if not steps:
         raise click.UsageError("choose at least one method (see --help)")
     # what each step did: counts and public parameters (percentile thresholds are withheld)

@@ -247,6 +247,7 @@ def _accepted(obj: Callable[..., Any]) -> tuple[set[str], bool]:
     names = {n for n, p in params.items()
              if p.kind in (inspect.Parameter.KEYWORD_ONLY, inspect.Parameter.POSITIONAL_OR_KEYWORD)}
     names.discard("self")
+    names |= set(getattr(target, "__renamed__", {}))  # old names: warn one release (_compat)
     return names, var
 
 

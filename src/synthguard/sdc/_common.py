@@ -149,12 +149,12 @@ def _dense(ids: np.ndarray) -> tuple[np.ndarray, int]:
     return inv.astype(np.int64, copy=False).reshape(-1), int(uniq.size)
 
 
-def strata_ids(data: pd.DataFrame, within: Any, param: str = "within") -> np.ndarray:
-    """Dense stratum id of every record (all zeros when ``within`` is None)."""
+def strata_ids(data: pd.DataFrame, strata: Any, param: str = "strata") -> np.ndarray:
+    """Dense stratum id of every record (all zeros when ``strata`` is None)."""
     n = data.shape[0]
-    if within is None:
+    if strata is None:
         return np.zeros(n, dtype=np.int64)
-    cols = check_columns(data, within, param)
+    cols = check_columns(data, strata, param)
     return combine_codes([codes(data[c])[0] for c in cols], n)
 
 

@@ -5,7 +5,7 @@ in a released sample may or may not be the intruder's target, which lowers the c
 that a unique match in the release is a true match (Skinner & Elliot 2002).
 
 :func:`subsample` draws a simple random sample without replacement, stratified with
-``within=``: stratum :math:`h` of size :math:`N_h` gives :math:`n_h =
+``strata=``: stratum :math:`h` of size :math:`N_h` gives :math:`n_h =
 \\mathrm{round}(f N_h)` records (half up), at least ``min_per_stratum``. The design weight
 of a released record is :math:`N_h / n_h`. One sort: O(n log n).
 """
@@ -19,6 +19,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from synthguard._compat import renamed
 from synthguard._random import RandomState, resolve_seed
 from synthguard.errors import ParameterError
 from synthguard.sdc._common import check_frame, check_probability, rank_within, strata_ids
@@ -27,10 +28,11 @@ from synthguard.sdc.result import ProtectedData
 __all__ = ["subsample"]
 
 
+@renamed(within="strata")
 def subsample(
     data: pd.DataFrame,
     fraction: float,
-    within: Sequence[str] | str | None = None,
+    strata: Sequence[str] | str | None = None,
     *,
     min_per_stratum: int = 0,
     weight_column: str | None = None,
@@ -42,7 +44,7 @@ def subsample(
     ----------
     data : confidential DataFrame (not mutated).
     fraction : sampling fraction :math:`f` in (0, 1].
-    within : stratum column(s); each stratum is sampled at the same fraction.
+    strata : stratum column(s); each stratum is sampled at the same fraction.
     min_per_stratum : smallest sample size of a stratum (capped at its size).
     weight_column : if given, a column of design weights :math:`N_h/n_h` is added.
     random_state : seed or Generator.
@@ -64,7 +66,7 @@ def subsample(
     --------
     >>> import pandas as pd
     >>> df = pd.DataFrame({"sex": ["f"] * 6 + ["m"] * 4, "x": range(10)})
-    >>> out = subsample(df, 0.5, within="sex", random_state=1)
+    >>> out = subsample(df, 0.5, strata="sex", random_state=1)
     >>> out.data["sex"].value_counts().sort_index().tolist()
     [3, 2]
     """
@@ -80,7 +82,7 @@ def subsample(
         raise ParameterError(
             f"parameter 'weight_column': column '{weight_column}' already exists; pick a new name"
         )
-    groups = strata_ids(data, within)
+    groups = strata_ids(data, strata)
     rng, seed = resolve_seed(random_state)
     n = data.shape[0]
     sizes = np.bincount(groups)
@@ -95,7 +97,7 @@ def subsample(
     changes = pd.DataFrame(False, index=out.index, columns=out.columns)
     params: dict[str, Any] = {
         "fraction": f,
-        "within": within,
+        "strata": strata,
         "min_per_stratum": int(min_per_stratum),
         "n_sampled": int(keep.sum()),
         "sampled_by_stratum": take.tolist(),

@@ -1,7 +1,7 @@
 """Data swapping: exchange values between pairs of records.
 
 * **Random swapping** (Dalenius & Reiss 1982; course book ch. 1, "Swapping"): a share
-  ``rate`` of the records is drawn, within strata (``within=``, "sample units with similar
+  ``rate`` of the records is drawn, within strata (``strata=``, "sample units with similar
   characteristics"), paired at random, and the paired records exchange the values of all
   the listed ``columns`` jointly. Marginal distributions of the swapped columns are kept
   exactly, within each stratum; their relationships with the other variables are not.
@@ -29,6 +29,7 @@ from typing import Any, Literal
 import numpy as np
 import pandas as pd
 
+from synthguard._compat import renamed
 from synthguard._random import RandomState, resolve_seed
 from synthguard.errors import ParameterError
 from synthguard.sdc._common import (
@@ -49,11 +50,12 @@ from synthguard.sdc.result import ProtectedData
 __all__ = ["swap"]
 
 
+@renamed(within="strata")
 def swap(
     data: pd.DataFrame,
     columns: Sequence[str] | str,
     rate: float | None = None,
-    within: Sequence[str] | str | None = None,
+    strata: Sequence[str] | str | None = None,
     method: Literal["random", "rank"] = "random",
     max_rank_distance: float | None = None,
     *,
@@ -69,7 +71,7 @@ def swap(
         numeric column on its own.
     rate : share of records that take part, in (0, 1]. Required for random swapping;
         rank swapping defaults to 1 (every record that can be paired).
-    within : stratum column(s); partners are always in the same stratum.
+    strata : stratum column(s); partners are always in the same stratum.
     method : ``"random"`` or ``"rank"``.
     max_rank_distance : for rank swapping, the largest rank difference between partners,
         in percent of the number of records in the stratum (Moore's :math:`p`), in (0, 100].
@@ -100,13 +102,13 @@ def swap(
     if method not in ("random", "rank"):
         raise ParameterError("parameter 'method': expected 'random' or 'rank'")
     cols = check_columns(data, columns, "columns", as_levels=method == "random")
-    groups = strata_ids(data, within)
+    groups = strata_ids(data, strata)
     rng, seed = resolve_seed(random_state)
     if method == "random":
         if rate is None:
             raise ParameterError("parameter 'rate': random swapping needs a rate in (0, 1]")
         r = check_probability(rate, "rate", low_open=True)
-        return _random_swap(data, cols, r, groups, within, rng, seed)
+        return _random_swap(data, cols, r, groups, strata, rng, seed)
     if max_rank_distance is None:
         raise ParameterError(
             "parameter 'max_rank_distance': rank swapping needs a distance in percent of ranks"
@@ -119,7 +121,7 @@ def swap(
         raise ParameterError("parameter 'max_rank_distance': expected a percentage in (0, 100]")
     r = 1.0 if rate is None else check_probability(rate, "rate", low_open=True)
     numeric_columns(data, cols, "columns")
-    return _rank_swap(data, cols, r, float(max_rank_distance), groups, within, rng, seed)
+    return _rank_swap(data, cols, r, float(max_rank_distance), groups, strata, rng, seed)
 
 
 def _round_half_up(x: float) -> int:
@@ -140,7 +142,7 @@ def _random_swap(
     cols: list[str],
     rate: float,
     groups: np.ndarray,
-    within: Any,
+    strata: Any,
     rng: np.random.Generator,
     seed: int | None,
 ) -> ProtectedData:
@@ -165,7 +167,7 @@ def _random_swap(
         "columns": cols,
         "method": "random",
         "rate": rate,
-        "within": within,
+        "strata": strata,
         "n_pairs": int(pairs.sum()),
         "n_swapped": int(selected.sum()),
         "pairs_by_stratum": pairs.tolist(),
@@ -179,7 +181,7 @@ def _rank_swap(
     rate: float,
     distance: float,
     groups: np.ndarray,
-    within: Any,
+    strata: Any,
     rng: np.random.Generator,
     seed: int | None,
 ) -> ProtectedData:
@@ -231,7 +233,7 @@ def _rank_swap(
         "columns": cols,
         "method": "rank",
         "rate": rate,
-        "within": within,
+        "strata": strata,
         "max_rank_distance": distance,
         "n_swapped": n_swapped,
         "n_pairs": {c: v // 2 for c, v in n_swapped.items()},

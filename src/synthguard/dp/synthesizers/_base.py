@@ -10,6 +10,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from synthguard._compat import reordered
 from synthguard._random import RandomState, resolve_seed
 from synthguard.data.schema import Schema
 from synthguard.dp import _noise
@@ -193,11 +194,14 @@ class DPSynthesizer(ABC):
     def _sample_codes(self, n: int, rng: np.random.Generator) -> dict[str, np.ndarray]:
         """Draw ``n`` records as level codes per column from the fitted noisy model."""
 
-    def sample(self, n: int | None = None, m: int = 1,
+    @reordered(("self", "n", "m", "random_state"))
+    def sample(self, *, m: int = 1, n: int | None = None,
                random_state: RandomState = None) -> DPSyntheticData:
         """Draw ``m`` synthetic data sets of ``n`` rows (default: the noisy record count).
 
-        Post-processing of the noisy measurements: costs no privacy.
+        Post-processing of the noisy measurements: costs no privacy. Keyword-only, as
+        :meth:`synthguard.Synthesizer.sample`: ``sample(m=..., n=..., random_state=...)``; the
+        old positional order ``sample(n, m, random_state)`` warns one release.
         """
         if not hasattr(self, "domain_"):
             raise NotFittedError(f"{type(self).__name__}: call fit(data) before sample()")
@@ -222,10 +226,11 @@ class DPSynthesizer(ABC):
             ledger=self.ledger_,
         )
 
-    def fit_sample(self, data: pd.DataFrame, n: int | None = None, m: int = 1,
+    @reordered(("self", "data", "n", "m", "random_state"))
+    def fit_sample(self, data: pd.DataFrame, *, m: int = 1, n: int | None = None,
                    random_state: RandomState = None) -> DPSyntheticData:
-        """``fit(data)`` then ``sample(n, m, random_state)``."""
-        return self.fit(data).sample(n=n, m=m, random_state=random_state)
+        """``fit(data)`` then ``sample(m=m, n=n, random_state=random_state)``."""
+        return self.fit(data).sample(m=m, n=n, random_state=random_state)
 
     def _provenance(self) -> dict[str, Any]:
         expected = getattr(self, "expected_error_", None)
