@@ -16,15 +16,23 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Mapping, Sequence
-from typing import Any, Literal
+from typing import Any, ClassVar, Literal
 
 import numpy as np
 import pandas as pd
 
+from synthguard._params import (
+    Interval,
+    Options,
+    ParamsRepr,
+    column_list,
+    require_columns,
+    validate_params,
+)
 from synthguard._random import RandomState
 from synthguard.bayes.weights import RiskWeights, combine_weights, risk_weights
 from synthguard.data.schema import ColumnSchema, Kind, Schema
-from synthguard.errors import DataError, NotFittedError, ParameterError
+from synthguard.errors import DataError, NotFittedError
 from synthguard.synthesis import Synthesizer, SyntheticData
 
 __all__ = ["RiskWeightedSynthesizer"]
@@ -53,7 +61,7 @@ def _inverse(z: np.ndarray, transform: str | None) -> np.ndarray:
     return np.sign(z) * np.expm1(np.abs(z))
 
 
-class RiskWeightedSynthesizer:
+class RiskWeightedSynthesizer(ParamsRepr):
     """Partially synthesize one sensitive target from a risk-weighted pseudo posterior.
 
     Parameters
@@ -96,6 +104,16 @@ class RiskWeightedSynthesizer:
     (2, (5133,))
     """
 
+    _parameter_constraints: ClassVar[dict[str, list[Any]]] = {
+        "kind": [Options(("marginal", "pairwise")), None],
+        "target": [str],
+        "radius": [Interval(float, 0.0, None)],
+        "relative": [bool],
+        "m": [Interval(int, 1, None)],
+        "transform": [Options(tuple(t for t in _TRANSFORMS if t is not None)), None],
+        "floor": [Interval(float, 0.0, 1.0)],
+    }
+
     def __init__(
         self,
         *,
@@ -137,15 +155,9 @@ class RiskWeightedSynthesizer:
         """Compute the weights on ``conf`` and fit the weighted model; returns ``self``."""
         if not isinstance(conf, pd.DataFrame):
             raise DataError("conf: expected a pandas DataFrame of confidential records")
-        if self.kind not in ("marginal", "pairwise", None):
-            raise ParameterError("parameter 'kind': expected 'marginal', 'pairwise' or None")
-        if self.transform not in _TRANSFORMS:
-            raise ParameterError("parameter 'transform': expected None, 'log' or 'signed_log'")
-        if self.target not in conf.columns:
-            raise DataError(f"target column '{self.target}' is not in the data")
-        missing = [k for k in self.keys if k not in conf.columns]
-        if missing:
-            raise DataError(f"key column(s) {missing} are not in the data")
+        validate_params(self)
+        require_columns(conf, [self.target], "target", error=DataError)
+        require_columns(conf, column_list(self.keys, "keys"), "keys", error=DataError)
         survey = self.survey_weights
         drop: list[str] = []
         if isinstance(survey, str):

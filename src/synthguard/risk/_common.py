@@ -9,6 +9,7 @@ from typing import Literal
 import numpy as np
 import pandas as pd
 
+from synthguard._params import column_list
 from synthguard.errors import DataError, DisclosureWarning, ParameterError, SchemaError
 from synthguard.risk._patterns import check_columns
 
@@ -28,17 +29,9 @@ DEFAULT_QUANTILES: tuple[float, ...] = (0.25, 0.5, 0.75, 0.9, 0.99)
 
 
 def as_list(value: str | Sequence[str] | None, *, name: str) -> list[str]:
-    """A column name or a sequence of names as a list (None: empty)."""
-    if value is None:
-        return []
-    if isinstance(value, str):
-        return [value]
-    out = list(value)
-    if not all(isinstance(v, str) for v in out):
-        raise ParameterError(f"parameter '{name}': expected column names (strings)")
-    if len(set(out)) != len(out):
-        raise ParameterError(f"parameter '{name}': a column is listed twice; list it once")
-    return out
+    """A column name or a sequence of names as a list (None: empty); see
+    :func:`synthguard._params.column_list`."""
+    return column_list(value, name)
 
 
 def radius_vector(

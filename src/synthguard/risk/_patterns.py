@@ -19,6 +19,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from synthguard._params import require_columns
 from synthguard.errors import DataError
 
 __all__ = ["PatternEncoder", "check_columns"]
@@ -27,13 +28,9 @@ _MAX_RADIX = 2**62
 
 
 def check_columns(frame: pd.DataFrame, columns: Sequence[str], *, name: str, role: str) -> None:
-    """Raise DataError naming every column of ``columns`` that ``frame`` lacks."""
-    missing = [c for c in columns if c not in frame.columns]
-    if missing:
-        raise DataError(
-            f"{name}: {role} column(s) {', '.join(map(repr, missing))} not found; "
-            f"pass names of columns present in the data"
-        )
+    """Raise DataError naming every column of ``columns`` that ``frame`` (called ``name``)
+    lacks; see :func:`synthguard._params.require_columns`."""
+    require_columns(frame, columns, role=role, where=name, error=DataError)
 
 
 def _uniques_index(uniques: Any) -> pd.Index:

@@ -9,6 +9,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from synthguard._params import column_list, require_columns
 from synthguard.data.schema import Schema, infer_schema, validate_frame
 from synthguard.errors import DataError, ParameterError
 
@@ -39,21 +40,11 @@ def check_frame(data: Any) -> pd.DataFrame:
 
 
 def as_column_list(columns: Any, param: str) -> list[str]:
-    """A column name or a sequence of names, as a non-empty list without duplicates."""
-    if isinstance(columns, str):
-        cols = [columns]
-    elif isinstance(columns, Sequence | pd.Index) and not isinstance(columns, bytes):
-        cols = list(columns)
-    else:
-        raise ParameterError(
-            f"parameter '{param}': expected a column name or a list of column names, "
-            f"got {type(columns).__name__}"
-        )
-    if not cols:
+    """A column name or a sequence of names, as a non-empty list without duplicates; see
+    :func:`synthguard._params.column_list`."""
+    if columns is None:
         raise ParameterError(f"parameter '{param}': name at least one column")
-    if len(set(cols)) != len(cols):
-        raise ParameterError(f"parameter '{param}': a column is listed twice; list each once")
-    return cols
+    return column_list(columns, param, required=True)
 
 
 def check_columns(
@@ -67,12 +58,7 @@ def check_columns(
     Methods that need numbers pass False and check kinds with :func:`numeric_columns`.
     """
     cols = as_column_list(columns, param)
-    missing = [c for c in cols if c not in data.columns]
-    if missing:
-        raise ParameterError(
-            f"parameter '{param}': columns {', '.join(map(repr, missing))} are not in the data; "
-            f"available columns: {', '.join(map(str, data.columns))}"
-        )
+    require_columns(data, cols, param)
     validate_frame(data[cols], name="data", text_overrides=cols if as_levels else ())
     return cols
 

@@ -2,15 +2,15 @@
 
 from __future__ import annotations
 
-import math
 from abc import ABC, abstractmethod
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 import pandas as pd
 
 from synthguard._compat import reordered
+from synthguard._params import Interval, ParamsRepr, constraints_of, validate_params
 from synthguard._random import RandomState, resolve_seed
 from synthguard.data.schema import Schema
 from synthguard.dp import _noise
@@ -43,7 +43,12 @@ class _NotDP:
         return self._ledger.charge_rho(NOT_DP_LABEL + str(label), rho)
 
 
-class DPSynthesizer(ABC):
+def _delta_below_one(value: Any) -> bool:
+    """a number with 0 < delta < 1 (e.g. 1e-6, well below 1/n)"""
+    return Interval(float, 0.0, 1.0, closed="neither").accepts(value)
+
+
+class DPSynthesizer(ParamsRepr, ABC):
     """Base class: ``fit`` measures the data with noise (charging the ledger), ``sample`` draws.
 
     Parameters common to every DP synthesizer
@@ -70,6 +75,12 @@ class DPSynthesizer(ABC):
 
     method = "dp"
     _needs_delta = False
+    # checked before any charge (synthguard._params); subclasses add their own parameters
+    _parameter_constraints: ClassVar[dict[str, list[Any]]] = {
+        "epsilon": [Interval(float, 0.0, None, closed="neither")],
+        "delta": [Interval(float, 0.0, 1.0, closed="left")],
+        "n_bins": [Interval(int, 1, None)],
+    }
 
     def __init__(
         self,
@@ -98,18 +109,12 @@ class DPSynthesizer(ABC):
 
     # -------------------------------------------------------------- fitting
     def _check_budget(self) -> tuple[float, float]:
-        eps = float(self.epsilon)
-        if not math.isfinite(eps) or eps <= 0:
-            raise ParameterError("parameter 'epsilon': expected a finite number > 0")
-        delta = float(self.delta)
-        if self._needs_delta and not 0 < delta < 1:
-            raise ParameterError(
-                f"parameter 'delta': {type(self).__name__} needs 0 < delta < 1 (e.g. 1e-6, or "
-                "well below 1/n)"
-            )
-        if not 0 <= delta < 1:
-            raise ParameterError("parameter 'delta': expected 0 <= delta < 1")
-        return eps, delta
+        """Validate every declared parameter (``_parameter_constraints``); the budget."""
+        constraints = constraints_of(type(self))
+        if self._needs_delta:
+            constraints["delta"] = [_delta_below_one]
+        validate_params(self, constraints)
+        return float(self.epsilon), float(self.delta)
 
     def fit(self, data: pd.DataFrame) -> DPSynthesizer:
         """Measure ``data`` with DP noise (charging the ledger first) and keep only noisy results."""
@@ -177,8 +182,9 @@ class DPSynthesizer(ABC):
         """After fit: (model marginal function, noisy measurements), or None."""
         return None
 
-    def _validate_params(self) -> None:  # noqa: B027 - optional hook, empty by default
-        """Subclasses check their own parameters here (before any charge)."""
+    def _validate_params(self) -> None:
+        """Checks the constraints cannot state (relations between parameters), before any
+        charge; single parameters are declared in ``_parameter_constraints``."""
 
     @abstractmethod
     def _fit(self, codes: dict[str, np.ndarray], domain: Domain, epsilon: float, delta: float,

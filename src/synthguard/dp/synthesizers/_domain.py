@@ -26,6 +26,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from synthguard._params import require_columns
 from synthguard.data.schema import Schema, infer_schema
 from synthguard.errors import DataError, ParameterError, PrivacyWarning
 
@@ -119,9 +120,7 @@ def build_domain(
         )
     from_data = domain_from_data == NOT_DP
     cols = list(data.columns) if columns is None else list(columns)
-    missing_cols = [c for c in cols if c not in data.columns]
-    if missing_cols:
-        raise DataError(f"{owner}: columns not in the data: {', '.join(map(str, missing_cols))}")
+    require_columns(data, cols, "columns", where=f"the data given to {owner}", error=DataError)
     categories = dict(categories or {})
     bins = dict(bins or {})
     unknown = [c for c in (*categories, *bins) if c not in cols]

@@ -43,10 +43,11 @@ import itertools
 import math
 import time
 import warnings
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 
+from synthguard._params import Interval, Options
 from synthguard.dp import _noise
 from synthguard.dp.conversion import CONVERSIONS, epsilon_to_rho
 from synthguard.dp.synthesizers._base import DPSynthesizer
@@ -94,6 +95,16 @@ class AIMSynthesizer(DPSynthesizer):
 
     method = "aim"
     _needs_delta = True
+    _parameter_constraints: ClassVar[dict[str, list[Any]]] = {
+        "workload": [Interval(int, 1, None), list, tuple],
+        "rounds": [None, Interval(int, 1, None)],
+        "max_rounds": [None, Interval(int, 1, None)],
+        "max_seconds": [None, Interval(float, 0.0, None, closed="neither")],
+        "max_model_size": [Interval(float, 0.0, None, closed="neither")],
+        "iters": [Interval(int, 1, None)],
+        "final_iters": [Interval(int, 1, None)],
+        "conversion": [Options(CONVERSIONS)],
+    }
 
     def __init__(self, *, epsilon: float, delta: float = 1e-6,
                  workload: int | list[Clique] = 2, rounds: int | None = None,
@@ -111,27 +122,6 @@ class AIMSynthesizer(DPSynthesizer):
         self.conversion = conversion
         self.progress = progress
 
-    def _validate_params(self) -> None:
-        for name in ("iters", "final_iters"):
-            if int(getattr(self, name)) < 1:
-                raise ParameterError(f"parameter '{name}': expected a positive number")
-        for name in ("rounds", "max_rounds"):
-            v = getattr(self, name)
-            if v is not None and int(v) < 1:
-                raise ParameterError(f"parameter '{name}': expected a positive number of rounds")
-        if self.max_seconds is not None and not float(self.max_seconds) > 0:
-            raise ParameterError("parameter 'max_seconds': expected a number of seconds > 0")
-        if not float(self.max_model_size) > 0:
-            raise ParameterError("parameter 'max_model_size': expected megabytes > 0")
-        if self.conversion not in CONVERSIONS:
-            raise ParameterError(
-                f"parameter 'conversion': expected one of {', '.join(CONVERSIONS)}")
-        w = self.workload
-        if isinstance(w, bool) or not isinstance(w, (int, list, tuple)) or (
-                isinstance(w, int) and w < 1):
-            raise ParameterError(
-                "parameter 'workload': expected a marginal order k >= 1 (e.g. 2) or a list of "
-                "column tuples")
 
     def _workload(self, cols: list[str]) -> list[Clique]:
         if isinstance(self.workload, int):

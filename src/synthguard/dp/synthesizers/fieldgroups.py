@@ -19,10 +19,11 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 
+from synthguard._params import Interval
 from synthguard.dp import _noise
 from synthguard.dp.mechanisms import laplace_scale
 from synthguard.dp.synthesizers._base import DPSynthesizer
@@ -46,6 +47,10 @@ class FieldGroupsSynthesizer(DPSynthesizer):
     """
 
     method = "fieldgroups"
+    _parameter_constraints: ClassVar[dict[str, list[Any]]] = {
+        "threshold_factor": [Interval(float, 0.0, None)],
+        "max_cells": [Interval(int, 1, None)],
+    }
 
     def __init__(self, *, epsilon: float, groups: Sequence[Sequence[str]] = (),
                  weights: Sequence[float] | None = None, threshold_factor: float = 1.0,
@@ -78,8 +83,6 @@ class FieldGroupsSynthesizer(DPSynthesizer):
                     "the singleton groups of unlisted columns, which come last)"
                 )
             w = w / w.sum()
-        if self.threshold_factor < 0:
-            raise ParameterError("parameter 'threshold_factor': expected >= 0")
         sizes = [tuple(len(domain.levels[c]) for c in g) for g in groups]
         cells = [int(np.prod(s, dtype=np.float64)) for s in sizes]
         if max(cells) > self.max_cells:

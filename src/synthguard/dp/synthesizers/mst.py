@@ -34,10 +34,11 @@ from __future__ import annotations
 import itertools
 import math
 import warnings
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 
+from synthguard._params import Interval, Options
 from synthguard.dp import _noise
 from synthguard.dp.conversion import CONVERSIONS, epsilon_to_rho
 from synthguard.dp.synthesizers._base import DPSynthesizer
@@ -143,6 +144,11 @@ class MSTSynthesizer(DPSynthesizer):
 
     method = "mst"
     _needs_delta = True
+    _parameter_constraints: ClassVar[dict[str, list[Any]]] = {
+        "iters": [Interval(int, 1, None)],
+        "compress": [bool],
+        "conversion": [Options(CONVERSIONS)],
+    }
 
     def __init__(self, *, epsilon: float, delta: float = 1e-6, iters: int = 5000,
                  compress: bool = True, conversion: str = "tight", **kwargs: Any) -> None:
@@ -151,12 +157,6 @@ class MSTSynthesizer(DPSynthesizer):
         self.compress = compress
         self.conversion = conversion
 
-    def _validate_params(self) -> None:
-        if int(self.iters) < 1:
-            raise ParameterError("parameter 'iters': expected a positive number of iterations")
-        if self.conversion not in CONVERSIONS:
-            raise ParameterError(
-                f"parameter 'conversion': expected one of {', '.join(CONVERSIONS)}")
 
     def _fit(self, codes: dict[str, np.ndarray], domain: Domain, epsilon: float, delta: float,
              ledger: Any, rng: np.random.Generator | None) -> None:

@@ -19,10 +19,11 @@ from __future__ import annotations
 
 import math
 import warnings
-from typing import Any, Literal
+from typing import Any, ClassVar, Literal
 
 import numpy as np
 
+from synthguard._params import Interval, Options
 from synthguard.dp import _noise
 from synthguard.dp.mechanisms import laplace_scale
 from synthguard.dp.synthesizers._base import DPSynthesizer
@@ -59,6 +60,11 @@ class StratifiedSynthesizer(DPSynthesizer):
     """
 
     method = "stratified"
+    _parameter_constraints: ClassVar[dict[str, list[Any]]] = {
+        "target": [None, str],
+        "mechanism": [Options(("laplace", "discrete_laplace"))],
+        "max_cells": [Interval(int, 1, None)],
+    }
 
     def __init__(self, *, epsilon: float, target: str | None = None,
                  mechanism: Literal["laplace", "discrete_laplace"] = "laplace",
@@ -69,8 +75,6 @@ class StratifiedSynthesizer(DPSynthesizer):
         self.max_cells = max_cells
 
     def _validate_params(self) -> None:
-        if self.mechanism not in ("laplace", "discrete_laplace"):
-            raise ParameterError("parameter 'mechanism': expected 'laplace' or 'discrete_laplace'")
         if self.target is not None and self.columns is not None and self.target not in self.columns:
             raise ParameterError("parameter 'target': must be one of 'columns'")
 
