@@ -112,3 +112,14 @@ def test_require_columns_names_every_missing_column() -> None:
     require_columns(df, ["a"], "keys")
     with pytest.raises(DataError, match=r"key column\(s\) 'b', 'c' not in conf; pass names"):
         require_columns(df, ["a", "b", "c"], role="key", where="conf", error=DataError)
+
+
+def test_synthesizer_declares_its_single_parameters() -> None:
+    from synthguard import Synthesizer
+
+    df = pd.DataFrame({"a": ["x", "y"] * 20, "b": np.arange(40.0)})
+    with pytest.raises(ParameterError, match="Synthesizer: parameter 'm': expected an integer"):
+        Synthesizer(m=0).fit(df)
+    with pytest.raises(ParameterError, match=r"parameter 'n_jobs'.*got 'all'"):
+        Synthesizer(n_jobs="all").fit(df)  # type: ignore[arg-type]
+    assert repr(Synthesizer(m=3, strata="a")) == "Synthesizer(m=3, strata='a')"

@@ -160,6 +160,34 @@ def test_dp_sample_is_keyword_only_and_reads_the_old_order() -> None:
     assert (old.m, old.implicates[0].shape[0]) == (3, 7)
 
 
+def _fitted_synthesizer():  # type: ignore[no-untyped-def]
+    from synthguard import Synthesizer
+
+    conf = _frames()[0][["g", "x"]]
+    return Synthesizer(methods={"g": "sample", "x": "cart"}, random_state=1).fit(conf)
+
+
+def test_synthesizer_sample_is_keyword_only_and_reads_the_old_order() -> None:
+    syn = _fitted_synthesizer()
+    new = syn.sample(m=2, random_state=5)
+    with pytest.warns(RenamedWarning, match=r"old order \(m, random_state\)"):
+        old = syn.sample(2, 5)
+    assert old.m == new.m == 2
+    for a, b in zip(old.implicates, new.implicates):
+        pd.testing.assert_frame_equal(a, b)
+    with pytest.warns(RenamedWarning):
+        again = syn.fit_sample(_frames()[0][["g", "x"]], 2)
+    assert again.m == 2
+
+
+def test_synthesizer_sample_takes_n_like_the_dp_synthesizers() -> None:
+    syn = _fitted_synthesizer()
+    assert [d.shape for d in syn.sample(m=2, n=25, random_state=3).implicates] == [(25, 2)] * 2
+    assert syn.sample(random_state=3).implicates[0].shape == (60, 2)  # default: conf's rows
+    with pytest.raises(ParameterError, match="parameter 'n'"):
+        syn.sample(n=0)
+
+
 def test_plans_accept_the_old_names_one_release() -> None:
     from synthguard.pipeline.plan import _accepted
 

@@ -21,6 +21,7 @@ from typing import Any, ClassVar, Literal
 import numpy as np
 import pandas as pd
 
+from synthguard._compat import reordered
 from synthguard._params import (
     Interval,
     Options,
@@ -234,8 +235,9 @@ class RiskWeightedSynthesizer(ParamsRepr):
         """MCMC diagnostics of each fitted model that runs a chain (it runs in :meth:`fit`)."""
         return [d for d in (getattr(mod, "diagnostics_", None) for mod in self.models_) if d is not None]
 
+    @reordered(("self", "m", "random_state"))
     def sample(
-        self, m: int | None = None, random_state: RandomState = None, *, diagnostics: bool = True
+        self, *, m: int | None = None, random_state: RandomState = None, diagnostics: bool = True
     ) -> SyntheticData:
         """Draw ``m`` implicates (default ``self.m``), target back on its original scale.
 

@@ -19,6 +19,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from synthguard._params import column_list, validate_params
 from synthguard.data.constraints import check_constraints, parse_constraints, rounded_count
 from synthguard.data.schema import (
     ColumnSchema,
@@ -84,8 +85,8 @@ def resolve_plan(est: Any, data: pd.DataFrame) -> FitPlan:
                                    {"keep": est.keep, "strata": est.strata,
                                     "visit_sequence": est.visit_sequence})
     validate_frame(data, name="data", text_overrides=_text_overrides(overrides))
-    check_count(est.m, "m")
-    n_out = check_count(est.n, "n", allow_none=True)
+    validate_params(est)  # the single parameters the estimator declares
+    n_out = None if est.n is None else int(est.n)
     policy, k_tail = check_safeguard_params(est.replicated_uniques, est.extremes)
     schema = infer_schema(data, overrides)
     schema.validate(data)
@@ -115,8 +116,7 @@ def resolve_plan(est: Any, data: pd.DataFrame) -> FitPlan:
                             predictors, schema)
     attach_transforms(specs, est.transforms, est.noise, data, schema)
     weights = resolve_weights(est.weights, data, specs)
-    n_jobs = check_count(est.n_jobs, "n_jobs")
-    assert n_jobs is not None
+    n_jobs = int(est.n_jobs)
     return FitPlan(
         data=data, overrides=overrides, schema=schema, keep=keep, strata=strata, visit=visit,
         visit_order=visit_order, n_out=n_out, n_jobs=n_jobs, policy=policy, k_tail=k_tail,
@@ -130,20 +130,9 @@ def resolve_plan(est: Any, data: pd.DataFrame) -> FitPlan:
 
 
 def as_list(value: Any, param: str) -> list[str]:
-    """A column name or a list of names as a list; None as ``[]``."""
-    if value is None:
-        return []
-    if isinstance(value, str):
-        return [value]
-    try:
-        out = list(value)
-    except TypeError:
-        raise ParameterError(
-            f"parameter '{param}': expected a column name or a list of column names"
-        ) from None
-    if not all(isinstance(c, str) for c in out):
-        raise ParameterError(f"parameter '{param}': expected column names (text)")
-    return out
+    """A column name or a list of names as a list; None as ``[]`` (see
+    :func:`synthguard._params.column_list`)."""
+    return column_list(value, param)
 
 
 def check_count(value: Any, param: str, allow_none: bool = False) -> int | None:

@@ -30,14 +30,16 @@ from __future__ import annotations
 import dataclasses
 import os
 from collections.abc import Callable, Mapping, Sequence
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 import pandas as pd
 
+from synthguard._compat import reordered
+from synthguard._params import Interval, ParamsRepr
 from synthguard._random import RandomState, fit_generator, resolve_seed, spawn
 from synthguard.data.schema import Schema
-from synthguard.errors import NotFittedError
+from synthguard.errors import NotFittedError, ParameterError
 from synthguard.synthesis.diagnostics import ConfidentialFingerprint, leaf_summary
 from synthguard.synthesis.encoding import from_working, postprocess_numeric, to_working
 from synthguard.synthesis.enforce import (
@@ -80,7 +82,7 @@ from synthguard.synthesis.start import resolve_start
 __all__ = ["Synthesizer", "synthesize"]
 
 
-class Synthesizer:
+class Synthesizer(ParamsRepr):
     """Sequential synthesizer (synthpop-style), partial or full, with strata and weights.
 
     Parameters
@@ -235,6 +237,19 @@ class Synthesizer:
     >>> [d.shape for d in result.implicates]
     [(344, 2), (344, 2)]
     """
+
+    # single parameters, checked first in fit (synthguard._params); relations between
+    # parameters and the data are checked in synthesis.params.resolve_plan
+    _parameter_constraints: ClassVar[dict[str, list[Any]]] = {
+        "m": [Interval(int, 1, None)],
+        "n": [None, Interval(int, 1, None)],
+        "n_jobs": [Interval(int, 1, None)],
+        "default_method": [str],
+        "min_stratum_size": [None, Interval(int, 0, None)],
+        "min_rows": [None, Interval(int, 0, None)],
+        "max_redraws": [Interval(int, 0, None)],
+        "allow_violations": [bool],
+    }
 
     def __init__(
         self,
@@ -457,11 +472,13 @@ class Synthesizer:
         if not hasattr(self, "blocks_"):
             raise NotFittedError("this Synthesizer is not fitted; call fit(data) first")
 
+    @reordered(("self", "m", "random_state"))
     def sample(
         self,
-        m: int | None = None,
-        random_state: RandomState = None,
         *,
+        m: int | None = None,
+        n: int | None = None,
+        random_state: RandomState = None,
         start: Any = None,
         start_origin: Any = None,
         diagnostics: bool = True,
@@ -473,6 +490,9 @@ class Synthesizer:
         ----------
         m : int, optional
             Number of implicates (default: the ``m`` given at construction).
+        n : int, optional
+            Rows of each implicate in full synthesis (default: the ``n`` given at
+            construction, else the confidential row count); strata keep their shares.
         random_state : None, int or Generator, optional
             Seed of this draw (default: the synthesizer's ``random_state``). Implicate ``i``
             uses the ``i``-th child of the seed (``numpy`` ``spawn``), so implicates differ,
@@ -495,8 +515,18 @@ class Synthesizer:
         Returns
         -------
         SyntheticData
+
+        Notes
+        -----
+        Keyword-only, as every synthesizer's ``sample(m=..., n=..., random_state=...)``; the
+        old positional ``sample(m, random_state)`` works one release with a RenamedWarning.
         """
         self._check_fitted()
+        n_out = check_count(n, "n", allow_none=True)
+        if n_out is not None and (self.kind_ == "partial" or start is not None):
+            raise ParameterError(
+                "parameter 'n': applies to full synthesis without a start only (partial "
+                "synthesis keeps the confidential rows, a start sets the rows); drop 'n'")
         m_ = check_count(self.m if m is None else m, "m")
         assert m_ is not None
         rs = self.random_state if random_state is None else random_state
@@ -509,10 +539,10 @@ class Synthesizer:
             begin = resolve_start(start, start_origin, schema, self.visit_sequence_, m_,
                                   partial=partial, strata=self.strata_)
             block_n = np.array([begin.n], dtype=np.int64)
-        elif partial or self.n_ is None:
+        elif partial or (self.n_ is None and n_out is None):
             block_n = sizes
         else:
-            block_n = allocate(sizes, self.n_)
+            block_n = allocate(sizes, self.n_ if n_out is None else n_out)
         self._start_columns = () if begin is None else begin.columns
         enforcer: ConstraintEnforcer | None = getattr(self, "enforcer_", None)
         creport: ConstraintReport | None = None if enforcer is None else enforcer.report()
@@ -902,9 +932,11 @@ class Synthesizer:
             for c in self.visit_sequence_:
                 out[c][rows] = drawn[c]
 
-    def fit_sample(self, data: pd.DataFrame, m: int | None = None) -> SyntheticData:
-        """``fit(data).sample(m)``."""
-        return self.fit(data).sample(m)
+    @reordered(("self", "data", "m"))
+    def fit_sample(self, data: pd.DataFrame, *, m: int | None = None, n: int | None = None,
+                   random_state: RandomState = None) -> SyntheticData:
+        """``fit(data).sample(m=m, n=n, random_state=random_state)``."""
+        return self.fit(data).sample(m=m, n=n, random_state=random_state)
 
     # ----------------------------------------------------------------- persistence
 
@@ -930,14 +962,6 @@ class Synthesizer:
 
         return load_synthesizer(path)
 
-    def __repr__(self) -> str:
-        parts = []
-        for k in ("methods", "visit_sequence", "keep", "drop", "m", "n", "strata",
-                  "random_state"):
-            v = getattr(self, k)
-            if v is not None and not (k == "m" and v == 1):
-                parts.append(f"{k}={v!r}")
-        return f"Synthesizer({', '.join(parts)})"
 
 
 def synthesize(

@@ -64,6 +64,7 @@ from typing import Any, ClassVar
 
 import numpy as np
 
+from synthguard._params import ParamsRepr
 from synthguard.errors import MethodError, NotFittedError
 
 __all__ = ["SynthesisMethod", "check_weights", "fit_method"]
@@ -94,7 +95,7 @@ def check_weights(method: str, weights: np.ndarray | None, n: int, supports: boo
     return w
 
 
-class SynthesisMethod(ABC):
+class SynthesisMethod(ParamsRepr, ABC):
     """Base class of per-variable synthesis methods (see the module docstring)."""
 
     name: ClassVar[str] = ""
