@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, TypeVar
 
@@ -131,16 +133,38 @@ def _option_value(text: str) -> Any:
     return text
 
 
+#: an option starts at a ':' followed by ``KEY=`` (a Python name, then '=' but not '==')
+_OPTION_START = re.compile(r":(?=\s*[A-Za-z_]\w*\s*=(?!=))")
+
+
+def _split_options(spec: str) -> list[str]:
+    """``spec`` cut at each ':' that starts a ``KEY=VALUE`` option, outside backticks and
+    quotes, so a value may itself hold ':' (``passive:formula=`a:b` * 2``, a path, a time)."""
+    parts, start, quote = [], 0, ""
+    for i, ch in enumerate(spec):
+        if quote:
+            quote = "" if ch == quote else quote
+        elif ch in "`'\"":
+            quote = ch
+        elif ch == ":" and (not parts and not start or _OPTION_START.match(spec, i)):
+            parts.append(spec[start:i])
+            start = i + 1
+    parts.append(spec[start:])
+    return parts
+
+
 def parse_method_spec(spec: str) -> tuple[str, dict[str, Any]]:
     """Split a method given as text with options, ``NAME[:KEY=VALUE[:KEY=VALUE...]]``.
 
     ``"cart:smoothing=density:min_samples_leaf=10"`` ->
     ``("cart", {"smoothing": "density", "min_samples_leaf": 10})``. Values are read as
-    true/false, none, integers, floats, else text. The same syntax works in Python
-    (``methods={"Income": "cart:smoothing=density"}``), on the command line
+    true/false, none, integers, floats, else text. An option starts at a ``:`` followed by
+    ``KEY=``; any other ``:`` (and any inside backticks or quotes) belongs to the value, so
+    ``"passive:formula=`t:a` * 2"`` has the one option ``formula``. The same syntax works in
+    Python (``methods={"Income": "cart:smoothing=density"}``), on the command line
     (``--method Income=cart:smoothing=density``) and in plans.
     """
-    name, *parts = [p.strip() for p in spec.split(":")]
+    name, *parts = [p.strip() for p in _split_options(spec)]
     options: dict[str, Any] = {}
     for part in parts:
         key, sep, value = part.partition("=")
