@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import re
-
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, TypeVar
 
@@ -146,7 +145,7 @@ def _split_options(spec: str) -> list[str]:
             quote = "" if ch == quote else quote
         elif ch in "`'\"":
             quote = ch
-        elif ch == ":" and (not parts and not start or _OPTION_START.match(spec, i)):
+        elif ch == ":" and ((not parts and not start) or _OPTION_START.match(spec, i)):
             parts.append(spec[start:i])
             start = i + 1
     parts.append(spec[start:])

@@ -10,7 +10,7 @@ from synthguard.synthesis.registry import available_methods, get_method, make_me
 
 BUILTIN = ["sample", "norm", "normrank", "logreg", "polyreg", "cart", "pmm", "polr", "lognorm",
            "sqrtnorm", "cubertnorm", "rf", "bag"]
-WEIGHTED = {"rf", "bag"}  # donor methods: a record of weight 0 is never drawn
+WEIGHTED = {"rf", "bag", "pmm", "polr"}  # weighted: a record of weight 0 is never drawn
 OBSERVED_CODES = np.array([0, 2, 3])  # code 1 is a level with no records: it must never be drawn
 
 

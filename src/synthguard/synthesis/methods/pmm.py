@@ -32,6 +32,14 @@ class PMMMethod(SynthesisMethod):
     posterior at every call (as in ``norm``; synthpop's type 1 matching), while the donors'
     predictions use the least-squares ``b``.
 
+    **Weights** (``fit(X, y, weights)``) are frequency-like likelihood weights: ``b`` is the
+    weighted least-squares fit ``argmin sum_i w_i (y_i - b0 - x_i' b)^2``; the pool is the
+    nearest donors whose weights add up to at least ``donors`` (all tied at that distance
+    join), and a donor is drawn with probability proportional to its weight. A record of
+    weight 0 is never a donor, and integer weights act as that many copies of the record
+    (the same pool and draw probabilities as on the duplicated data). With ``proper=True``
+    the posterior uses ``sum(w) - rank`` residual degrees of freedom, as for copies.
+
     Parameters
     ----------
     donors : int, default 3
@@ -59,7 +67,7 @@ class PMMMethod(SynthesisMethod):
     """
 
     target_kinds = frozenset({"numeric"})
-    supports_weights = False
+    supports_weights = True
 
     def __init__(self, *, donors: int = 3, proper: bool = False) -> None:
         self.donors = donors
@@ -75,15 +83,25 @@ class PMMMethod(SynthesisMethod):
         ):
             raise MethodError(f"method '{self.name}': option 'donors' must be a positive integer")
         X, y, _ = _check_fit_data(self, X, y)
-        check_weights(self.name, weights, len(y), self.supports_weights)
+        w = check_weights(self.name, weights, len(y), self.supports_weights)
+        if w is not None and np.all(w == w[0]) and w[0] > 0:
+            w = None  # equal weights: the unweighted fit and draw
+        if w is not None:
+            keep = w > 0
+            if not keep.any():
+                raise MethodError(f"method '{self.name}': every weight is 0; no donor is left")
+            X, y, w = X[keep], y[keep], w[keep]
         try:
-            self.norm_ = NormMethod(proper=self.proper).fit(X, y)
+            self.norm_ = (NormMethod(proper=self.proper).fit(X, y) if w is None
+                          else _weighted_norm(X, y, w, self.proper))
         except MethodError as exc:
             raise MethodError(f"method '{self.name}' (its regression): {exc}") from None
         yhat = self.norm_.coef_[0] + X @ self.norm_.coef_[1:]
         order = np.argsort(yhat, kind="stable")
         self.yhat_ = yhat[order]
         self.values_ = y[order].copy()
+        # cumulative donor weights in prediction order (None: unweighted)
+        self.cum_weight_ = None if w is None else np.cumsum(w[order])
         self.n_predictors_ = X.shape[1]
         return self
 
@@ -101,6 +119,14 @@ class PMMMethod(SynthesisMethod):
         n, k = len(self.yhat_), min(int(self.donors), len(self.yhat_))
         if len(pred) == 0:
             return np.empty(0)
+        cw = getattr(self, "cum_weight_", None)
+        if cw is not None:
+            first, stop = _weighted_pools(self.yhat_, cw, pred, float(self.donors))
+            # a donor with probability proportional to its weight: invert the cumulative weight
+            before = np.where(first > 0, cw[np.maximum(first - 1, 0)], 0.0)
+            target = before + rng.random(len(pred)) * (cw[stop - 1] - before)
+            pick = np.clip(np.searchsorted(cw, target, side="right"), first, stop - 1)
+            return self.values_[pick].astype(np.float64)
         # the k nearest of the sorted predictions lie among the k on each side of the
         # insertion point: the k-th smallest distance d_k is read from that window of 2k
         pos = np.searchsorted(self.yhat_, pred)
@@ -114,3 +140,66 @@ class PMMMethod(SynthesisMethod):
         stop = np.maximum(np.searchsorted(self.yhat_, pred + d_k + tol, side="right"), first + 1)
         pick = first + np.floor(rng.random(len(pred)) * (stop - first)).astype(np.int64)
         return self.values_[np.minimum(pick, n - 1)].astype(np.float64)
+
+
+def _weighted_pools(yhat: np.ndarray, cum_weight: np.ndarray, pred: np.ndarray, k: float
+                    ) -> tuple[np.ndarray, np.ndarray]:
+    """Per prediction, the run ``[first, stop)`` of sorted ``yhat`` within ``d_k`` of it,
+    ``d_k`` the smallest distance whose run holds donor weight ``>= k`` (or all donors).
+
+    The run's weight ``W(d)`` is a non-decreasing step function of ``d``; ``d_k`` is found by
+    bisection (60 halvings of ``[0, max distance]``, vectorised over the predictions), and
+    values within a relative ``1e-12`` of the bound join the pool, as ties do unweighted.
+    """
+    total = cum_weight[-1]
+    k = min(k, total)
+
+    def run(d: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        tol = 1e-12 * np.maximum(1.0, np.abs(pred))
+        first = np.searchsorted(yhat, pred - d - tol, side="left")
+        stop = np.searchsorted(yhat, pred + d + tol, side="right")
+        return first, stop
+
+    def weight(first: np.ndarray, stop: np.ndarray) -> np.ndarray:
+        hi = np.where(stop > 0, cum_weight[np.maximum(stop - 1, 0)], 0.0)
+        lo = np.where(first > 0, cum_weight[np.maximum(first - 1, 0)], 0.0)
+        return hi - lo
+
+    lo = np.zeros(len(pred))
+    hi = np.maximum(np.abs(pred - yhat[0]), np.abs(pred - yhat[-1]))
+    done = weight(*run(lo)) >= k * (1 - 1e-12)
+    hi[done] = 0.0
+    for _ in range(60):
+        mid = (lo + hi) / 2
+        ok = weight(*run(mid)) >= k * (1 - 1e-12)
+        hi = np.where(ok, mid, hi)
+        lo = np.where(ok, lo, mid)
+    first, stop = run(hi)
+    return first, np.maximum(stop, first + 1)
+
+
+def _weighted_norm(X: np.ndarray, y: np.ndarray, w: np.ndarray, proper: bool) -> NormMethod:
+    """A fitted :class:`NormMethod` holding the weighted least-squares fit: ``coef_``,
+    ``rss_ = sum w r^2``, ``df_resid_ = sum(w) - rank`` and ``cov_root_`` with
+    ``cov_root_ cov_root_' = (D'WD)^+`` (from the SVD of ``W^(1/2) D``, ``D = [1, X]``), as
+    the unweighted fit on records copied ``w`` times would give for integer ``w``."""
+    D = np.column_stack([np.ones(len(y)), X])
+    sw = np.sqrt(w)
+    u, sv, vt = np.linalg.svd(D * sw[:, None], full_matrices=False)
+    rank = int(np.sum(sv > sv[0] * max(D.shape) * np.finfo(float).eps)) if len(sv) else 0
+    coef = vt[:rank].T @ ((u[:, :rank].T @ (sw * y)) / sv[:rank])
+    resid = y - D @ coef
+    rss = float(w @ (resid * resid))
+    df = float(w.sum()) - rank
+    if df <= 0:
+        raise MethodError(
+            f"method 'norm': the weights add up to too little for a regression of rank {rank} "
+            "with a residual variance; use 'sample' or 'cart', or fewer predictors"
+        )
+    norm = NormMethod(proper=proper)
+    norm.coef_, norm.rss_, norm.df_resid_, norm.rank_ = coef, rss, df, rank
+    norm.sigma_ = float(np.sqrt(rss / df))
+    norm.cov_root_ = vt[:rank].T / sv[:rank]
+    norm.se_ = norm.sigma_ * np.sqrt(np.sum(norm.cov_root_**2, axis=1))
+    norm.n_predictors_ = X.shape[1]
+    return norm

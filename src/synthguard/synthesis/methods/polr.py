@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import warnings
 
 import numpy as np
@@ -34,6 +35,12 @@ class PolrMethod(SynthesisMethod):
 
     The target's codes are taken as its order (an ``ordinal`` column's declared levels; for
     other categorical columns, the order of their levels).
+
+    **Weights** (``fit(X, y, weights)``): the weighted log-likelihood
+    ``sum_i w_i log P(y_i | x_i)`` is maximised (statsmodels' ``OrderedModel`` with each
+    record's log-likelihood multiplied by its weight), so integer weights fit as that many
+    copies of the record and a record of weight 0 is left out (a level held only by such
+    records is never drawn).
 
     With ``proper=True`` every draw first draws ``(t, b)`` from their asymptotic posterior
     ``N(theta_hat, H^{-1})`` (the thresholds on statsmodels' increasing parametrisation, so
@@ -73,7 +80,7 @@ class PolrMethod(SynthesisMethod):
     """
 
     target_kinds = frozenset({"categorical"})
-    supports_weights = False
+    supports_weights = True
 
     def __init__(self, *, proper: bool = False, maxiter: int = 200) -> None:
         self.proper = proper
@@ -87,7 +94,12 @@ class PolrMethod(SynthesisMethod):
         from statsmodels.miscmodels.ordinal_model import OrderedModel
 
         X, y, _ = _check_fit_data(self, X, y)
-        check_weights(self.name, weights, len(y), self.supports_weights)
+        w = check_weights(self.name, weights, len(y), self.supports_weights)
+        if w is not None:
+            keep = w > 0
+            if not keep.any():
+                raise MethodError(f"method '{self.name}': every weight is 0; nothing to fit")
+            X, y, w = X[keep], y[keep], w[keep]
         levels, yc = np.unique(y, return_inverse=True)
         p = X.shape[1]
         if len(levels) < 2:  # one observed level: it is always drawn
@@ -99,7 +111,8 @@ class PolrMethod(SynthesisMethod):
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")  # convergence and Hessian notes: checked below
             try:
-                model = OrderedModel(yc.astype(np.int64), exog, distr="logit")
+                model = (OrderedModel(yc.astype(np.int64), exog, distr="logit") if w is None
+                         else _weighted_ordered_model()(yc.astype(np.int64), exog, w))
                 res = model.fit(method="bfgs", maxiter=int(self.maxiter), disp=False)
             except Exception as e:
                 raise MethodError(
@@ -156,3 +169,21 @@ class PolrMethod(SynthesisMethod):
         u = rng.random(len(X))
         idx = np.sum(cum < u[:, None], axis=1)
         return self.levels_[idx].astype(np.int64)
+
+
+@functools.cache
+def _weighted_ordered_model() -> type:
+    """statsmodels' ``OrderedModel`` whose per-record log-likelihood is multiplied by the
+    record's weight (its score and Hessian are numerical derivatives of the log-likelihood,
+    so they follow); made once, on first use, as statsmodels is imported lazily."""
+    from statsmodels.miscmodels.ordinal_model import OrderedModel
+
+    class WeightedOrderedModel(OrderedModel):  # type: ignore[misc]
+        def __init__(self, endog: np.ndarray, exog: np.ndarray, weights: np.ndarray) -> None:
+            super().__init__(endog, exog, distr="logit")
+            self.record_weights = np.asarray(weights, dtype=float)
+
+        def loglikeobs(self, params: np.ndarray) -> np.ndarray:
+            return self.record_weights * super().loglikeobs(params)
+
+    return WeightedOrderedModel
