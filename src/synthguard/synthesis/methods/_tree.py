@@ -68,33 +68,53 @@ class Tree:
         return len(self.feature)
 
     def apply(self, X: np.ndarray) -> np.ndarray:
-        """The leaf (node id) each row of ``X`` reaches."""
+        """The leaf (node id) each row of ``X`` reaches.
+
+        Rows descend one level per pass, all at once: each pass reads every row's value of
+        its node's feature with one gather from the flattened (Fortran-ordered) ``X``,
+        compares it with the node's threshold, and, for rows at nominal splits, looks their
+        codes up in one flattened table of the splits' left level sets (a last column for
+        codes never seen in fitting). Rows that reached a leaf leave the passes.
+        """
         m = X.shape[0]
         out = np.zeros(m, dtype=np.int64)
-        rows = np.arange(m)
-        node = np.zeros(m, dtype=np.int64)
+        if m == 0 or self.feature[0] < 0:
+            return out
+        flat = np.asfortranarray(X).ravel(order="F")  # a view for a Fortran-ordered X
+        feature = self.feature
+        at_leaf = feature < 0
+        offset = np.where(at_leaf, 0, feature).astype(np.int64) * m  # column start in flat
+        nominal = self.level_row >= 0
+        tflat = base = None
         width = self.left_levels.shape[1]
-        while len(rows):
-            f = self.feature[node]
-            leaf = f < 0
-            if leaf.any():
-                out[rows[leaf]] = node[leaf]
-                keep = ~leaf
-                rows, node, f = rows[keep], node[keep], f[keep]
-                if not len(rows):
-                    break
-            x = X[rows, f]
-            go = x <= self.threshold[node]
-            cat = self.level_row[node] >= 0
-            if cat.any():
-                code = x[cat].astype(np.int64)
-                inside = (code >= 0) & (code < width)
-                lr = self.level_row[node[cat]]
-                go[cat] = np.where(
-                    inside, self.left_levels[lr, np.clip(code, 0, width - 1)],
-                    self.unseen_left[node[cat]])
-            node = np.where(go, self.left[node], self.right[node])
-        return out
+        if nominal.any():
+            # row r of the level table, code c -> tflat[r * (width + 1) + c]; c = width: unseen
+            table = np.zeros((self.left_levels.shape[0], width + 1), dtype=bool)
+            table[:, :width] = self.left_levels
+            row = np.where(nominal, self.level_row, 0)
+            table[row[nominal], width] = self.unseen_left[nominal]
+            tflat = table.ravel()
+            base = row * (width + 1)
+        threshold, left, right = self.threshold, self.left, self.right
+        rows = np.arange(m, dtype=np.int64)
+        node = np.zeros(m, dtype=np.int64)
+        while True:
+            x = flat[offset[node] + rows]
+            go = x <= threshold[node]  # NaN threshold (nominal split): False, set below
+            if tflat is not None and base is not None:
+                k = np.flatnonzero(nominal[node])
+                if len(k):
+                    c = x[k]
+                    code = np.where((c >= 0) & (c < width), c, width).astype(np.int64)
+                    go[k] = tflat[base[node[k]] + code]
+            node = np.where(go, left[node], right[node])
+            done = at_leaf[node]
+            if done.any():
+                out[rows[done]] = node[done]
+                keep = ~done
+                if not keep.any():
+                    return out
+                rows, node = rows[keep], node[keep]
 
 
 @dataclass
