@@ -84,3 +84,45 @@ def test_bad_start_data_are_named(people, start, kw, match) -> None:
     with pytest.raises(ParameterError, match=match) as e:
         syn.sample(start=start)
     assert "\n" not in str(e.value) and "'old'" not in str(e.value)
+
+
+def test_a_start_with_strata_is_completed_within_each_stratum(people) -> None:
+    band = np.where(people["age"] < 50, 0, 1)
+    # a stratum effect the other columns do not carry: band 1 earns 100 more
+    people = people.assign(band=band, income=people["income"] + 100 * band)
+    start = pd.DataFrame({"region": ["s"] * 100 + ["n"] * 60,
+                          "band": [0] * 100 + [1] * 60, "age": [30] * 100 + [60] * 60})
+    syn = Synthesizer(strata="band", visit_sequence=["region", "age", "income"],
+                      random_state=4, m=2, extremes=0, min_stratum_size=0).fit(people)
+    res = syn.sample(start=start)
+    for d in res.implicates:
+        assert len(d) == 160
+        # stratum by stratum (band 0, then band 1), each stratum's records in the start's order
+        assert d["band"].tolist() == [0] * 100 + [1] * 60
+        assert d["region"].tolist() == ["s"] * 100 + ["n"] * 60
+        assert d["age"].tolist() == [30] * 100 + [60] * 60
+        # income from each stratum's own model: south 30-year-olds ~35, north 60-year-olds
+        # ~180 (band 0's model, fit on ages below 50 without the 100, would give ~75)
+        assert abs(d["income"][:100].mean() - 35.0) < 4
+        assert abs(d["income"][100:].mean() - 180.0) < 6
+    again = syn.sample(start=start)
+    pd.testing.assert_frame_equal(res.implicates[1], again.implicates[1])
+
+
+@pytest.mark.parametrize(
+    ("start", "match"),
+    [(pd.DataFrame({"region": ["n"], "band": [0], "age": [40]}), "strata column"),
+     (pd.DataFrame({"region": ["n"], "band": [7], "twin": [1], "age": [40]}),
+      "levels the confidential data do not have"),
+     # each value seen, the combination not: no model was fit for it
+     (pd.DataFrame({"region": ["n"], "band": [0], "twin": [1], "age": [40]}),
+      "stratum of band, twin")],
+)
+def test_bad_start_with_strata_is_named(people, start, match) -> None:
+    band = np.where(people["age"] < 50, 0, 1)
+    people = people.assign(band=band, twin=band)
+    syn = Synthesizer(strata=["band", "twin"], visit_sequence=["region", "age", "income"],
+                      random_state=1, min_stratum_size=0).fit(people)
+    with pytest.raises(ParameterError, match=match) as e:
+        syn.sample(start=start)
+    assert "\n" not in str(e.value) and "7" not in str(e.value)

@@ -43,7 +43,7 @@ from synthguard.synthesis.encoding import (
 from synthguard.synthesis.enforce import ConstraintEnforcer, level_weights
 from synthguard.synthesis.methods.base import SynthesisMethod, fit_method
 from synthguard.synthesis.methods.columns import predictor_frame, reads_columns
-from synthguard.synthesis.noise import KernelNoise
+from synthguard.synthesis.noise import NoiseStep
 from synthguard.synthesis.transforms import ColumnTransform
 
 __all__ = [
@@ -120,7 +120,7 @@ class _ColumnModel:
     value: _Part | None
     indicator: _Part | None = None  # numeric targets with missing values
     transform: ColumnTransform | None = None  # applied to the target before fit
-    noise: KernelNoise | None = None  # added to every draw
+    noise: NoiseStep | None = None  # added to every draw
 
 
 @dataclass
@@ -141,7 +141,7 @@ class ColumnSpec:
     method: SynthesisMethod
     indicator: SynthesisMethod | None
     transform: ColumnTransform | None = None
-    noise: KernelNoise | None = None
+    noise: NoiseStep | None = None
 
 
 def _design_dtype(*methods: SynthesisMethod | None) -> Any:

@@ -15,21 +15,49 @@ the Urban Institute's tidysynthesis adds noise to synthetic values:
 
 The bandwidths are computed from the *synthetic* draws, so they add no information about
 the confidential data. Each noise step is recorded in the release's provenance (and so in
-its manifest). Noise from the DP room at a stated epsilon or rho is not offered here: a DP
-guarantee needs the noise on a query of the confidential data, not on a synthetic value.
+its manifest).
+
+**Laplace or Gaussian noise at a stated epsilon or rho** (:class:`DPNoise`):
+``noise={"income": {"kind": "laplace", "epsilon": 1.0, "lower": 0, "upper": 150000,
+"ledger": ledger}}`` (or ``"kind": "gaussian", "rho": 0.5``) clamps each drawn value to the
+public ``[lower, upper]`` and adds noise from OpenDP's samplers through
+:mod:`synthguard.dp` (Laplace scale ``b = S / epsilon``, Dwork, McSherry, Nissim & Smith
+2006; Gaussian ``sigma = S / sqrt(2 rho)``, rho-zCDP, Bun & Steinke 2016, Prop. 1.6), with
+sensitivity ``S = upper - lower`` unless given. Every draw of the column (each implicate,
+each stratum, each constraint redraw) is charged to the :class:`~synthguard.dp.PrivacyLedger`
+passed in (``ledger``: the object or the path of its file), before any noise is drawn: a
+charge over budget raises :class:`~synthguard.errors.PrivacyBudgetError` and nothing is
+released.
+
+**What this does not do: it does not make the release differentially private.** The noise
+protects each released value of this column as a view of the value it was drawn from (for
+``cart`` a confidential donor's value: the Laplace mechanism on that one value, so a record
+drawn as donor ``k`` times has spent ``k`` epsilons); the models that chose the donors and
+every other column were fitted on the confidential data without noise, and nothing bounds
+what they reveal. The ledger records the budget of the noise steps, not a guarantee for the
+file. For a release that is DP as a whole, use a DP synthesizer (:mod:`synthguard.dp`;
+``start=`` takes its output as the first columns, and the report then says the guarantee
+covers those columns only).
+
+OpenDP's samplers cannot be seeded, so a column with DP noise does not reproduce from the
+synthesizer's seed; ``"seeded": true`` draws the noise from the synthesizer's generator
+instead, for simulations and tests only (numpy's samplers are not hardened, Mironov 2012;
+each such draw warns with :class:`~synthguard.errors.PrivacyWarning`).
 """
 
 from __future__ import annotations
 
+import math
+import os
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 
 from synthguard.errors import ParameterError
 
-__all__ = ["KernelNoise", "resolve_noise"]
+__all__ = ["DPNoise", "KernelNoise", "NoiseStep", "resolve_noise"]
 
 
 @dataclass(frozen=True)
@@ -64,11 +92,152 @@ class KernelNoise:
         return {"kind": "kernel", "ntiles": self.ntiles, "bandwidth": self.bandwidth}
 
 
+@dataclass
+class DPNoise:
+    """Clamp-then-noise at a stated epsilon (Laplace) or rho (Gaussian) on each draw of a
+    column, charged to a privacy ledger (see the module docstring: *not* a DP release)."""
+
+    column: str
+    mechanism: str  # "laplace" or "gaussian"
+    lower: float
+    upper: float
+    epsilon: float | None = None
+    rho: float | None = None
+    sensitivity: float | None = None
+    seeded: bool = False
+    ledger: Any = field(default=None, repr=False, compare=False)
+
+    @property
+    def bound_sensitivity(self) -> float:
+        """``S``: the given sensitivity, else ``upper - lower``."""
+        return float(self.upper - self.lower if self.sensitivity is None else self.sensitivity)
+
+    @property
+    def scale(self) -> float:
+        """Laplace scale ``S / epsilon`` or Gaussian ``sigma = S / sqrt(2 rho)``."""
+        if self.mechanism == "laplace":
+            assert self.epsilon is not None
+            return self.bound_sensitivity / self.epsilon
+        assert self.rho is not None
+        return self.bound_sensitivity / math.sqrt(2.0 * self.rho)
+
+    @property
+    def label(self) -> str:
+        return f"synthesis noise on column '{self.column}' ({self.mechanism})"
+
+    def apply(self, values: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+        """``values`` clamped to ``[lower, upper]`` plus noise; the ledger is charged first."""
+        from synthguard.dp import _noise
+
+        if self.ledger is None:
+            raise ParameterError(
+                f"noise for column '{self.column}': DP noise is charged to a privacy ledger, "
+                "and a saved synthesizer does not keep one; attach it before sampling: "
+                f"synthesizer.noise_['{self.column}'].ledger = PrivacyLedger.open(path)"
+            )
+        v = np.clip(np.asarray(values, dtype=float), self.lower, self.upper)
+        if self.mechanism == "laplace":
+            assert self.epsilon is not None
+            self.ledger.charge(self.label, self.epsilon)
+        else:
+            assert self.rho is not None
+            self.ledger.charge_rho(self.label, self.rho)
+        if v.size == 0:
+            return v
+        source = _noise.resolve_noise(rng, stacklevel=4) if self.seeded else None
+        if self.mechanism == "laplace":
+            return _noise.add_laplace(v, self.scale, source)
+        return _noise.add_gaussian(v, self.scale, source)
+
+    def to_dict(self) -> dict[str, Any]:
+        from synthguard.dp._noise import NOISE_NUMPY, NOISE_OPENDP
+
+        out: dict[str, Any] = {"kind": self.mechanism, "lower": self.lower, "upper": self.upper,
+                               "sensitivity": self.bound_sensitivity, "scale": self.scale}
+        out["epsilon" if self.mechanism == "laplace" else "rho"] = (
+            self.epsilon if self.mechanism == "laplace" else self.rho)
+        out["noise_source"] = NOISE_NUMPY if self.seeded else NOISE_OPENDP
+        out["guarantee"] = ("each released value of this column, as a view of the value it "
+                            "was drawn from; the release as a whole is not differentially "
+                            "private")
+        return out
+
+    def __getstate__(self) -> dict[str, Any]:
+        # a ledger (a lock, a file) is not pickled with a synthesizer: attach it again
+        state = dict(self.__dict__)
+        state["ledger"] = None
+        return state
+
+
+#: a noise step of a column's draws
+NoiseStep = KernelNoise | DPNoise
+
+
+def _number(item: Mapping[str, Any], key: str, where: str, *, positive: bool = False
+            ) -> float | None:
+    value = item.get(key)
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value):
+        raise ParameterError(f"{where}: '{key}' must be a finite number")
+    if positive and not value > 0:
+        raise ParameterError(f"{where}: '{key}' must be > 0")
+    return float(value)
+
+
+def _ledger(value: Any, where: str) -> Any:
+    from synthguard.dp import PrivacyLedger
+
+    if isinstance(value, str | os.PathLike):
+        if not os.path.exists(value):
+            raise ParameterError(
+                f"{where}: ledger file not found; create it with "
+                "PrivacyLedger(epsilon=..., delta=..., path=...) first"
+            )
+        return PrivacyLedger.open(value)
+    if not (callable(getattr(value, "charge", None))
+            and callable(getattr(value, "charge_rho", None))):
+        raise ParameterError(
+            f"{where}: DP noise needs 'ledger', a synthguard.dp.PrivacyLedger (or the path of "
+            "its file) the noise is charged to"
+        )
+    return value
+
+
+def _dp_noise(column: str, item: Mapping[str, Any], where: str) -> DPNoise:
+    kind = item["kind"]
+    param = "epsilon" if kind == "laplace" else "rho"
+    allowed = {"kind", param, "lower", "upper", "sensitivity", "seeded", "ledger"}
+    unknown = set(item) - allowed
+    if unknown:
+        raise ParameterError(f"{where}: unknown fields {', '.join(sorted(unknown))} (kind "
+                             f"'{kind}' takes {', '.join(sorted(allowed - {'kind'}))})")
+    budget = _number(item, param, where, positive=True)
+    if budget is None:
+        raise ParameterError(f"{where}: kind '{kind}' needs '{param}' (> 0)")
+    lower, upper = _number(item, "lower", where), _number(item, "upper", where)
+    if lower is None or upper is None or not lower < upper:
+        raise ParameterError(
+            f"{where}: DP noise needs public clamping bounds 'lower' < 'upper' (not read from "
+            "the data: bounds taken from the confidential values leak them)"
+        )
+    sens = _number(item, "sensitivity", where, positive=True)
+    seeded = item.get("seeded", False)
+    if not isinstance(seeded, bool):
+        raise ParameterError(f"{where}: 'seeded' must be true or false")
+    return DPNoise(str(column), kind, lower, upper,
+                   epsilon=budget if kind == "laplace" else None,
+                   rho=budget if kind == "gaussian" else None,
+                   sensitivity=sens, seeded=seeded, ledger=_ledger(item.get("ledger"), where))
+
+
 def resolve_noise(
     spec: Mapping[str, Any] | None, numeric: Mapping[str, bool], visit: list[str]
-) -> dict[str, KernelNoise]:
-    """Check ``noise=``: column -> ``"kernel"`` or ``{"kind": "kernel", "ntiles": k,
-    "bandwidth": b}``, numeric synthesized columns only."""
+) -> dict[str, NoiseStep]:
+    """Check ``noise=``: column -> ``"kernel"``, ``{"kind": "kernel", "ntiles": k,
+    "bandwidth": b}``, or DP noise ``{"kind": "laplace", "epsilon": e, "lower": l, "upper":
+    u, "ledger": ledger}`` / ``{"kind": "gaussian", "rho": r, ...}``; numeric synthesized
+    columns only."""
     if spec is None:
         return {}
     if not isinstance(spec, Mapping):
@@ -76,14 +245,17 @@ def resolve_noise(
             "parameter 'noise': expected a mapping column -> noise, e.g. "
             "{'income': {'kind': 'kernel', 'ntiles': 10}}"
         )
-    out: dict[str, KernelNoise] = {}
+    out: dict[str, NoiseStep] = {}
     for column, item in spec.items():
         where = f"parameter 'noise' for column '{column}'"
         if column not in visit or not numeric.get(column, False):
             raise ParameterError(f"{where}: noise applies to synthesized numeric columns")
         item = {"kind": item} if isinstance(item, str) else item
+        if isinstance(item, Mapping) and item.get("kind") in ("laplace", "gaussian"):
+            out[str(column)] = _dp_noise(str(column), item, where)
+            continue
         if not isinstance(item, Mapping) or item.get("kind") != "kernel":
-            raise ParameterError(f"{where}: expected kind 'kernel'")
+            raise ParameterError(f"{where}: expected kind 'kernel', 'laplace' or 'gaussian'")
         unknown = set(item) - {"kind", "ntiles", "bandwidth"}
         if unknown:
             raise ParameterError(f"{where}: unknown fields {', '.join(sorted(unknown))}")
@@ -94,3 +266,12 @@ def resolve_noise(
             raise ParameterError(f"{where}: 'bandwidth' must be a positive number")
         out[str(column)] = KernelNoise(str(column), int(k), float(b))
     return out
+
+
+def without_ledgers(spec: Any) -> Any:
+    """``noise=`` as given, with every ``ledger`` entry set to None (for pickling: a ledger
+    holds a lock and a file, and is attached again after loading)."""
+    if not isinstance(spec, Mapping):
+        return spec
+    return {c: ({**item, "ledger": None} if isinstance(item, Mapping) and "ledger" in item
+                else item) for c, item in spec.items()}

@@ -6,6 +6,12 @@ Institute's tidysynthesis starts from a separate "start data" (another sample, a
 noise-protected table, or a differentially private synthesis of the key variables, e.g.
 MST on the keys and CART for the rest). The start's row count sets ``n``.
 
+With strata (``Synthesizer(strata=...)``) the start also holds the strata columns: each start
+record is completed by the models of its own stratum, and the release holds the records
+stratum by stratum (in the order of the fitted strata), each stratum's in the start's order.
+A start record whose stratum the confidential data do not have is refused (no model was fit
+for it).
+
 Where the start came from is recorded in the release's provenance and manifest
 (``origin``). When the start is a DP release (:class:`synthguard.dp.DPSyntheticData`), the
 DP guarantee covers **the start columns only**: the other columns come from models fit on
@@ -31,16 +37,23 @@ __all__ = ["StartData", "resolve_start"]
 
 @dataclass(frozen=True)
 class StartData:
-    """A checked start: working-form arrays per implicate, its columns, size and origin."""
+    """A checked start: per implicate, working-form arrays of each block (stratum; one
+    block without strata); its visit columns, size and origin."""
 
-    arrays: list[dict[str, np.ndarray]]
+    arrays: list[list[dict[str, np.ndarray]]]
     columns: tuple[str, ...]
     n: int
     origin: dict[str, Any]
 
-    def for_implicate(self, i: int) -> dict[str, np.ndarray]:
-        """Start arrays of implicate ``i`` (a start with one frame serves every implicate)."""
+    def for_implicate(self, i: int) -> list[dict[str, np.ndarray]]:
+        """Start arrays of implicate ``i``, one dict per block (a start with one frame serves
+        every implicate)."""
         return self.arrays[i if len(self.arrays) > 1 else 0]
+
+    def block_sizes(self, i: int) -> np.ndarray:
+        """Records of each block in implicate ``i``'s start."""
+        return np.array([len(next(iter(b.values()))) for b in self.for_implicate(i)],
+                        dtype=np.int64)
 
 
 def _origin(start: Any, given: Any) -> dict[str, Any]:
@@ -74,6 +87,7 @@ def resolve_start(
     *,
     partial: bool,
     strata: Sequence[str],
+    blocks: Sequence[Any] = (),
 ) -> StartData:
     """Check ``start`` (a DataFrame or a release with ``implicates``) against the fitted
     synthesizer and turn it into working-form arrays.
@@ -81,17 +95,20 @@ def resolve_start(
     A release with ``m`` implicates gives implicate ``i`` its ``i``-th; otherwise its first
     serves every implicate.
 
+    With ``strata``, the start holds the strata columns too, and its records are split
+    over ``blocks`` (the fitted strata, each with its ``stratum`` values in working form).
+
     Raises
     ------
     ParameterError
-        Partial synthesis or strata, a start whose columns are not the first columns of the
-        visit sequence, frames of different sizes, an empty start, levels the confidential
-        data do not have, text in a numeric column. Messages name columns, never values.
+        Partial synthesis, a start whose columns are not the first columns of the visit
+        sequence (plus the strata columns), frames of different sizes, an empty start,
+        levels the confidential data do not have, text in a numeric column, a record in a
+        stratum the data do not have. Messages name columns, never values.
     """
-    if partial or strata:
+    if partial:
         raise ParameterError(
-            "parameter 'start': start data apply to full synthesis without strata; drop "
-            "'keep' and 'strata', or the start"
+            "parameter 'start': start data apply to full synthesis; drop 'keep', or the start"
         )
     if isinstance(start, pd.DataFrame):
         frames = [start]
@@ -106,12 +123,21 @@ def resolve_start(
     if not frames or not all(isinstance(f, pd.DataFrame) for f in frames):
         raise ParameterError("parameter 'start': expected a DataFrame or a release")
     columns = [str(c) for c in frames[0].columns]
-    k = len(columns)
+    missing_strata = [c for c in strata if c not in columns]
+    if missing_strata:
+        raise ParameterError(
+            f"parameter 'start': with strata the start must hold the strata column(s) "
+            f"{', '.join(missing_strata)} as well, so each record is completed within its "
+            f"stratum"
+        )
+    drawn = [c for c in columns if c not in strata]
+    k = len(drawn)
     first = list(visit[:k])
-    if not k or set(columns) != set(first) or len(set(columns)) != k:
+    if not k or set(drawn) != set(first) or len(set(drawn)) != k:
         raise ParameterError(
             f"parameter 'start': the start must hold exactly the first columns of the visit "
-            f"sequence ({', '.join(first) if first else 'none'}), got "
+            f"sequence ({', '.join(first) if first else 'none'})"
+            f"{' and the strata columns' if strata else ''}, got "
             f"{', '.join(columns) or 'none'}; reorder 'visit_sequence' or select the start's "
             f"columns"
         )
@@ -129,7 +155,7 @@ def resolve_start(
     arrays = []
     for f in frames:
         out: dict[str, np.ndarray] = {}
-        for c in first:
+        for c in [*first, *strata]:
             col = schema[c]
             s = f[c]
             if col.is_categorical:
@@ -148,5 +174,34 @@ def resolve_start(
                         f"text in the start"
                     )
                 out[c] = to_working(num, col)
-        arrays.append(out)
+        arrays.append(_split_blocks(out, first, strata, blocks))
     return StartData(arrays, tuple(first), n, _origin(start, origin))
+
+
+def _same(a: np.ndarray, value: Any) -> np.ndarray:
+    """``a == value`` elementwise, a missing value equal to a missing value (a stratum)."""
+    if isinstance(value, float) and np.isnan(value):
+        return np.isnan(a.astype(float))
+    return np.asarray(a == value)
+
+
+def _split_blocks(arrays: dict[str, np.ndarray], first: Sequence[str], strata: Sequence[str],
+                  blocks: Sequence[Any]) -> list[dict[str, np.ndarray]]:
+    """The start's visit-column arrays split over the fitted strata (one block without)."""
+    if not strata:
+        return [{c: arrays[c] for c in first}]
+    n = len(arrays[first[0]])
+    placed = np.zeros(n, dtype=bool)
+    out = []
+    for block in blocks:
+        mask = np.ones(n, dtype=bool)
+        for c in strata:
+            mask &= _same(arrays[c], block.stratum[c])
+        placed |= mask
+        out.append({c: arrays[c][mask] for c in first})
+    if not placed.all():
+        raise ParameterError(
+            f"parameter 'start': some records are in a stratum of {', '.join(strata)} that the "
+            f"confidential data do not have (no model was fit for it); recode or drop them"
+        )
+    return out

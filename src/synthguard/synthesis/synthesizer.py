@@ -60,6 +60,7 @@ from synthguard.synthesis.engine import (
     stratum_rows,
     thread_map,
 )
+from synthguard.synthesis.noise import without_ledgers
 from synthguard.synthesis.params import (
     FitPlan,
     as_list,
@@ -194,7 +195,10 @@ class Synthesizer(ParamsRepr):
         Numeric column -> ``"kernel"`` or ``{"kind": "kernel", "ntiles": 10, "bandwidth":
         1.0}``: Gaussian kernel noise added to each draw with a Silverman bandwidth set within
         n-tiles of the drawn values (:mod:`synthguard.synthesis.noise`); recorded in the
-        provenance.
+        provenance. Or OpenDP noise at a stated budget, ``{"kind": "laplace", "epsilon": 1,
+        "lower": 0, "upper": 1e5, "ledger": ledger}`` (``"gaussian"`` with ``"rho"``), charged
+        to the :class:`~synthguard.dp.PrivacyLedger` at each draw; this protects the column's
+        values only and does not make the release differentially private.
     max_redraws : int, default 10
         Redraws of a record breaking a constraint before it is forced inside
         (:data:`~synthguard.synthesis.enforce.DEFAULT_MAX_REDRAWS`).
@@ -461,6 +465,7 @@ class Synthesizer(ParamsRepr):
     def __getstate__(self) -> dict[str, Any]:
         # a saved synthesizer carries the diagnostics' hashes, not the confidential frame
         state = dict(self.__dict__)
+        state["noise"] = without_ledgers(state.get("noise"))  # a ledger is never pickled
         if "blocks_" in state:
             state["_fingerprint"] = self.fingerprint_
             if getattr(self, "replicated_uniques_", "keep") != "keep":
@@ -499,7 +504,8 @@ class Synthesizer(ParamsRepr):
             the same seed gives the same implicates, and implicate ``i`` does not depend on
             ``m``.
         start : DataFrame or release, optional
-            Start data (full synthesis without strata): the first columns of the visit
+            Start data (full synthesis; with strata it holds the strata columns too, and each
+            record is completed within its stratum): the first columns of the visit
             sequence, given instead of drawn; the other columns are drawn conditional on
             them, and its row count sets ``n``. A release (e.g. a DP synthesizer's) with
             ``m`` implicates starts implicate ``i`` from its ``i``-th, otherwise from its
@@ -537,8 +543,8 @@ class Synthesizer(ParamsRepr):
         begin = None
         if start is not None:
             begin = resolve_start(start, start_origin, schema, self.visit_sequence_, m_,
-                                  partial=partial, strata=self.strata_)
-            block_n = np.array([begin.n], dtype=np.int64)
+                                  partial=partial, strata=self.strata_, blocks=self.blocks_)
+            block_n = begin.block_sizes(0)
         elif partial or (self.n_ is None and n_out is None):
             block_n = sizes
         else:
@@ -554,7 +560,8 @@ class Synthesizer(ParamsRepr):
         for i, child in enumerate(spawn(rng, m_)):
             start_i = None if begin is None else begin.for_implicate(i)
             frame, _, out_measured = self._implicate(
-                child, block_n, start_i, enforcer, creport, counts, diagnostics
+                child, block_n if begin is None else begin.block_sizes(i), start_i, enforcer,
+                creport, counts, diagnostics
             )
             if out_measured is not None:
                 measured.append(out_measured)
@@ -579,7 +586,7 @@ class Synthesizer(ParamsRepr):
         )
 
     def _fixed_for(
-        self, start: Mapping[str, np.ndarray] | None
+        self, start: Sequence[Mapping[str, np.ndarray]] | None
     ) -> Callable[[BlockModel, int], dict[str, np.ndarray]]:
         """``fixed_for(block, n)`` for :func:`~synthguard.synthesis.engine.assemble_blocks`:
         the block's kept columns (partial synthesis) or strata values (full), and the start
@@ -597,8 +604,9 @@ class Synthesizer(ParamsRepr):
                     c: np.full(nb, v, dtype=self.fixed_arrays_[c].dtype)
                     for c, v in block.stratum.items()
                 }
-            if start is not None:
-                fixed.update({c: a.copy() for c, a in start.items()})
+            if start is not None:  # the start's records of this block (stratum)
+                j = next(k for k, b in enumerate(self.blocks_) if b is block)
+                fixed.update({c: a.copy() for c, a in start[j].items()})
             return fixed
 
         return fixed_for
@@ -607,7 +615,7 @@ class Synthesizer(ParamsRepr):
         self,
         child: np.random.Generator,
         block_n: np.ndarray,
-        start: Mapping[str, np.ndarray] | None,
+        start: Sequence[Mapping[str, np.ndarray]] | None,
         enforcer: ConstraintEnforcer | None,
         creport: ConstraintReport | None,
         counts: dict[str, list[Any]],
