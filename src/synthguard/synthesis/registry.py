@@ -139,7 +139,8 @@ _OPTION_START = re.compile(r":(?=\s*[A-Za-z_]\w*\s*=(?!=))")
 def _split_options(spec: str) -> list[str]:
     """``spec`` cut at each ':' that starts a ``KEY=VALUE`` option, outside backticks and
     quotes, so a value may itself hold ':' (``passive:formula=`a:b` * 2``, a path, a time)."""
-    parts, start, quote = [], 0, ""
+    parts: list[str] = []
+    start, quote = 0, ""
     for i, ch in enumerate(spec):
         if quote:
             quote = "" if ch == quote else quote

@@ -197,7 +197,8 @@ def _weighted_norm(X: np.ndarray, y: np.ndarray, w: np.ndarray, proper: bool) ->
             "with a residual variance; use 'sample' or 'cart', or fewer predictors"
         )
     norm = NormMethod(proper=proper)
-    norm.coef_, norm.rss_, norm.df_resid_, norm.rank_ = coef, rss, df, rank
+    norm.coef_, norm.rss_, norm.rank_ = coef, rss, rank
+    norm.df_resid_ = df  # type: ignore[assignment]  # sum of weights: not always whole
     norm.sigma_ = float(np.sqrt(rss / df))
     norm.cov_root_ = vt[:rank].T / sv[:rank]
     norm.se_ = norm.sigma_ * np.sqrt(np.sum(norm.cov_root_**2, axis=1))
