@@ -11,7 +11,8 @@ run:
   expression's own text when the block shows more than one, so ``gaussian_sigma(...)`` on a
   line of its own shows the σ it computes;
 * every matplotlib figure it leaves open, as an inline SVG image (then closed);
-* every warning it raises, as a line ``⚠ WarningClass: message``, except that a
+* every warning it raises (and the page's own filters let through), as a line
+  ``⚠ WarningClass: message``, except that a
   ``FutureWarning`` or ``DeprecationWarning`` from synthguard (an old parameter name) fails the
   build, so the pages keep up with the API.
 
@@ -40,11 +41,17 @@ SHARED_DATA = Path(os.environ.get("SYNTHGUARD_SHARED_DATA", ROOT.parent / "share
 
 _namespaces: dict[str, dict[str, Any]] = defaultdict(dict)
 _folders: dict[str, str] = {}
+_filters: dict[str, list[Any]] = defaultdict(list)
 _NOT_SHOWN = ("print", "display")
 
 
+def _is_artist(value: Any) -> bool:
+    items = value if isinstance(value, list | tuple) and value else [value]
+    return all(type(v).__module__.startswith("matplotlib") for v in items)
+
+
 def _show_value(value: Any, text: str, out: io.StringIO, several: bool) -> None:
-    if value is None or type(value).__module__.startswith("matplotlib"):
+    if value is None or _is_artist(value):
         return
     shown = repr(value)
     if several:
@@ -98,6 +105,9 @@ def _run(code: str, returncode: int | None = None, session: str | None = None,
     here = os.getcwd()
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
+        # the page's own warning filters (set by an earlier block) stay in force
+        warnings.filters[:0] = _filters[session or ""]
+        before = list(warnings.filters)
         try:
             os.chdir(folder)
             with contextlib.redirect_stdout(out):
@@ -106,6 +116,8 @@ def _run(code: str, returncode: int | None = None, session: str | None = None,
             raise ExecutionError(code_block("python", traceback.format_exc())) from error
         finally:
             os.chdir(here)
+            added = [f for f in warnings.filters if f not in before]
+            _filters[session or ""][:0] = added
     notes = []
     for w in caught:
         name = w.category.__name__
