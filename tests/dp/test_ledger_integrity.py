@@ -19,7 +19,7 @@ import pandas as pd
 import pytest
 
 from synthguard.dp import FieldGroupsSynthesizer, PrivacyLedger
-from synthguard.errors import DataError, PrivacyBudgetError
+from synthguard.errors import DataError, ParameterError, PrivacyBudgetError
 
 pytestmark = pytest.mark.filterwarnings("ignore:seeded numpy noise:synthguard.errors.PrivacyWarning")
 
@@ -166,3 +166,24 @@ def test_creating_a_new_ledger_waits_for_the_lock(tmp_path):
         os.close(fd)
     assert proc.wait(timeout=60) == 0
     assert PrivacyLedger.open(path).spent.epsilon == 0.5
+
+
+def test_put_many_records_all_or_none(tmp_path):
+    path = tmp_path / "ledger.json"
+    ledger = PrivacyLedger(epsilon=1.0, path=path)
+    ledger.charge("first", 0.5)
+    src = PrivacyLedger(epsilon=5.0)
+    src.charge("t1", 0.2)
+    src.charge("t2", 0.2)
+    src.charge("t3", 0.2)  # 0.5 + 0.6 > 1: the whole batch is refused
+    with pytest.raises(PrivacyBudgetError):
+        ledger.put_many(src.charges)
+    assert [c.label for c in PrivacyLedger.open(path).charges] == ["first"]
+    ledger.put_many(src.charges[:2])  # 0.5 + 0.4 fits: both recorded in one write
+    reopened = PrivacyLedger.open(path)
+    assert [c.label for c in reopened.charges] == ["first", "t1", "t2"]
+    assert reopened.spent.epsilon == pytest.approx(0.9)
+    ledger.put_many([])
+    assert len(PrivacyLedger.open(path).charges) == 3
+    with pytest.raises(ParameterError, match="put_many"):
+        ledger.put_many([{"label": "x", "epsilon": 0.01}])

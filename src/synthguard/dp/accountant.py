@@ -50,7 +50,7 @@ import os
 import sys
 import tempfile
 import threading
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -346,7 +346,7 @@ class PrivacyLedger:
         p = Path(path)
         target = cls.open(p) if p.exists() else cls(epsilon=source.epsilon,
                                                     delta=source.delta, path=p)
-        target._put_many(list(source.charges))
+        target.put_many(list(source.charges))
         return target
 
     @staticmethod
@@ -495,8 +495,23 @@ class PrivacyLedger:
         finally:
             os.close(fd)  # closing the descriptor releases the lock
 
-    def _put_many(self, charges: list[Charge]) -> None:
-        """Append several charges at once (all or none)."""
+    def put_many(self, charges: Sequence[Charge]) -> None:
+        """Record several charges at once, all or none (sequential composition).
+
+        The charges (e.g. the tables of one ``dp tabulate`` run, or every line of a release's
+        in-memory ledger, :meth:`merge_into`) are added to the recorded ones and the total is
+        checked against the budget once: PrivacyBudgetError records none of them when the total
+        would exceed it, so a run that measures several things never leaves half its charges on
+        the ledger. With a ``path`` they are written in one atomic file replacement under the
+        ledger's file lock. Charges are built by :meth:`Charge.from_dict` or taken from another
+        ledger's :attr:`charges`; an empty sequence records nothing.
+        """
+        charges = list(charges)
+        for c in charges:
+            if not isinstance(c, Charge):
+                raise ParameterError(
+                    "PrivacyLedger.put_many: expected Charge objects (from Charge.from_dict or "
+                    "another ledger's charges)")
         if charges:
             self._put(charges[0], extra=charges[1:])
 

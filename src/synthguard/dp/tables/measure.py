@@ -97,7 +97,7 @@ def charge_all(ledger: Any, parts: Sequence[tuple[str, float, float]], *, dp: bo
     :class:`PrivacyLedger` records them in one write; anything else is charged one by one."""
     prefix = "" if dp else NOT_DP_LABEL
     if isinstance(ledger, PrivacyLedger):
-        ledger._put_many([_make_charge(prefix + label, eps, 0.0, rho)
+        ledger.put_many([_make_charge(prefix + label, eps, 0.0, rho)
                           for label, eps, rho in parts])
         return
     for label, eps, rho in parts:
