@@ -21,7 +21,7 @@ PROMISED = {
     "randomized_response", "randomized_response_estimate", "rr_probability", "zcdp_to_dp",
     "epsilon_to_rho", "rho_to_epsilon", "rho_to_delta",
     "StratifiedSynthesizer", "FieldGroupsSynthesizer", "MSTSynthesizer", "DPSyntheticData",
-    "AIMSynthesizer",
+    "AIMSynthesizer", "oue_perturb", "oue_estimate", "olh_perturb", "olh_estimate",
 }
 
 

@@ -15,6 +15,14 @@ from synthguard.dp.accountant import (
 )
 from synthguard.dp.board import epsilon_table, epsilon_words
 from synthguard.dp.conversion import epsilon_to_rho, rho_to_delta, rho_to_epsilon
+from synthguard.dp.local_frequency import (
+    LocalHashReports,
+    frequency_variance,
+    olh_estimate,
+    olh_perturb,
+    oue_estimate,
+    oue_perturb,
+)
 from synthguard.dp.mechanisms import (
     discrete_gaussian,
     discrete_gaussian_sigma,
@@ -61,6 +69,7 @@ __all__ = [
     "DPResult",
     "DPSyntheticData",
     "FieldGroupsSynthesizer",
+    "LocalHashReports",
     "MSTSynthesizer",
     "ParallelCharges",
     "PrivacyLedger",
@@ -81,12 +90,17 @@ __all__ = [
     "epsilon_table",
     "epsilon_to_rho",
     "epsilon_words",
+    "frequency_variance",
     "gaussian",
     "gaussian_sigma",
     "histogram_sensitivity",
     "laplace",
     "laplace_scale",
     "mean_sensitivity",
+    "olh_estimate",
+    "olh_perturb",
+    "oue_estimate",
+    "oue_perturb",
     "pure_to_zcdp",
     "randomized_response",
     "randomized_response_estimate",
