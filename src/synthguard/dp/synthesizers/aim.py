@@ -7,9 +7,12 @@ weighted by c_r = Σ_{s ∈ W} |r ∩ s|:
 
 1. σ = √(T / (2 · 0.9 ρ)), ε = √(8 · 0.1 ρ / T) with T = ``rounds`` (default 16d); measure every
    1-way marginal with Gaussian noise N(0, σ²) (ρ spent: d / (2σ²)); fit a model p̂.
-2. Each round: (a) if less than 2 rounds' worth of ρ is left, or the round/time budget is
-   reached, this is the last round and spends all that is left: σ = √(1 / (2 · 0.9 ρ_left)),
-   ε = √(8 · 0.1 ρ_left); (b) candidates are the r ∈ C whose addition keeps the model's
+2. Each round: (a) under a round or time budget, re-plan: with R the rounds still possible
+   (the time left divided by the measured time per round, :mod:`._round_plan`), lower σ and
+   raise ε to spend ρ_left / R in this round if AIM's annealed σ would spend less (a fixed
+   T = 16d under a time budget stopped after 16 rounds on Adult and left ~80 % of ρ to one
+   final marginal); if R = 1 or less than 2 rounds' worth of ρ is left, this is the last
+   round and spends all that is left: σ = √(1 / (2 · 0.9 ρ_left)), ε = √(8 · 0.1 ρ_left); (b) candidates are the r ∈ C whose addition keeps the model's
    junction tree under ``max_model_size`` · ρ_used / ρ megabytes (or already covered by it);
    (c) select r by the exponential mechanism (ε-DP, i.e. ε²/8-zCDP; Cesar & Rogers 2021) with
    quality c_r (‖M_r(D) − M_r(p̂)‖₁ − √(2/π) σ n_r) and sensitivity max_r c_r, n_r the number
@@ -39,10 +42,12 @@ uses numpy's global state), so dependent columns are never drawn independently.
 
 from __future__ import annotations
 
+import contextlib
 import itertools
 import math
 import time
 import warnings
+from collections.abc import Iterator
 from typing import Any, ClassVar
 
 import numpy as np
@@ -53,6 +58,7 @@ from synthguard.dp.conversion import CONVERSIONS, epsilon_to_rho
 from synthguard.dp.synthesizers._base import DPSynthesizer
 from synthguard.dp.synthesizers._domain import Domain
 from synthguard.dp.synthesizers._junction import JunctionTree
+from synthguard.dp.synthesizers._round_plan import RoundPlanner, round_noise
 from synthguard.dp.synthesizers.error import NoisyMarginal, gaussian_mean_abs
 from synthguard.dp.synthesizers.mst import _mbi, _select_index
 from synthguard.errors import ParameterError
@@ -60,6 +66,18 @@ from synthguard.errors import ParameterError
 __all__ = ["AIMSynthesizer", "aim_candidates"]
 
 Clique = tuple[str, ...]
+
+
+@contextlib.contextmanager
+def _cheap_compilation() -> Iterator[None]:
+    import jax
+
+    before = bool(jax.config.values.get("jax_disable_most_optimizations", False))
+    jax.config.update("jax_disable_most_optimizations", True)
+    try:
+        yield
+    finally:
+        jax.config.update("jax_disable_most_optimizations", before)
 
 
 def aim_candidates(workload: list[Clique]) -> dict[Clique, float]:
@@ -82,10 +100,13 @@ class AIMSynthesizer(DPSynthesizer):
     rounds : T of the paper, which sets the initial noise: σ = √(T / (1.8ρ)), so the d 1-way
         measurements spend 0.9ρ·d/T (default: d + ``max_rounds`` when a round budget is given,
         else 16d, the paper's choice; must exceed d).
-    max_rounds, max_seconds : round / wall-time budget of the selection loop; when reached,
-        the next round is the last and spends all the ρ that is left (AIM's running time is
-        otherwise unbounded). A time budget makes the number of rounds, hence the release,
-        depend on the machine's speed: leave it None when seeds must reproduce.
+    max_rounds, max_seconds : round / wall-time budget of the fit (the clock starts before the
+        1-way measurements; the final ``final_iters`` refit, cheap, comes after). Before each
+        round the rounds still possible are estimated from the measured time per round and the
+        noise is re-planned so that what is left of ρ lasts exactly those rounds; the last one
+        spends all that is left (AIM's running time is otherwise unbounded). A time budget
+        makes the number of rounds, hence the release, depend on the machine's speed: leave it
+        None when seeds must reproduce. ``round_seconds_`` lists the measured durations.
     max_model_size : cap on the model's junction-tree size in megabytes (paper: 80).
     iters, final_iters : mirror-descent iterations per round (warm-started) and at the end.
     conversion : ``"tight"`` (Canonne, Kamath & Steinke 2020) or ``"simple"`` (ε, δ) → ρ.
@@ -105,6 +126,7 @@ class AIMSynthesizer(DPSynthesizer):
         "final_iters": [Interval(int, 1, None)],
         "conversion": [Options(CONVERSIONS)],
     }
+    _clock = staticmethod(time.monotonic)  # the planner's clock (tests inject one)
 
     def __init__(self, *, epsilon: float, delta: float = 1e-6,
                  workload: int | list[Clique] = 2, rounds: int | None = None,
@@ -166,6 +188,9 @@ class AIMSynthesizer(DPSynthesizer):
                 cache[cl] = np.bincount(idx, minlength=int(np.prod(shape))).astype(np.float64)
             return cache[cl]
 
+        planner = RoundPlanner(max_rounds=self.max_rounds, max_seconds=self.max_seconds,
+                               clock=self._clock)
+        planner.start()
         sigma = math.sqrt(T / (2.0 * 0.9 * rho))
         eps_em = math.sqrt(8.0 * 0.1 * rho / T)
         spent: list[tuple[str, float]] = []
@@ -181,21 +206,25 @@ class AIMSynthesizer(DPSynthesizer):
         rho_used = d * 0.5 / sigma**2
         model = self._estimate(mbi, dom, measurements, None, int(self.iters))
 
-        start = time.monotonic()
         selected: list[Clique] = []
-        t = 0
         terminate = False
         while not terminate:
-            t += 1
+            t = planner.begin()
             left = rho - rho_used
-            capped = (self.max_rounds is not None and t >= int(self.max_rounds)) or (
-                self.max_seconds is not None
-                and time.monotonic() - start >= float(self.max_seconds))
-            if capped or left < 2.0 * (0.5 / sigma**2 + eps_em**2 / 8.0):
-                sigma = math.sqrt(1.0 / (2.0 * 0.9 * left))
-                eps_em = math.sqrt(8.0 * 0.1 * left)
+            rounds_left = planner.rounds_left()
+            if rounds_left is not None:
+                # re-plan: the noise that lets what is left last the rounds still possible,
+                # unless AIM's annealing already asks for less noise
+                plan_sigma, plan_eps = round_noise(left / rounds_left)
+                if plan_sigma < sigma:
+                    sigma, eps_em = plan_sigma, plan_eps
+            # (1 − 1e-9: a re-planned round costs left/R up to rounding)
+            if rounds_left == 1 or left < 2.0 * (1 - 1e-9) * (0.5 / sigma**2 + eps_em**2 / 8.0):
+                sigma, eps_em = round_noise(left)
                 terminate = True
             rho_used += eps_em**2 / 8.0 + 0.5 / sigma**2
+            if terminate:
+                rho_used = rho  # the last round spends exactly what was left
             size_limit = float(self.max_model_size) * rho_used / rho
             small = self._filter(mbi, dom, model, candidates, size_limit)
             names = list(small)
@@ -224,12 +253,14 @@ class AIMSynthesizer(DPSynthesizer):
                 eps_em *= 2.0
             if self.progress is not None:
                 self.progress(t, rho_used, rho)
+        planner.begin()  # records the last round's duration
         model = self._estimate(mbi, dom, measurements, model, int(self.final_iters))
 
         self.model_ = model
         self.rho_ = rho
         self.selected_ = selected
         self.rounds_ = t
+        self.round_seconds_ = list(planner.durations)
         self.spent_ = spent
         self.mechanisms_ = list(self._log)
         self.workload_ = workload
@@ -262,8 +293,11 @@ class AIMSynthesizer(DPSynthesizer):
 
     @staticmethod
     def _estimate(mbi: Any, dom: Any, measurements: list[Any], warm: Any, iters: int) -> Any:
-        # a fixed step 2/(L·total) (the step mbi's line search starts from), as in MST
-        with warnings.catch_warnings():
+        # a fixed step 2/(L·total) (the step mbi's line search starts from), as in MST.
+        # The model's structure changes every round, so JAX compiles mbi's programs anew each
+        # time and compilation, not the iterations, is most of a round's time; XLA's cheap
+        # compilation mode roughly halves it (restored afterwards).
+        with warnings.catch_warnings(), _cheap_compilation():
             warnings.simplefilter("ignore")
             loss_fn = mbi.marginal_loss.from_linear_measurements(measurements, dom)
             total = max(1.0, float(mbi.estimation.minimum_variance_unbiased_total(measurements)))
