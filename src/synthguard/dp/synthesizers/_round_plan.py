@@ -13,9 +13,11 @@ many rounds:
 
 (the paper's split: 0.9 of a round's ρ for the Gaussian measurement, 1/(2σ²)-zCDP, and 0.1 for
 the exponential mechanism, ε²/8-zCDP). τ is the longest of the last round and the mean of the
-last three (rounds grow slower as the model grows). AIM keeps its own rules on top: the noise
-is never larger than AIM's annealed σ, so a round may spend more (annealing halves σ when the
-model stops moving) and the budget then ends before the time does. With R = 1 the round is the
+last three (rounds grow slower as the model grows); the first round, before any is measured,
+keeps AIM's initial noise. AIM keeps its own schedule on top: the noise is never larger than
+AIM's annealed σ, so a round may spend more (annealing halves σ when the model stops moving)
+and the budget then ends before the time does. The plan is recomputed every round, so the
+noise rises again when rounds turn out faster than planned. With R = 1 the round is the
 last and spends all that is left. The planner only reads the clock and counts: it touches no
 data, so the number of rounds it allows is not a privacy cost (but a release under a time
 budget depends on the machine's speed and does not reproduce across machines).
@@ -53,11 +55,14 @@ class RoundPlanner:
     _last: float | None = None
     _round: int = 0
 
-    def start(self) -> None:
-        self._t0 = self._last = self.clock()
+    def start(self, t0: float | None = None) -> None:
+        """Start the rounds now; the time budget counts from ``t0`` (default: now)."""
+        now = self.clock()
+        self._t0 = now if t0 is None else float(t0)
+        self._last = None
 
     def begin(self) -> int:
-        """Start a round: record the duration of what ran since the last call; its number."""
+        """Start a round: record the previous round's duration; return this round's number."""
         now = self.clock()
         if self._last is not None:
             self.durations.append(now - self._last)
@@ -79,5 +84,8 @@ class RoundPlanner:
         if self.max_seconds is not None:
             remaining = float(self.max_seconds) - (self.clock() - self._t0)
             tau = self.seconds_per_round()
-            left.append(int(remaining // tau) if tau and tau > 0 else 1 << 30)
+            if tau is not None and tau > 0:  # no round measured yet: no time plan
+                left.append(int(remaining // tau))
+            elif remaining <= 0:
+                left.append(1)
         return max(1, min(left)) if left else None

@@ -17,7 +17,8 @@ weighted by c_r = Σ_{s ∈ W} |r ∩ s|:
    (c) select r by the exponential mechanism (ε-DP, i.e. ε²/8-zCDP; Cesar & Rogers 2021) with
    quality c_r (‖M_r(D) − M_r(p̂)‖₁ − √(2/π) σ n_r) and sensitivity max_r c_r, n_r the number
    of cells of r; (d) measure M_r(D) + N(0, σ² I) (1/(2σ²)-zCDP); (e) re-estimate p̂ by
-   Private-PGM (mirror descent, warm-started; McKenna, Sheldon & Miklau 2019); (f) anneal: if
+   Private-PGM (mirror descent, warm-started; McKenna, Sheldon & Miklau 2019; mbi's algorithm
+   run in numpy, :mod:`._mirror_descent`, since JAX recompiled it every round); (f) anneal: if
    the fitted marginal moved by at most √(2/π) σ n_r in L1, halve σ and double ε.
 3. Sample records from p̂ along its junction tree (post-processing).
 
@@ -42,12 +43,9 @@ uses numpy's global state), so dependent columns are never drawn independently.
 
 from __future__ import annotations
 
-import contextlib
 import itertools
 import math
 import time
-import warnings
-from collections.abc import Iterator
 from typing import Any, ClassVar
 
 import numpy as np
@@ -58,6 +56,7 @@ from synthguard.dp.conversion import CONVERSIONS, epsilon_to_rho
 from synthguard.dp.synthesizers._base import DPSynthesizer
 from synthguard.dp.synthesizers._domain import Domain
 from synthguard.dp.synthesizers._junction import JunctionTree
+from synthguard.dp.synthesizers._mirror_descent import mirror_descent
 from synthguard.dp.synthesizers._round_plan import RoundPlanner, round_noise
 from synthguard.dp.synthesizers.error import NoisyMarginal, gaussian_mean_abs
 from synthguard.dp.synthesizers.mst import _mbi, _select_index
@@ -66,18 +65,6 @@ from synthguard.errors import ParameterError
 __all__ = ["AIMSynthesizer", "aim_candidates"]
 
 Clique = tuple[str, ...]
-
-
-@contextlib.contextmanager
-def _cheap_compilation() -> Iterator[None]:
-    import jax
-
-    before = bool(jax.config.values.get("jax_disable_most_optimizations", False))
-    jax.config.update("jax_disable_most_optimizations", True)
-    try:
-        yield
-    finally:
-        jax.config.update("jax_disable_most_optimizations", before)
 
 
 def aim_candidates(workload: list[Clique]) -> dict[Clique, float]:
@@ -190,7 +177,7 @@ class AIMSynthesizer(DPSynthesizer):
 
         planner = RoundPlanner(max_rounds=self.max_rounds, max_seconds=self.max_seconds,
                                clock=self._clock)
-        planner.start()
+        t_start = self._clock()
         sigma = math.sqrt(T / (2.0 * 0.9 * rho))
         eps_em = math.sqrt(8.0 * 0.1 * rho / T)
         spent: list[tuple[str, float]] = []
@@ -204,17 +191,23 @@ class AIMSynthesizer(DPSynthesizer):
             spent.append((f"measure {c}", 0.5 / sigma**2))
             self._log.append(("gaussian", (c,), sigma))
         rho_used = d * 0.5 / sigma**2
-        model = self._estimate(mbi, dom, measurements, None, int(self.iters))
+        model, theta = mirror_descent(mbi, dom, measurements, None, int(self.iters))
+        # the clock of the time budget started before the 1-way measurements; the rounds'
+        # durations are measured from here
+        planner.start(t_start)
 
         selected: list[Clique] = []
         terminate = False
+        sigma_aim, eps_aim = sigma, eps_em  # AIM's own schedule: σ₀, halved when annealing
         while not terminate:
             t = planner.begin()
             left = rho - rho_used
             rounds_left = planner.rounds_left()
+            sigma, eps_em = sigma_aim, eps_aim
             if rounds_left is not None:
-                # re-plan: the noise that lets what is left last the rounds still possible,
-                # unless AIM's annealing already asks for less noise
+                # re-plan: the noise that lets what is left last the rounds still possible
+                # (up or down as the time per round changes), unless AIM's annealed schedule
+                # asks for less noise
                 plan_sigma, plan_eps = round_noise(left / rounds_left)
                 if plan_sigma < sigma:
                     sigma, eps_em = plan_sigma, plan_eps
@@ -246,15 +239,15 @@ class AIMSynthesizer(DPSynthesizer):
             noisy.append((pick, y, np.full(y.size, gaussian_mean_abs(sigma))))
             selected.append(pick)
             before = jt.project(pick).ravel()
-            model = self._estimate(mbi, dom, measurements, model, int(self.iters))
+            model, theta = mirror_descent(mbi, dom, measurements, theta, int(self.iters))
             after = JunctionTree(mbi, model).project(pick).ravel()
             if np.abs(after - before).sum() <= math.sqrt(2.0 / math.pi) * sigma * after.size:
-                sigma /= 2.0
-                eps_em *= 2.0
+                sigma_aim = min(sigma_aim, sigma) / 2.0
+                eps_aim = max(eps_aim, eps_em) * 2.0
             if self.progress is not None:
                 self.progress(t, rho_used, rho)
         planner.begin()  # records the last round's duration
-        model = self._estimate(mbi, dom, measurements, model, int(self.final_iters))
+        model, theta = mirror_descent(mbi, dom, measurements, theta, int(self.final_iters))
 
         self.model_ = model
         self.rho_ = rho
@@ -290,20 +283,6 @@ class AIMSynthesizer(DPSynthesizer):
 
     def _noisy_marginals(self) -> tuple[Any, list[NoisyMarginal]]:
         return self._jtree.project, self._noisy
-
-    @staticmethod
-    def _estimate(mbi: Any, dom: Any, measurements: list[Any], warm: Any, iters: int) -> Any:
-        # a fixed step 2/(L·total) (the step mbi's line search starts from), as in MST.
-        # The model's structure changes every round, so JAX compiles mbi's programs anew each
-        # time and compilation, not the iterations, is most of a round's time; XLA's cheap
-        # compilation mode roughly halves it (restored afterwards).
-        with warnings.catch_warnings(), _cheap_compilation():
-            warnings.simplefilter("ignore")
-            loss_fn = mbi.marginal_loss.from_linear_measurements(measurements, dom)
-            total = max(1.0, float(mbi.estimation.minimum_variance_unbiased_total(measurements)))
-            step = 2.0 / (float(loss_fn.lipschitz) * total)
-            return mbi.estimation.MirrorDescent(stepsize=step).estimate(
-                dom, loss_fn, known_total=total, iters=iters, warm_start=warm)
 
     @staticmethod
     def _filter(mbi: Any, dom: Any, model: Any, candidates: dict[Clique, float],
