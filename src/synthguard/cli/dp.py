@@ -9,7 +9,6 @@ from pathlib import Path
 from typing import Any
 
 import click
-import yaml
 
 from synthguard.cli._dp_syntax import cli_syntax
 from synthguard.cli._drop import drop_columns, drop_option
@@ -153,16 +152,8 @@ def synthesize_dp(data: Path, read_kw: dict[str, Any], method: str, epsilon: flo
     )
 
     df = read_table(data, **read_kw)
-    cats: dict[str, Any] = {}
-    if levels_file is not None:
-        try:
-            loaded = yaml.safe_load(levels_file.read_text(encoding="utf-8")) or {}
-        except yaml.YAMLError:
-            loaded = None
-        if not isinstance(loaded, dict) or not all(isinstance(v, list) for v in loaded.values()):
-            raise ParameterError(f"option '--levels': '{levels_file.name}' is not a YAML mapping "
-                                 "column -> list of levels, e.g. 'region: [North, South]'")
-        cats = {str(k): list(v) for k, v in loaded.items()}
+    cats, file_bins = load_domain(levels_file)  # column -> levels, or a 'dp domain' file
+    bins_map = {**{c: e for c, e in file_bins.items() if c in df.columns}, **_bins(bins)}
     kept = list(drop_columns(df, drop, "the data").columns)  # checks the names
     cols = _split(columns) if columns else kept
     both = [c for c in cols if c not in kept and c in df.columns]
@@ -171,7 +162,7 @@ def synthesize_dp(data: Path, read_kw: dict[str, Any], method: str, epsilon: flo
                              f"a dropped column is not synthesized")
     cats = {c: lv for c, lv in cats.items() if c in cols}  # a domain file may list more columns
     if not levels_from_data:
-        undeclared = [c for c in cols if c not in cats and c not in _bins(bins)]
+        undeclared = [c for c in cols if c not in cats and c not in bins_map]
         if undeclared:
             raise ParameterError(
                 f"columns without public levels: {', '.join(undeclared)}; declare them in "
@@ -185,7 +176,8 @@ def synthesize_dp(data: Path, read_kw: dict[str, Any], method: str, epsilon: flo
             if kinds and all(issubclass(k, str) for k in kinds):
                 cats[c] = [str(v) for v in lv]
     common: dict[str, Any] = {"epsilon": epsilon, "columns": cols, "categories": cats,
-                              "bins": _bins(bins), "random_state": seed,
+                              "bins": {c: e for c, e in bins_map.items() if c in cols},
+                              "random_state": seed,
                               "domain_from_data": "not-dp" if levels_from_data else None}
     d = delta if delta is not None else (1e-6 if method in ("mst", "aim") else 0.0)
     check_release_target(out, force=force, inputs=[data])  # before any budget is spent
@@ -271,6 +263,8 @@ def ledger_cmd(path: Path) -> None:
     click.echo(str(PrivacyLedger.open(path)))
 
 
+from synthguard.cli.dp_domain import domain_cmd, load_domain  # noqa: E402
 from synthguard.cli.dp_tabulate import tabulate_cmd  # noqa: E402
 
 dp_cmd.add_command(tabulate_cmd)
+dp_cmd.add_command(domain_cmd)

@@ -11,7 +11,6 @@ from typing import Any
 
 import click
 import pandas as pd
-import yaml
 
 from synthguard.cli._dp_syntax import cli_syntax
 from synthguard.cli._options import read_options
@@ -39,25 +38,10 @@ def _numbers(values: tuple[str, ...], option: str) -> dict[str, list[float]]:
 
 
 def _domain_file(path: Path | None) -> tuple[dict[str, list[Any]], dict[str, list[float]]]:
-    """A YAML/JSON file: column -> levels, or {categories: {...}, bins: {...}}."""
-    if path is None:
-        return {}, {}
-    try:
-        doc = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
-    except yaml.YAMLError:
-        doc = None
-    if isinstance(doc, dict) and set(doc) <= {"categories", "bins"} and doc:
-        cats, bins = doc.get("categories") or {}, doc.get("bins") or {}
-    else:
-        cats, bins = doc, {}
-    ok = (isinstance(cats, dict) and isinstance(bins, dict)
-          and all(isinstance(v, list) for v in (*cats.values(), *bins.values())))
-    if not ok:
-        raise ParameterError(
-            f"option '--levels': '{path.name}' is not a mapping column -> list of public levels "
-            "(or {categories: ..., bins: ...}), e.g. 'sex: [female, male]'")
-    return ({str(k): list(v) for k, v in cats.items()},
-            {str(k): [float(e) for e in v] for k, v in bins.items()})
+    """A YAML/JSON file: column -> levels, or {categories: {...}, bins: {...}} (dp domain)."""
+    from synthguard.cli.dp_domain import load_domain
+
+    return load_domain(path)
 
 
 def _match_types(df: Any, cats: dict[str, list[Any]]) -> dict[str, list[Any]]:
