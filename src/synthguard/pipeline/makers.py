@@ -19,6 +19,7 @@ import pandas as pd
 from synthguard import sdc
 from synthguard.data.schema import Schema
 from synthguard.errors import ParameterError, PlanError
+from synthguard.pipeline.dp_tables_release import make_dp_tables
 from synthguard.pipeline.plan import MAKERS, Plan, ReleaseSpec, resolve_maker
 
 __all__ = ["make_release", "register_maker"]
@@ -104,6 +105,7 @@ Maker = Callable[[ReleaseSpec, pd.DataFrame, Schema, Plan, np.random.Generator, 
 
 _MAKERS: dict[str, Maker] = {
     "synthesis": _synthesis, "risk_weighted": _risk_weighted, "sdc": _sdc, "dp": _dp,
+    "dp_tables": make_dp_tables,
 }
 
 

@@ -44,8 +44,9 @@ from synthguard.data.manifest import (
 )
 from synthguard.data.schema import Schema, infer_schema, validate_frame
 from synthguard.errors import PlanError, SynthguardError, SynthguardWarning
+from synthguard.pipeline.dp_tables_release import is_tables, write_dp_tables
 from synthguard.pipeline.makers import describe_release, make_release, release_frames
-from synthguard.pipeline.plan import Plan, load_plan
+from synthguard.pipeline.plan import DP_METHODS, Plan, load_plan
 from synthguard.report.evaluate import Evaluation, evaluate
 from synthguard.report.html import write_report
 
@@ -182,6 +183,9 @@ def _write_release(stage: Path, name: str, release: Any, method: str, columns: l
                    ledger: Any, ledger_path: Path | None, plan_seed: int | None) -> list[Path]:
     """Write one release folder (implicates and manifest) into the staging folder."""
     folder = stage / name
+    if is_tables(release):  # DP tables: one CSV per table and release.json
+        ref = None if ledger_path is None else "../../" + ledger_path.name
+        return write_dp_tables(folder, release, ref)
     frames = release_frames(release)
     paths = [write_table(df, folder / f"{name}_{i}.csv") for i, df in enumerate(frames, start=1)]
     released = [str(c) for c in frames[0].columns]
@@ -277,7 +281,7 @@ def run_plan(plan: Plan | str | os.PathLike[str], *, progress: Progress | None =
     ledger = None
     ledger_path = None
     fresh: list[Path] = []  # what a failed run removes again while the ledger holds no charge
-    if any(s.method == "dp" for s in plan.releases):
+    if any(s.method in DP_METHODS for s in plan.releases):
         fresh = [p for p in (out, out / "ledger.json") if not p.exists()]
         out.mkdir(parents=True, exist_ok=True)
         ledger_path = out / "ledger.json"
@@ -302,7 +306,8 @@ def run_plan(plan: Plan | str | os.PathLike[str], *, progress: Progress | None =
         """After a failure: a paid DP release is kept (moved into releases/), else nothing."""
         if stage is None:
             return
-        if any(spec.method == "dp" and spec.name in release_paths for spec in plan.releases):
+        if any(spec.method in DP_METHODS and spec.name in release_paths
+               for spec in plan.releases):
             replace_folder(stage, releases_dir)
         else:
             shutil.rmtree(stage, ignore_errors=True)
@@ -348,7 +353,7 @@ def _make_and_write(plan: Plan, train: pd.DataFrame, holdout: pd.DataFrame | Non
                 described[f"warning ({spec.name})"] = f"{w.category.__name__}: {w.message}"
             warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)
         releases[spec.name] = release
-        if spec.method == "dp":  # its budget is spent: written at once, kept on failure
+        if spec.method in DP_METHODS:  # its budget is spent: written at once, kept on failure
             write(spec.name, spec.method)
         info = describe_release(release)
         described[f"release {spec.name}"] = (
@@ -364,8 +369,9 @@ def _make_and_write(plan: Plan, train: pd.DataFrame, holdout: pd.DataFrame | Non
         rel = releases[spec.name]
         if isinstance(rel, pd.DataFrame) or (isinstance(rel, list | tuple)):
             kinds[spec.name] = "full" if spec.method in ("dp", "synthesis") else "protected"
-    evaluation = evaluate(
-        train, releases, keys=list(plan.keys), targets=list(plan.targets), holdout=holdout,
+    evaluation = evaluate(  # tables are not records: the microdata releases only
+        train, {k: v for k, v in releases.items() if not is_tables(v)}, keys=list(plan.keys),
+        targets=list(plan.targets), holdout=holdout,
         formulas=list(plan.formulas) or None, thresholds=dict(plan.thresholds) or None,
         radius=plan.radius, schema=schema, random_state=eval_rng, kinds=kinds,
         max_distance_records=plan.max_distance_records,
@@ -378,7 +384,7 @@ def _make_and_write(plan: Plan, train: pd.DataFrame, holdout: pd.DataFrame | Non
     t = time.perf_counter()
     out.mkdir(parents=True, exist_ok=True)
     for spec in plan.releases:
-        if spec.method != "dp":
+        if spec.method not in DP_METHODS:
             write(spec.name, spec.method)
     table_path = out / "evaluation.csv"
     write_table(evaluation.to_frame().reset_index(), table_path)
@@ -396,7 +402,7 @@ def _make_and_write(plan: Plan, train: pd.DataFrame, holdout: pd.DataFrame | Non
     report_path = write_report(
         evaluation, out / plan.report_file, title=plan.title, plan_text=plan.text,
         ledger=ledger, provenance=provenance, min_cell=plan.min_cell,
-        dp_releases=[s.name for s in plan.releases if s.method == "dp"],
+        dp_releases=[s.name for s in plan.releases if s.method in DP_METHODS],
     )
     timings["report"] = time.perf_counter() - t
     tick("report")

@@ -35,7 +35,9 @@ A plan maps one to one onto the Python calls (STYLE.md: CLI)::
 Release methods: ``synthesis`` (:class:`synthguard.synthesis.Synthesizer`),
 ``risk_weighted`` (:class:`synthguard.bayes.RiskWeightedSynthesizer`), ``sdc``
 (``steps`` of :mod:`synthguard.sdc` functions) and ``dp`` (a synthesizer of
-:mod:`synthguard.dp`, named by ``synthesizer``, charging the plan's ledger). Their
+:mod:`synthguard.dp`, named by ``synthesizer``, charging the plan's ledger) and
+``dp_tables`` (noisy tables by :func:`synthguard.dp.tables.dp_tables` on the plan's ledger;
+:mod:`synthguard.pipeline.dp_tables_release`). Their
 parameters are checked against the signatures of the classes and functions they call.
 A ``synthesis`` release also takes ``constraints:``, ``transforms:`` and ``start:`` (the
 name of a release listed before it, e.g. a ``dp`` release of the key variables, whose
@@ -67,6 +69,7 @@ from synthguard.dp.synthesizers import (
     MSTSynthesizer,
     StratifiedSynthesizer,
 )
+from synthguard.dp.tables import dp_tables
 from synthguard.errors import ParameterError, PlanError
 from synthguard.report.metrics import METRICS
 from synthguard.synthesis import Synthesizer
@@ -89,7 +92,9 @@ MAKERS: dict[str, tuple[Any, tuple[str, ...]]] = {
     "risk_weighted": (RiskWeightedSynthesizer, ("random_state", "schema")),
     "sdc": (sdc, ()),
     "dp": (None, ("random_state", "ledger", "schema")),
+    "dp_tables": (dp_tables, ("random_state", "ledger", "data", "label")),
 }
+DP_METHODS = ("dp", "dp_tables")  # release methods charging the plan's privacy ledger
 
 DP_SYNTHESIZERS: dict[str, type[Any]] = {
     "stratified": StratifiedSynthesizer,
@@ -288,6 +293,7 @@ def _check_release(name: str, spec: Any, p: _Problems) -> ReleaseSpec | None:
             if syn not in DP_SYNTHESIZERS:
                 p.add((*base, "synthesizer"), f"expected one of {', '.join(DP_SYNTHESIZERS)}")
                 return None
+        if method in DP_METHODS:
             if not _is_number(params.get("epsilon")) or not params.get("epsilon", 0) > 0:
                 p.add((*base, "epsilon"), "expected a positive number (the release's share "
                                           "of the privacy budget)")
@@ -297,7 +303,7 @@ def _check_release(name: str, spec: Any, p: _Problems) -> ReleaseSpec | None:
             p.add((*base, "method"), str(e))
             return None
         accepted, var = _accepted(maker)
-        skip = {"synthesizer", "epsilon", "delta"} if method == "dp" else (
+        skip = {"synthesizer", "epsilon", "delta", "rule"} if method in DP_METHODS else (
             {"start"} if method == "synthesis" else set())
         for k in params:
             if k in reserved or k in skip or var:
@@ -495,17 +501,17 @@ def parse_plan(
                     p.add(("releases", str(name), "start"), "expected the name of a release "
                           "listed before this one (its implicates start the synthesis)")
                 specs.append(s)
-    if any(s.method == "dp" for s in specs):
+    if any(s.method in DP_METHODS for s in specs):
         if epsilon is None:
             p.add(("privacy",), "a dp release needs privacy.epsilon, the total budget of the ledger")
         else:
-            total = sum(float(s.params.get("epsilon", 0) or 0) for s in specs if s.method == "dp")
+            total = sum(float(s.params.get("epsilon", 0) or 0) for s in specs if s.method in DP_METHODS)
             if total > float(epsilon) + 1e-12:
                 p.add(("privacy", "epsilon"), f"the dp releases ask for epsilon {total:g} in "
                                               f"total, more than the budget; raise the budget or "
                                               f"lower the releases' epsilon")
             total_delta = sum(float(s.params.get("delta", 0) or 0) for s in specs
-                              if s.method == "dp" and _is_number(s.params.get("delta", 0)))
+                              if s.method in DP_METHODS and _is_number(s.params.get("delta", 0)))
             if total_delta > float(delta) + 1e-15:
                 p.add(("privacy", "delta"), f"the dp releases ask for delta {total_delta:g} in "
                                             f"total, more than the budget; raise privacy.delta "
