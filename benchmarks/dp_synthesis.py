@@ -72,7 +72,7 @@ def tv_error(a: dict, b: dict, order: int) -> float:
 
 
 def make(method: str, eps: float, seed: int, cats: dict, bins: dict, max_seconds: float | None,
-         max_rounds: int | None):
+         max_rounds: int | None, rounds: int | None = None):
     common = {"epsilon": eps, "delta": DELTA, "categories": cats, "bins": bins,
               "random_state": seed}
     if method == "mst":
@@ -81,7 +81,7 @@ def make(method: str, eps: float, seed: int, cats: dict, bins: dict, max_seconds
         return MSTSynthesizer(**common)
     from synthguard.dp import AIMSynthesizer  # imported here so --methods mst runs on older code
 
-    return AIMSynthesizer(**common, max_seconds=max_seconds, max_rounds=max_rounds)
+    return AIMSynthesizer(**common, max_seconds=max_seconds, max_rounds=max_rounds, rounds=rounds)
 
 
 def main() -> None:
@@ -92,6 +92,8 @@ def main() -> None:
     ap.add_argument("--max-seconds", type=float, default=180.0,
                     help="AIM's time budget for the selection loop (then one final round)")
     ap.add_argument("--max-rounds", type=int, default=None)
+    ap.add_argument("--rounds", type=int, default=None,
+                    help="AIM's T (initial noise sigma = sqrt(T / 1.8 rho)); default AIM's own")
     ap.add_argument("--data-dir", type=Path, default=DATA)
     args = ap.parse_args()
     warnings.filterwarnings("ignore", "seeded numpy noise", PrivacyWarning)
@@ -105,7 +107,8 @@ def main() -> None:
         for method in args.methods:
             for seed in args.seeds:
                 t0 = time.monotonic()
-                syn = make(method, eps, seed, cats, bins, args.max_seconds, args.max_rounds)
+                syn = make(method, eps, seed, cats, bins, args.max_seconds, args.max_rounds,
+                           args.rounds)
                 out = syn.fit(df).sample(random_state=seed).implicates[0]
                 secs = time.monotonic() - t0
                 got = code(out, cats, bins)

@@ -68,3 +68,8 @@ def test_interval_coverage_by_simulation():
         f = res["cell"].frame
         covered = (f["count_lower"] <= truth) & (truth <= f["count_upper"])
         assert abs(covered.mean() - 0.95) <= 0.015, (mech, covered.mean())
+
+
+def test_discrete_laplace_halfwidth_at_a_tiny_scale_is_zero_not_an_error():
+    # ε = 10⁶: a = exp(−1/s) underflows to 0 (was a math domain error)
+    assert NoiseModel("discrete_laplace", 1e-6).halfwidth(0.95) == 0.0

@@ -6,6 +6,8 @@
   noise at every level, then post-processed top down into consistent non-negative integers
   with exact invariants and structural zeros (Abowd et al. 2022);
 * :func:`percent_change` — change against a noisy baseline with a propagated interval;
+* :func:`reconstruction_attack` — the share of records an attacker rebuilds from the
+  released tables by integer programming, against the exact tables and a random guess;
 * :func:`tables_accuracy`, :func:`topdown_accuracy` — MAE, RMSE, MAPE, CV and total absolute error of shares of a DP
   table against the confidential one (for the data steward only: not covered by the ledger).
 """
@@ -16,6 +18,11 @@ from synthguard.dp.tables.change import percent_change
 from synthguard.dp.tables.measure import dp_tables
 from synthguard.dp.tables.noise import NoiseModel
 from synthguard.dp.tables.periods import dp_tables_by_period, period_changes
+from synthguard.dp.tables.reconstruction import (
+    ReconstructionResult,
+    reconstruct_table,
+    reconstruction_attack,
+)
 from synthguard.dp.tables.reliability import ReliabilityRule
 from synthguard.dp.tables.result import DPTable, DPTables
 from synthguard.dp.tables.rounding import controlled_round, least_squares_fit
@@ -27,6 +34,7 @@ __all__ = [
     "DPTable",
     "DPTables",
     "NoiseModel",
+    "ReconstructionResult",
     "ReliabilityRule",
     "TableSpec",
     "TopDownLevel",
@@ -40,6 +48,8 @@ __all__ = [
     "parse_table",
     "percent_change",
     "period_changes",
+    "reconstruct_table",
+    "reconstruction_attack",
     "tables_accuracy",
     "topdown",
     "topdown_accuracy",

@@ -120,6 +120,8 @@ class NoiseModel:
             return float(s * special.ndtri(1.0 - alpha / 2.0))
         if self.mechanism == "discrete_laplace":
             a = math.exp(-1.0 / s)
+            if a <= 0.0:  # scale far below 1 (a huge ε): P(N ≠ 0) underflows to 0
+                return 0.0
             t = max(0, math.ceil(math.log(alpha * (1.0 + a) / 2.0) / math.log(a)) - 1)
             while t > 0 and self.tail(t - 1) <= alpha:  # floating-point guard, both ways
                 t -= 1
