@@ -166,7 +166,7 @@ def olh_g(epsilon: float) -> int:
     for f in range(2, math.isqrt(top) + 1):
         if sieve[f]:
             sieve[f * f::f] = False
-    return int(min(np.flatnonzero(sieve), key=var))
+    return min((int(g) for g in np.flatnonzero(sieve)), key=var)
 
 
 @dataclass(frozen=True)

@@ -140,7 +140,7 @@ def reconstruction_attack(release: Any, data: pd.DataFrame, *, block: str | None
     got = {"noisy": 0, "exact": 0, "baseline": 0}
     n = len(data)
     for bl in blocks:
-        mask = np.ones(n, dtype=bool) if bl is None else codes[block] == bl
+        mask = np.ones(n, dtype=bool) if block is None or bl is None else codes[block] == bl
         true = np.zeros(tuple(inner_sizes.values()), dtype=np.int64)
         np.add.at(true, tuple(codes[c][mask] for c in inner), 1)
         noisy, exact = [], []
