@@ -70,7 +70,7 @@ def main() -> None:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", DisclosureWarning)
             RiskWeightedSynthesizer(
-                model="bayes_norm", kind="pairwise", keys=["a", "b"], target="income",
+                model="bayes_norm", kind="pairwise", keys=["a", "b"], targets="income",
                 transform="log", m=20, random_state=1,
             ).fit(conf).sample(diagnostics=diag)
         print(f"RiskWeightedSynthesizer end to end (pairwise weights, fit, 20 implicates of "

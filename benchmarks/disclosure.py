@@ -46,10 +46,10 @@ def main() -> None:
         conf = make(n, 0)
         syns = [make(n, s) for s in range(1, 6)]
         t = time.perf_counter()
-        r = disclosure(conf, syns[0], keys=KEYS, target="workab")
+        r = disclosure(conf, syns[0], keys=KEYS, targets="workab")
         t1 = time.perf_counter() - t
         t = time.perf_counter()
-        disclosure(conf, syns, keys=KEYS, target="depress")
+        disclosure(conf, syns, keys=KEYS, targets="depress")
         t5 = time.perf_counter() - t
         t = time.perf_counter()
         multi_disclosure(

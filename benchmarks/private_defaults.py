@@ -70,8 +70,8 @@ def run(name: str, conf: pd.DataFrame, schema: dict, keys: list[str], target: st
             out = Synthesizer(schema=schema, random_state=seed, **kw).fit(conf).sample()
             dt = time.perf_counter() - t
             syn = out.implicates[0]
-            d = disclosure(conf, syn, keys=keys, target=target,
-                           ngroups_target=10 if conf[target].dtype.kind in "if" else 0)
+            d = disclosure(conf, syn, keys=keys, targets=target,
+                           ngroups_targets=10 if conf[target].dtype.kind in "if" else 0)
             res.append({
                 "exact copies": out.diagnostics.replicated_share,
                 "replicated uniques": replicated_uniques(conf, syn),

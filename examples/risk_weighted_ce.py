@@ -61,7 +61,7 @@ def main(out: Path) -> None:
     releases: dict[str, object] = {"Data": None}
     for name, kind in (("Synthesizer", None), ("Marginal", "marginal"), ("Pairwise", "pairwise")):
         rws = RiskWeightedSynthesizer(
-            model="bayes_mixture", kind=kind, keys=KEYS, target="Income", radius=RADIUS, m=L,
+            model="bayes_mixture", kind=kind, keys=KEYS, targets="Income", radius=RADIUS, m=L,
             transform="signed_log", random_state=SEED,
         )
         with warnings.catch_warnings():

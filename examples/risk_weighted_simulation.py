@@ -41,7 +41,7 @@ SEED = 2021
 
 def synthesize(conf: pd.DataFrame, kind: str | None, radius: float, m: int, **kw: object) -> object:
     return RiskWeightedSynthesizer(
-        model="bayes_negbin", kind=kind, keys=[], target="y", radius=radius, m=m,
+        model="bayes_negbin", kind=kind, keys=[], targets="y", radius=radius, m=m,
         random_state=SEED, **kw,
     ).fit(conf).sample()
 

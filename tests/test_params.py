@@ -88,9 +88,9 @@ def test_dp_synthesizers_declare_their_parameters() -> None:
 def test_risk_weighted_synthesizer_declares_its_parameters() -> None:
     conf = pd.DataFrame({"k": [1, 1, 2, 2], "y": [1.0, 2.0, 3.0, 4.0]})
     with pytest.raises(ParameterError, match="parameter 'kind'"):
-        RiskWeightedSynthesizer(target="y", keys=["k"], kind="both").fit(conf)
-    assert repr(RiskWeightedSynthesizer(target="y", m=2)) == (
-        "RiskWeightedSynthesizer(target='y', m=2)")
+        RiskWeightedSynthesizer(targets="y", keys=["k"], kind="both").fit(conf)
+    assert repr(RiskWeightedSynthesizer(targets="y", m=2)) == (
+        "RiskWeightedSynthesizer(targets='y', m=2)")
 
 
 def test_column_list() -> None:

@@ -12,7 +12,7 @@ import pytest
 
 from synthguard import risk, sdc, utility
 from synthguard._compat import renamed, reordered
-from synthguard.bayes import risk_weights
+from synthguard.bayes import RiskWeightedSynthesizer, risk_weights
 from synthguard.dp.synthesizers import StratifiedSynthesizer
 from synthguard.errors import ParameterError, RenamedWarning
 
@@ -99,6 +99,14 @@ def _cases():  # type: ignore[no-untyped-def]
         ("risk_weights",
          lambda: risk_weights(conf, ["g"], targets="x", radius=0.3).weights,
          lambda: risk_weights(conf, ["g"], target="x", radius=0.3).weights),
+        ("disclosure",
+         lambda: risk.disclosure(conf, syn, keys=["g"], targets="x", ngroups_targets=4,
+                                 use_targets_na=False),
+         lambda: risk.disclosure(conf, syn, keys=["g"], target="x", ngroups_target=4,
+                                 use_target_na=False)),
+        ("RiskWeightedSynthesizer(target=)",
+         lambda: repr(RiskWeightedSynthesizer(keys=["g"], targets="x", m=2)),
+         lambda: repr(RiskWeightedSynthesizer(keys=["g"], target="x", m=2))),
         ("swap", lambda: sdc.swap(conf, ["x"], rate=0.5, strata="g", random_state=4),
          lambda: sdc.swap(conf, ["x"], rate=0.5, within="g", random_state=4)),
         ("subsample", lambda: sdc.subsample(conf, 0.5, strata="g", random_state=4),
@@ -186,6 +194,14 @@ def test_synthesizer_sample_takes_n_like_the_dp_synthesizers() -> None:
     assert syn.sample(random_state=3).implicates[0].shape == (60, 2)  # default: conf's rows
     with pytest.raises(ParameterError, match="parameter 'n'"):
         syn.sample(n=0)
+
+
+def test_disclosure_takes_one_target_and_points_to_multi_disclosure() -> None:
+    conf, syn = _frames()
+    with pytest.raises(ParameterError, match=r"multi_disclosure\(targets="):
+        risk.disclosure(conf, syn, keys=["g"], targets=["x", "y"])
+    one = risk.disclosure(conf, syn, keys=["g"], targets=["x"])
+    assert one.disco == risk.disclosure(conf, syn, keys=["g"], targets="x").disco
 
 
 def test_plans_accept_the_old_names_one_release() -> None:

@@ -20,7 +20,7 @@ def _conf(n=300, seed=0):
 def test_weights_reach_the_release_and_predictors_are_kept():
     conf = _conf()
     rws = RiskWeightedSynthesizer(
-        model="bayes_norm", kind="pairwise", keys=["k"], target="income", transform="log",
+        model="bayes_norm", kind="pairwise", keys=["k"], targets="income", transform="log",
         predictors=["k", "x"], m=3, random_state=1,
     )
     rel = rws.fit(conf).sample()
@@ -52,7 +52,7 @@ def test_same_seed_same_release_and_unweighted_has_no_weights():
 def test_survey_weight_column_is_normalised_and_multiplied():
     conf = _conf(seed=2)
     rws = RiskWeightedSynthesizer(
-        model="bayes_norm", kind="marginal", keys=["k"], target="income", transform="log",
+        model="bayes_norm", kind="marginal", keys=["k"], targets="income", transform="log",
         survey_weights="sw", m=1, random_state=0,
     ).fit(conf)
     sw = conf["sw"].to_numpy()
@@ -92,14 +92,14 @@ def test_marginal_weighting_lowers_risk_of_the_release():
 def test_errors():
     conf = _conf()
     with pytest.raises(DataError):
-        RiskWeightedSynthesizer(target="nope", keys=["k"]).fit(conf)
+        RiskWeightedSynthesizer(targets="nope", keys=["k"]).fit(conf)
     with pytest.raises(ParameterError):
-        RiskWeightedSynthesizer(target="income", keys=["k"], kind="both").fit(conf)
+        RiskWeightedSynthesizer(targets="income", keys=["k"], kind="both").fit(conf)
     with pytest.raises(NotFittedError):
-        RiskWeightedSynthesizer(target="income", keys=["k"]).sample()
+        RiskWeightedSynthesizer(targets="income", keys=["k"]).sample()
     bad = conf.assign(income=conf["income"] - 1e9)
     with pytest.raises(DataError, match="signed_log"):
-        RiskWeightedSynthesizer(target="income", keys=["k"], transform="log").fit(bad)
+        RiskWeightedSynthesizer(targets="income", keys=["k"], transform="log").fit(bad)
 
 
 def test_mcmc_model_release_is_reproducible_across_sample_calls():
@@ -107,7 +107,7 @@ def test_mcmc_model_release_is_reproducible_across_sample_calls():
     conf = pd.DataFrame({"g": pd.Categorical(rng.integers(0, 2, 150)),
                          "y": rng.negative_binomial(5, 5 / 45, 150)})
     rws = RiskWeightedSynthesizer(
-        model="bayes_negbin", kind="marginal", keys=["g"], target="y", m=3,
+        model="bayes_negbin", kind="marginal", keys=["g"], targets="y", m=3,
         model_params={"burn_in": 50, "n_draws": 100},
     ).fit(conf)
     a = rws.sample(random_state=3)
@@ -122,7 +122,7 @@ def test_mcmc_model_release_is_reproducible_across_sample_calls():
 def test_schema_reaches_the_synthesizer_and_transformed_target_is_numeric():
     conf = _conf(seed=6).assign(k=lambda d: d["k"].astype(int))
     rws = RiskWeightedSynthesizer(
-        model="bayes_norm", kind=None, target="income", transform="log", m=1,
+        model="bayes_norm", kind=None, targets="income", transform="log", m=1,
         predictors=["k", "x"], schema={"k": "categorical", "income": "count"}, random_state=0,
     ).fit(conf)
     assert rws.synthesizer_.schema_.kind("k") == "categorical"

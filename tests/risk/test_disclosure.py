@@ -67,7 +67,7 @@ T5_CAPS = [  # baseCAPd CAPd CAPs DCAP TCAP
 
 def test_sd2011_five_implicates_match_synthpop(sd2011):
     ods, _, s5 = sd2011
-    r = disclosure(ods, s5, keys=KEYS, target="depress")
+    r = disclosure(ods, s5, keys=KEYS, targets="depress")
     f = r.to_frame()
     assert list(f.index) == [1, 2, 3, 4, 5]
     np.testing.assert_array_equal(pct(f[["uio", "uis", "uisio", "repu"]]), T5_IDENT)
@@ -103,7 +103,7 @@ def test_sd2011_check_1way_matches_synthpop(sd2011):
     # print(disclosure(s1, ods, target = "workab", keys = ...), to.print = "check_1way"):
     # Level NO, totalDisclosive 2605, nLevelDis 2482, PctLevelDis 95.28
     ods, s1, _ = sd2011
-    r = disclosure(ods, s1, keys=KEYS, target="workab")
+    r = disclosure(ods, s1, keys=KEYS, targets="workab")
     c = r.check_1way.iloc[0]
     assert c["level"] == "NO"
     assert c["n_disclosive"] == 2482
@@ -111,7 +111,7 @@ def test_sd2011_check_1way_matches_synthpop(sd2011):
     assert round(r.disco * 5000) == 2605
     assert r.check1_flagged
     # excluding the level takes it out of every attribute measure
-    r2 = disclosure(ods, s1, keys=KEYS, target="workab", not_targetlev="NO")
+    r2 = disclosure(ods, s1, keys=KEYS, targets="workab", not_targetslev="NO")
     assert round(r2.disco * 5000) == 2605 - 2482
     assert r2.check_1way.iloc[0]["level"] != "NO"
 
@@ -119,9 +119,9 @@ def test_sd2011_check_1way_matches_synthpop(sd2011):
 def test_sd2011_grouped_income_keeps_missing_code_apart(sd2011):
     ods, s1, _ = sd2011
     r = disclosure(
-        ods, s1, keys=KEYS, target="income", ngroups_target=20, cont_na={"income": -8}
+        ods, s1, keys=KEYS, targets="income", ngroups_targets=20, cont_na={"income": -8}
     )
-    ungrouped = disclosure(ods, s1, keys=KEYS, target="income")
+    ungrouped = disclosure(ods, s1, keys=KEYS, targets="income")
     # grouping makes more cells agree, so more records are disclosive
     assert r.dorig < ungrouped.dorig or r.disco > ungrouped.disco
     # the same grouping done by hand: quantile breaks of conf and synthetic values without
@@ -139,7 +139,7 @@ def test_sd2011_grouped_income_keeps_missing_code_apart(sd2011):
 
     hand = disclosure(
         ods.assign(income=grp(ods["income"])), s1.assign(income=grp(s1["income"])),
-        keys=KEYS, target="income",
+        keys=KEYS, targets="income",
     )  # fmt: skip
     pd.testing.assert_frame_equal(r.to_frame(), hand.to_frame())
 
@@ -152,7 +152,7 @@ def test_hand_worked_case():
     # syn:  (30,f) y, (40,m) n, (40,m) n, (60,m) y
     conf = pd.DataFrame({"age": [30, 30, 40, 50], "sex": list("ffmm"), "ill": list("yyny")})
     syn = pd.DataFrame({"age": [30, 40, 40, 60], "sex": list("fmmm"), "ill": list("ynny")})
-    r = disclosure(conf, syn, keys=["age", "sex"], target="ill")
+    r = disclosure(conf, syn, keys=["age", "sex"], targets="ill")
     # d_.q: 30f 2, 40m 1, 50m 1 -> UiO = 2/4; s_.q: 30f 1, 40m 2, 60m 1 -> UiS = 2/4
     assert r.uio == 0.5 and r.uis == 0.5
     # unique in conf and present in syn: 40m -> 1/4; unique in both: none
@@ -171,16 +171,16 @@ def test_hand_worked_case():
 def test_hand_worked_exclusions():
     conf = pd.DataFrame({"k": ["a", "a", "b", None], "t": ["x", "x", "y", "y"]})
     syn = pd.DataFrame({"k": ["a", "b", "b", None], "t": ["x", "y", "x", "y"]})
-    r = disclosure(conf, syn, keys=["k"], target="t")
+    r = disclosure(conf, syn, keys=["k"], targets="t")
     # q a: d (x2) s (x1) -> DiSCO 2; q b: d (y1) s (x1,y1) -> not; q NA: d y1, s y1 -> 1
     assert r.disco == 0.75
     assert r.repu == 0.25  # missing is a level: the NA record is unique in both
-    r2 = disclosure(conf, syn, keys=["k"], target="t", use_keys_na=False)
+    r2 = disclosure(conf, syn, keys=["k"], targets="t", use_keys_na=False)
     assert r2.disco == 0.5 and r2.repu == 0.0
-    r3 = disclosure(conf, syn, keys=["k"], target="t", denom_lim=1, exclude_ov_denom_lim=True)
+    r3 = disclosure(conf, syn, keys=["k"], targets="t", denom_lim=1, exclude_ov_denom_lim=True)
     assert r3.disco == 0.25  # the a/x cell holds 2 confidential records
     r4 = disclosure(
-        conf, syn, keys=["k"], target="t",
+        conf, syn, keys=["k"], targets="t",
         exclude_keys=["k"], exclude_keylevs=["a"], exclude_targetlevs=["x"],
     )  # fmt: skip
     assert r4.disco == 0.25 and r4.dorig == 0.5
@@ -295,7 +295,7 @@ def test_matches_brute_force_on_random_data(seed):
     options = [
         ({}, {}),
         ({"denom_lim": 2, "exclude_ov_denom_lim": True}, {"denom_lim": 2, "ov": True}),
-        ({"not_targetlev": "x", "use_target_na": False}, {"not_t": ("x",), "use_t_na": False}),
+        ({"not_targetslev": "x", "use_targets_na": False}, {"not_t": ("x",), "use_t_na": False}),
         ({"use_keys_na": {"b": False}}, {"use_k_na": [True, False, True]}),
         (
             {"exclude_keys": ["a", "c"], "exclude_keylevs": ["u", "p"],
@@ -304,7 +304,7 @@ def test_matches_brute_force_on_random_data(seed):
         ),
     ]  # fmt: skip
     for ours, theirs in options:
-        got = disclosure(conf, syn, keys=keys, target="t", **ours).to_frame().iloc[0]
+        got = disclosure(conf, syn, keys=keys, targets="t", **ours).to_frame().iloc[0]
         want = brute(conf, syn, keys, "t", **theirs)
         for k, v in want.items():
             assert got[k] == pytest.approx(v, nan_ok=True), (seed, ours, k)
@@ -314,9 +314,9 @@ def test_implicates_are_measured_separately_and_averaged():
     rng = np.random.default_rng(7)
     conf, s1 = random_pair(rng, 40, 30)
     _, s2 = random_pair(rng, 40, 50)
-    both = disclosure(conf, [s1, s2], keys=["a", "b"], target="t")
-    one = disclosure(conf, s1, keys=["a", "b"], target="t").to_frame().iloc[0]
-    two = disclosure(conf, s2, keys=["a", "b"], target="t").to_frame().iloc[0]
+    both = disclosure(conf, [s1, s2], keys=["a", "b"], targets="t")
+    one = disclosure(conf, s1, keys=["a", "b"], targets="t").to_frame().iloc[0]
+    two = disclosure(conf, s2, keys=["a", "b"], targets="t").to_frame().iloc[0]
     pd.testing.assert_series_equal(both.to_frame().loc[1], one, check_names=False)
     pd.testing.assert_series_equal(both.to_frame().loc[2], two, check_names=False)
     assert both.disco == pytest.approx((one["disco"] + two["disco"]) / 2)
@@ -328,7 +328,7 @@ def test_grouped_key_equals_hand_grouping():
                          "t": rng.integers(0, 2, 200)})  # fmt: skip
     syn = pd.DataFrame({"k": rng.normal(size=150).round(2), "g": rng.integers(0, 3, 150),
                         "t": rng.integers(0, 2, 150)})  # fmt: skip
-    r = disclosure(conf, syn, keys=["k", "g"], target="t", ngroups_keys={"k": 5})
+    r = disclosure(conf, syn, keys=["k", "g"], targets="t", ngroups_keys={"k": 5})
     br = np.quantile(np.r_[conf["k"], syn["k"]], np.arange(6) / 5)
 
     def interval(x):  # R: cut(x, br, right = FALSE, include.lowest = TRUE)
@@ -337,7 +337,7 @@ def test_grouped_key_equals_hand_grouping():
         return next(i for i in range(len(br) - 1) if br[i] <= x < br[i + 1])
 
     cut = {n: f.assign(k=f["k"].map(interval)) for n, f in (("c", conf), ("s", syn))}
-    hand = disclosure(cut["c"], cut["s"], keys=["k", "g"], target="t")
+    hand = disclosure(cut["c"], cut["s"], keys=["k", "g"], targets="t")
     pd.testing.assert_frame_equal(r.to_frame(), hand.to_frame())
 
 
@@ -347,7 +347,7 @@ def test_multi_disclosure_is_disclosure_per_target():
     m = multi_disclosure(conf, syn, keys=["a", "b"])
     assert list(m.results) == ["c", "t"]
     for t in ("c", "t"):
-        single = disclosure(conf, syn, keys=["a", "b"], target=t)
+        single = disclosure(conf, syn, keys=["a", "b"], targets=t)
         pd.testing.assert_frame_equal(m.results[t].to_frame(), single.to_frame())
         assert m.to_frame().loc[t, "disco"] == single.disco
     assert m.max_disco == max(r.disco for r in m.results.values())
@@ -357,7 +357,7 @@ def test_multi_disclosure_is_disclosure_per_target():
 def test_a_copy_of_the_data_replicates_every_unique():
     rng = np.random.default_rng(2)
     conf, _ = random_pair(rng, 60, 1)
-    r = disclosure(conf, conf.copy(), keys=["a", "b", "c"], target="t")
+    r = disclosure(conf, conf.copy(), keys=["a", "b", "c"], targets="t")
     assert r.repu == r.uio > 0
     assert r.disco == r.dorig and r.tcap == r.dorig
     assert "DiSCO" in r.summary()
@@ -366,16 +366,16 @@ def test_a_copy_of_the_data_replicates_every_unique():
 @pytest.mark.parametrize(
     ("kwargs", "error"),
     [
-        ({"keys": ["a"], "target": "a"}, ParameterError),
-        ({"keys": ["a", "nope"], "target": "t"}, DataError),
-        ({"keys": [], "target": "t"}, ParameterError),
-        ({"keys": ["b"], "target": "t", "ngroups_keys": 1}, ParameterError),
-        ({"keys": ["a"], "target": "t", "denom_lim": 0}, ParameterError),
-        ({"keys": ["a"], "target": "t", "not_targetlev": "never"}, ParameterError),
-        ({"keys": ["a"], "target": "t", "cont_na": {"b": -8}}, DataError),
-        ({"keys": ["a"], "target": "t", "exclude_keys": ["a"], "exclude_keylevs": []},
+        ({"keys": ["a"], "targets": "a"}, ParameterError),
+        ({"keys": ["a", "nope"], "targets": "t"}, DataError),
+        ({"keys": [], "targets": "t"}, ParameterError),
+        ({"keys": ["b"], "targets": "t", "ngroups_keys": 1}, ParameterError),
+        ({"keys": ["a"], "targets": "t", "denom_lim": 0}, ParameterError),
+        ({"keys": ["a"], "targets": "t", "not_targetslev": "never"}, ParameterError),
+        ({"keys": ["a"], "targets": "t", "cont_na": {"b": -8}}, DataError),
+        ({"keys": ["a"], "targets": "t", "exclude_keys": ["a"], "exclude_keylevs": []},
          ParameterError),
-        ({"keys": ["a"], "target": "t", "use_keys_na": [True, False]}, ParameterError),
+        ({"keys": ["a"], "targets": "t", "use_keys_na": [True, False]}, ParameterError),
     ],
 )
 def test_bad_options_raise(kwargs, error):
@@ -393,6 +393,6 @@ def test_no_pairs_are_formed_at_scale():
     cols = {f"k{i}": rng.integers(0, 12, n) for i in range(4)}
     conf = pd.DataFrame({**cols, "t": rng.integers(0, 5, n)})
     syn = conf.sample(frac=1, random_state=1).reset_index(drop=True)
-    r = disclosure(conf, syn, keys=list(cols), target="t")
+    r = disclosure(conf, syn, keys=list(cols), targets="t")
     assert r.repu == r.uio  # a permutation of the rows has the same tables
     assert list(itertools.chain(r.keys)) == list(cols)

@@ -47,7 +47,7 @@ def test_replicated_uniques_by_brute_force():
 def test_release_disclosure_is_synthpops_per_target():
     conf, syn = frames(2)
     r = release_disclosure(conf, syn, ["a", "b"], ["t", "c"])
-    per = {t: disclosure(conf, syn, keys=["a", "b"], target=t) for t in ("t", "c")}
+    per = {t: disclosure(conf, syn, keys=["a", "b"], targets=t) for t in ("t", "c")}
     worst = max(per, key=lambda t: per[t].disco)
     assert r.disco == per[worst].disco and r.disco_target == worst
     assert r.repu == per["t"].repu and r.uio == per["t"].uio

@@ -132,7 +132,7 @@ def test_risk_weighted_synthesizer_release_depends_only_on_its_seeds():
 
     def fitted() -> RiskWeightedSynthesizer:
         return RiskWeightedSynthesizer(
-            model="bayes_mixture", keys=["g"], target="y", m=2,
+            model="bayes_mixture", keys=["g"], targets="y", m=2,
             model_params=_spec("bayes_mixture")[1], random_state=4,
         ).fit(data)
 

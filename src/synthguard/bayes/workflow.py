@@ -21,7 +21,7 @@ from typing import Any, ClassVar, Literal
 import numpy as np
 import pandas as pd
 
-from synthguard._compat import reordered
+from synthguard._compat import renamed, reordered
 from synthguard._params import (
     Interval,
     Options,
@@ -33,7 +33,7 @@ from synthguard._params import (
 from synthguard._random import RandomState
 from synthguard.bayes.weights import RiskWeights, combine_weights, risk_weights
 from synthguard.data.schema import ColumnSchema, Kind, Schema
-from synthguard.errors import DataError, NotFittedError
+from synthguard.errors import DataError, NotFittedError, ParameterError
 from synthguard.synthesis import Synthesizer, SyntheticData
 
 __all__ = ["RiskWeightedSynthesizer"]
@@ -72,7 +72,8 @@ class RiskWeightedSynthesizer(ParamsRepr):
     kind : ``"marginal"`` (eq. 3), ``"pairwise"`` (eq. 9), or None for the unweighted
         synthesizer (the paper's "Synthesizer").
     keys : key variables known to the intruder (form the patterns).
-    target : the sensitive numeric column to synthesize.
+    targets : the sensitive numeric column to synthesize (a name, or a list of one; the
+        intruder's target of the risk weights).
     radius, relative : the ball B(y_i, r) (default r = 0.2, relative to |y_i|).
     m : number of implicates L (default 20, as the paper).
     predictors : columns used as predictors (default: every other column). Every column but
@@ -99,7 +100,7 @@ class RiskWeightedSynthesizer(ParamsRepr):
     >>> from synthguard import load_dataset
     >>> ce = load_dataset("ce")
     >>> rws = RiskWeightedSynthesizer(model="bayes_norm", kind="pairwise", keys=["UrbanRural"],
-    ...                               target="Income", transform="log", m=2, random_state=1)
+    ...                               targets="Income", transform="log", m=2, random_state=1)
     >>> release = rws.fit(ce).sample()
     >>> release.m, release.weights.shape
     (2, (5133,))
@@ -107,7 +108,7 @@ class RiskWeightedSynthesizer(ParamsRepr):
 
     _parameter_constraints: ClassVar[dict[str, list[Any]]] = {
         "kind": [Options(("marginal", "pairwise")), None],
-        "target": [str],
+        "targets": [str, list, tuple],
         "radius": [Interval(float, 0.0, None)],
         "relative": [bool],
         "m": [Interval(int, 1, None)],
@@ -115,13 +116,14 @@ class RiskWeightedSynthesizer(ParamsRepr):
         "floor": [Interval(float, 0.0, 1.0)],
     }
 
+    @renamed(target="targets")
     def __init__(
         self,
         *,
         model: Any = "bayes_norm",
         kind: Literal["marginal", "pairwise"] | None = "marginal",
         keys: Sequence[str] = (),
-        target: str,
+        targets: str | Sequence[str],
         radius: float = 0.2,
         relative: bool = True,
         m: int = 20,
@@ -138,7 +140,7 @@ class RiskWeightedSynthesizer(ParamsRepr):
         self.model = model
         self.kind = kind
         self.keys = keys
-        self.target = target
+        self.targets = targets
         self.radius = radius
         self.relative = relative
         self.m = m
@@ -157,7 +159,13 @@ class RiskWeightedSynthesizer(ParamsRepr):
         if not isinstance(conf, pd.DataFrame):
             raise DataError("conf: expected a pandas DataFrame of confidential records")
         validate_params(self)
-        require_columns(conf, [self.target], "target", error=DataError)
+        names = column_list(self.targets, "targets", required=True)
+        if len(names) != 1:
+            raise ParameterError(
+                "parameter 'targets': RiskWeightedSynthesizer synthesizes one target column; "
+                "pass one name")
+        self.target_: str = names[0]
+        require_columns(conf, [self.target_], "targets", error=DataError)
         require_columns(conf, column_list(self.keys, "keys"), "keys", error=DataError)
         survey = self.survey_weights
         drop: list[str] = []
@@ -169,7 +177,7 @@ class RiskWeightedSynthesizer(ParamsRepr):
         self.risk_weights_: RiskWeights | None = None
         if self.kind is not None:
             self.risk_weights_ = risk_weights(
-                conf, list(self.keys), self.target, self.radius, self.kind,
+                conf, list(self.keys), self.target_, self.radius, self.kind,
                 relative=self.relative, floor=self.floor, rescale=self.rescale,
                 singleton_weight=self.singleton_weight,
             )
@@ -177,7 +185,7 @@ class RiskWeightedSynthesizer(ParamsRepr):
             self.weights_: np.ndarray | None = None
         else:
             self.weights_ = combine_weights(self.risk_weights_, survey)
-        kept = [c for c in conf.columns if c != self.target and c not in drop]
+        kept = [c for c in conf.columns if c != self.target_ and c not in drop]
         preds = kept if self.predictors is None else list(self.predictors)
         unknown = [c for c in preds if c not in kept]
         if unknown:
@@ -185,16 +193,16 @@ class RiskWeightedSynthesizer(ParamsRepr):
                 f"predictor column(s) {unknown} are not in the data (or are the target or the "
                 "survey weights)"
             )
-        data = conf[[*kept, self.target]].copy()
-        data[self.target] = _forward(
-            data[self.target].to_numpy(dtype=float), self.transform, self.target
+        data = conf[[*kept, self.target_]].copy()
+        data[self.target_] = _forward(
+            data[self.target_].to_numpy(dtype=float), self.transform, self.target_
         )
-        params = {self.target: dict(self.model_params or {})}
+        params = {self.target_: dict(self.model_params or {})}
         self.synthesizer_ = Synthesizer(
-            methods={self.target: self.model},
-            visit_sequence=[self.target],
+            methods={self.target_: self.model},
+            visit_sequence=[self.target_],
             keep=kept or None,
-            predictor_matrix={self.target: preds} if kept else None,
+            predictor_matrix={self.target_: preds} if kept else None,
             m=self.m,
             weights=self.weights_,
             schema=self._schema(list(data.columns)),
@@ -202,7 +210,7 @@ class RiskWeightedSynthesizer(ParamsRepr):
             random_state=self.random_state,
         ).fit(data)
         self.columns_ = list(conf.columns)
-        self.dtype_ = conf[self.target].dtype
+        self.dtype_ = conf[self.target_].dtype
         return self
 
     def _schema(self, columns: list[str]) -> Mapping[str, Any] | Schema | None:
@@ -211,11 +219,11 @@ class RiskWeightedSynthesizer(ParamsRepr):
         if isinstance(self.schema, Schema):
             sch = self.schema.subset([c for c in columns if c in self.schema])
             if self.transform is not None:
-                sch = sch.with_column(ColumnSchema(name=self.target, kind=Kind.NUMERIC))
+                sch = sch.with_column(ColumnSchema(name=self.target_, kind=Kind.NUMERIC))
             return sch
         out = {k: v for k, v in dict(self.schema or {}).items() if k in columns}
         if self.transform is not None:
-            out[self.target] = "numeric"
+            out[self.target_] = "numeric"
         return out or None
 
     @property
@@ -227,7 +235,7 @@ class RiskWeightedSynthesizer(ParamsRepr):
         for block in getattr(self.synthesizer_, "blocks_", []):
             for cm in getattr(block, "models", []):
                 part = getattr(cm, "value", None)
-                if getattr(cm, "target", None) == self.target and part is not None:
+                if getattr(cm, "target", None) == self.target_ and part is not None:
                     out.append(part.method)
         return out
 
@@ -251,15 +259,15 @@ class RiskWeightedSynthesizer(ParamsRepr):
         imps = []
         for df in res.implicates:
             out = df.copy()
-            out[self.target] = _inverse(out[self.target].to_numpy(dtype=float), self.transform)
+            out[self.target_] = _inverse(out[self.target_].to_numpy(dtype=float), self.transform)
             if pd.api.types.is_integer_dtype(self.dtype_) and self.transform is None:
-                out[self.target] = pd.Series(np.round(out[self.target]), index=out.index).astype(self.dtype_)
+                out[self.target_] = pd.Series(np.round(out[self.target_]), index=out.index).astype(self.dtype_)
             imps.append(out[[c for c in self.columns_ if c in out.columns]])
         prov = dict(res.provenance)
         prov["risk_weights"] = {
             "kind": self.kind,
             "keys": list(self.keys),
-            "target": self.target,
+            "target": self.target_,
             "radius": self.radius,
             "relative": self.relative,
             "transform": self.transform,

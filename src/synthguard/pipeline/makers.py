@@ -61,7 +61,9 @@ def _risk_weighted(spec: ReleaseSpec, data: pd.DataFrame, schema: Schema, plan: 
     # the intruder model of the evaluation is the natural default for the weights
     if _takes(cls, "keys"):
         params.setdefault("keys", list(plan.keys))
-    if _takes(cls, "target"):
+    if _takes(cls, "targets") and "target" not in params:  # 'target': its old name
+        params.setdefault("targets", plan.targets[0])
+    elif _takes(cls, "target"):
         params.setdefault("target", plan.targets[0])
     if _takes(cls, "radius"):
         params.setdefault("radius", plan.radius)

@@ -13,6 +13,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from synthguard._compat import renamed
 from synthguard._display import Summarized
 from synthguard.data import as_implicates
 from synthguard.errors import DataError, ParameterError
@@ -107,7 +108,7 @@ class Disclosure(Summarized):
         if self.check1_flagged:
             lines.append(
                 "  check_1way: one level of the target makes most of DiSCO; it may be known "
-                "without the keys (consider not_targetlev)"
+                "without the keys (consider not_targetslev)"
             )
         return "\n".join(lines)
 
@@ -115,19 +116,21 @@ class Disclosure(Summarized):
         return "<pre>" + self.summary() + "</pre>" + self.per_implicate.to_html()
 
 
+@renamed(target="targets", ngroups_target="ngroups_targets", not_targetlev="not_targetslev",
+         use_target_na="use_targets_na")
 def disclosure(
     conf: pd.DataFrame,
     synthetic: Any,
     *,
     keys: Sequence[str],
-    target: str,
+    targets: str | Sequence[str],
     cont_na: Mapping[str, Any] | None = None,
-    ngroups_target: int = 0,
+    ngroups_targets: int = 0,
     ngroups_keys: int | Sequence[int] | Mapping[str, int] = 0,
     denom_lim: int = 5,
     exclude_ov_denom_lim: bool = False,
-    not_targetlev: Any = None,
-    use_target_na: bool = True,
+    not_targetslev: Any = None,
+    use_targets_na: bool = True,
     use_keys_na: bool | Sequence[bool] | Mapping[str, bool] = True,
     exclude_keys: Sequence[str] | None = None,
     exclude_keylevs: Sequence[Any] | None = None,
@@ -182,19 +185,20 @@ def disclosure(
     synthetic : a release (SyntheticData, DataFrame or list of implicates); each implicate needs
         the key and target columns (any number of rows).
     keys : the key variables (quasi-identifiers) known to the intruder.
-    target : the variable to be disclosed (not a key).
+    targets : the variable to be disclosed (not a key): a name, or a list of one (for several
+        use :func:`multi_disclosure`, which takes the same parameters).
     cont_na : {column: value or values} of special codes of numeric columns (synthpop's
         ``cont.na``, e.g. ``{"income": -8}``); kept as levels of their own when grouping.
-    ngroups_target, ngroups_keys : group a numeric target / numeric keys into about this many
+    ngroups_targets, ngroups_keys : group a numeric target / numeric keys into about this many
         quantile groups of the confidential and all synthetic values (synthpop's
         ``ngroups_target`` / ``ngroups_keys`` via ``classInt`` quantile breaks, intervals
         closed on the left); 0 (default) uses every distinct value as a level. Non-numeric
         columns are never grouped. ``ngroups_keys`` may be one number or one per key.
     denom_lim, exclude_ov_denom_lim : with ``exclude_ov_denom_lim=True`` cells whose count
         exceeds ``denom_lim`` are excluded from all measures.
-    not_targetlev : target level(s) excluded from all measures (synthpop's ``not.targetlev``;
+    not_targetslev : target level(s) excluded from all measures (synthpop's ``not.targetlev``;
         e.g. a level that ``check_1way`` flags).
-    use_target_na : False excludes missing target values (when the confidential target has
+    use_targets_na : False excludes missing target values (when the confidential target has
         any), synthpop's ``usetargetNA``.
     use_keys_na : False (for all keys, or per key as a sequence or mapping) excludes records
         whose key is missing, synthpop's ``usekeysNA``.
@@ -221,24 +225,28 @@ def disclosure(
     ...                      "ill": ["y", "y", "n", "y"]})
     >>> syn = pd.DataFrame({"age": [30, 40, 40, 60], "sex": list("fmmm"),
     ...                     "ill": ["y", "n", "n", "y"]})
-    >>> r = disclosure(conf, syn, keys=["age", "sex"], target="ill")
+    >>> r = disclosure(conf, syn, keys=["age", "sex"], targets="ill")
     >>> r.uio, r.repu, r.dorig, r.disco
     (0.5, 0.0, 1.0, 0.75)
     """
     keys_l = as_list(keys, name="keys")
     if not keys_l:
         raise ParameterError("parameter 'keys': name at least one key variable")
-    if not isinstance(target, str):
-        raise ParameterError("parameter 'target': expected one column name")
+    names = [targets] if isinstance(targets, str) else list(targets)
+    if len(names) != 1 or not isinstance(names[0], str):
+        raise ParameterError(
+            "parameter 'targets': disclosure measures one target column; pass one name, or "
+            "use multi_disclosure(targets=[...]) for several")
+    target = names[0]
     if target in keys_l:
-        raise ParameterError(f"parameter 'target': '{target}' is also a key; pick another")
+        raise ParameterError(f"parameter 'targets': '{target}' is also a key; pick another")
     imps = _implicates(conf, synthetic, [*keys_l, target])
     key_cols = _code_keys(conf, imps, keys_l, cont_na, ngroups_keys)
     return _one_target(
         conf, imps, keys_l, key_cols, target,
-        cont_na=cont_na, ngroups_target=ngroups_target, denom_lim=denom_lim,
-        exclude_ov_denom_lim=exclude_ov_denom_lim, not_targetlev=not_targetlev,
-        use_target_na=use_target_na, use_keys_na=use_keys_na, exclude_keys=exclude_keys,
+        cont_na=cont_na, ngroups_target=ngroups_targets, denom_lim=denom_lim,
+        exclude_ov_denom_lim=exclude_ov_denom_lim, not_targetlev=not_targetslev,
+        use_target_na=use_targets_na, use_keys_na=use_keys_na, exclude_keys=exclude_keys,
         exclude_keylevs=exclude_keylevs, exclude_targetlevs=exclude_targetlevs,
         thresh_1way=thresh_1way,
     )  # fmt: skip
