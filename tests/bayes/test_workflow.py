@@ -39,7 +39,7 @@ def test_weights_reach_the_release_and_predictors_are_kept():
 
 def test_same_seed_same_release_and_unweighted_has_no_weights():
     conf = _conf(seed=1)
-    kw = {"model": "bayes_norm", "keys": ["k"], "target": "income", "transform": "log",
+    kw = {"model": "bayes_norm", "keys": ["k"], "targets": "income", "transform": "log",
           "predictors": ["k", "x"], "m": 2}
     a = RiskWeightedSynthesizer(random_state=5, **kw).fit(conf).sample()
     b = RiskWeightedSynthesizer(random_state=5, **kw).fit(conf).sample()
@@ -65,7 +65,7 @@ def test_marginal_weighting_lowers_risk_of_the_release():
     # Algorithm 1: the downweighted synthesizer's mean record-level risk is below the
     # unweighted one's, which is below the data's (eq. 2 vs eq. 1 averaged over L)
     conf = _conf(n=400, seed=3)
-    kw = {"model": "bayes_norm", "keys": ["k"], "target": "income", "transform": "log",
+    kw = {"model": "bayes_norm", "keys": ["k"], "targets": "income", "transform": "log",
           "predictors": ["k", "x"], "m": 10, "radius": 0.1}
     syn = RiskWeightedSynthesizer(kind=None, random_state=1, **kw).fit(conf).sample()
     mar = RiskWeightedSynthesizer(kind="marginal", random_state=1, **kw).fit(conf).sample()
