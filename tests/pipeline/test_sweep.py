@@ -7,7 +7,8 @@ import pandas as pd
 import pytest
 
 from synthguard.errors import ParameterError
-from synthguard.pipeline.sweep import expand_grid, frontier_figure, pareto_front, sweep
+from synthguard.pipeline.sweep import expand_grid, pareto_front, sweep
+from synthguard.report.frontier_section import frontier_figure
 
 
 def test_expand_grid_by_hand():
@@ -53,7 +54,7 @@ def test_gate_picks_the_passing_configuration_and_names_failures(data):
     # replicated uniques kept (judged by a relaxed threshold) so that only rare_values differs
     kw = dict(keys=["region", "kids"], targets=["income"], n_attacks=50, random_state=2,
               base={"min_rows": 0, "replicated_uniques": "keep"},
-              thresholds={"replicated_uniques": 1.0})
+              thresholds={"replicated_uniques": 1.0, "singling_out_multivariate_risk": 1.0})
     res = sweep(data, {"rare_values": [0, 5]}, **kw)
     t = res.table
     assert list(t.index) == ["rare_values=0", "rare_values=5"]
@@ -66,6 +67,10 @@ def test_gate_picks_the_passing_configuration_and_names_failures(data):
     assert res.release is res.releases["rare_values=5"]
     assert "chosen: rare_values=5" in res.verdict
     assert frontier_figure(res) is not None
+    # m changes only the draw: the two configurations of each rare_values share one fit
+    two = sweep(data, {"rare_values": [0], "m": [1, 2]}, **kw)
+    assert list(two.table["fit_reused"]) == [False, True]
+    assert [len(two.releases[k].implicates) for k in two.table.index] == [1, 2]
     # nothing passes a threshold no release can meet: the verdict says which and by how much
     plain = sweep(data, {"rare_values": [0]}, **kw)
     assert plain.chosen is None and not plain.passed

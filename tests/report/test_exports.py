@@ -24,7 +24,7 @@ def test_pipeline_all_and_moved_names_warn():
 
     import synthguard.pipeline as pipeline
 
-    assert set(pipeline.__all__) == MOVED_TO_PIPELINE | {"register_maker", "SweepResult", "sweep"}
+    assert set(pipeline.__all__) == MOVED_TO_PIPELINE | {"register_maker", "SweepResult", "SweepRun", "run_sweep", "sweep"}
     for name in sorted(MOVED_TO_PIPELINE):
         with pytest.warns(FutureWarning, match=f"synthguard.pipeline.{name}"):
             assert getattr(report, name) is getattr(pipeline, name)

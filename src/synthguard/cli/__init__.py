@@ -69,6 +69,7 @@ from synthguard.cli.evaluate import evaluate_cmd  # noqa: E402
 from synthguard.cli.init import init_cmd  # noqa: E402
 from synthguard.cli.protect import protect_cmd  # noqa: E402
 from synthguard.cli.run import run_cmd  # noqa: E402
+from synthguard.cli.sweep import sweep_cmd  # noqa: E402
 from synthguard.cli.synthesize import synthesize_cmd  # noqa: E402
 
 main.add_command(datasets_cmd)
@@ -77,5 +78,6 @@ main.add_command(synthesize_cmd)
 main.add_command(evaluate_cmd)
 main.add_command(init_cmd)
 main.add_command(run_cmd)
+main.add_command(sweep_cmd)
 main.add_command(dp_cmd)
 main.add_command(protect_cmd)

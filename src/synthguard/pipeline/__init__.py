@@ -11,7 +11,9 @@ report, statically (DESIGN.md: the pipeline room):
 * :func:`build_demo_report`: the report step of ``synthguard demo``;
 * :func:`register_maker`: a new release method for plans (a plug-in's maker);
 * :func:`sweep` → :class:`SweepResult`: one release per configuration of a grid, measured
-  against one holdout, the risk–utility frontier and the gate's choice.
+  against one holdout, the risk–utility frontier and the gate's choice;
+* :func:`run_sweep` → :class:`SweepRun`: a plan's ``sweep:`` run end to end (``synthguard
+  sweep``): the chosen release folder, the sweep table, the frontier figure and the report.
 """
 
 from __future__ import annotations
@@ -22,17 +24,20 @@ from synthguard.pipeline.pipeline import PipelineResult, run_plan
 from synthguard.pipeline.plan import Plan, ReleaseSpec, load_plan, parse_plan
 from synthguard.pipeline.scaffold import init_plan
 from synthguard.pipeline.sweep import SweepResult, sweep
+from synthguard.pipeline.sweep_run import SweepRun, run_sweep
 
 __all__ = [
     "PipelineResult",
     "Plan",
     "ReleaseSpec",
     "SweepResult",
+    "SweepRun",
     "build_demo_report",
     "init_plan",
     "load_plan",
     "parse_plan",
     "register_maker",
     "run_plan",
+    "run_sweep",
     "sweep",
 ]

@@ -47,6 +47,7 @@ from synthguard.errors import PlanError, SynthguardError, SynthguardWarning
 from synthguard.pipeline.dp_tables_release import is_tables, write_dp_tables
 from synthguard.pipeline.makers import describe_release, make_release, release_frames
 from synthguard.pipeline.plan import DP_METHODS, Plan, load_plan
+from synthguard.pipeline.sweep_plan import refuse_sweeps
 from synthguard.report.evaluate import Evaluation, evaluate
 from synthguard.report.html import write_report
 
@@ -249,6 +250,7 @@ def run_plan(plan: Plan | str | os.PathLike[str], *, progress: Progress | None =
     """
     if not isinstance(plan, Plan):
         plan = load_plan(plan)
+    refuse_sweeps(plan)  # a swept release is made by synthguard sweep (pipeline/sweep_run.py)
     timings: dict[str, float] = {}
     total = len(plan.releases) + 4
     step = 0

@@ -71,6 +71,7 @@ from synthguard.dp.synthesizers import (
 )
 from synthguard.dp.tables import dp_tables
 from synthguard.errors import ParameterError, PlanError
+from synthguard.pipeline.sweep_plan import check_sweep
 from synthguard.report.metrics import METRICS
 from synthguard.synthesis import Synthesizer
 
@@ -304,7 +305,9 @@ def _check_release(name: str, spec: Any, p: _Problems) -> ReleaseSpec | None:
             return None
         accepted, var = _accepted(maker)
         skip = {"synthesizer", "epsilon", "delta", "rule"} if method in DP_METHODS else (
-            {"start"} if method == "synthesis" else set())
+            {"start", "sweep"} if method == "synthesis" else set())
+        if method == "synthesis" and "sweep" in params:  # synthguard sweep (pipeline/sweep_plan)
+            check_sweep(params, accepted, lambda k, msg: p.add((*base, *k), msg))
         for k in params:
             if k in reserved or k in skip or var:
                 continue

@@ -1,28 +1,29 @@
-"""A risk–utility sweep over a synthesizer's knobs, its frontier, and a gate that picks.
+"""A risk–utility sweep over a synthesizer's knobs, its frontier, and the gate that picks.
 
 A steward who tries settings one at a time never sees the trade-off. :func:`sweep` makes one
 release per configuration of a grid (the cartesian product of the values given per
 :class:`~synthguard.Synthesizer` parameter), each fitted on the same training part, and
-measures every one with the same :func:`synthguard.report.evaluate` against the same holdout
-(records no configuration saw): pMSE ratio, CI overlap of the formulas, repU / DiSCO and, with
-``attacks=True`` (the default), anonymeter's singling-out, linkability and inference risks with
-the holdout as control (Giomi et al. 2023). The result is a tidy table, one row per
-configuration.
+measures every one the same way against the same holdout (records no configuration saw):
+pMSE ratio, CI overlap of the formulas, replicated uniques, repU, DiSCO and, with
+``attacks=True`` (the default), anonymeter's univariate and multivariate singling-out risks
+with the holdout as control (Giomi et al. 2023); :mod:`synthguard.pipeline.gate_measures`.
+The result is a tidy table, one row per configuration.
 
 **Frontier.** A configuration is on the Pareto frontier when no other is at least as good on
 both axes (risk: ``risk_metric``, default the univariate singling-out risk; utility:
 ``utility_metric``, default the pMSE ratio, lower better) and better on one.
-:func:`frontier_figure` draws risk against utility, one point per configuration, the frontier
-joined, the thresholds of both axes drawn.
+:func:`synthguard.report.frontier_section.frontier_figure` draws it.
 
-**Gate.** Among the configurations that pass every threshold (the evaluation's defaults plus
-``thresholds``), the most useful one (best ``utility_metric``, ties to the lower risk, then to
-the grid's order) is ``chosen``. When none passes, ``chosen`` is None and :attr:`SweepResult.
-verdict` names, for the configuration closest to passing (fewest failed thresholds, then the
-smallest relative excess), each threshold it failed and by how much.
+**Gate.** :mod:`synthguard.pipeline.gate`: among the configurations that pass every threshold
+(the evaluation's defaults, the gate's multivariate singling-out limit, and ``thresholds``),
+the most useful is ``chosen``; when none passes, the verdict names the closest and what it
+failed by how much.
 
-Configurations run one after another, each from its own seed (spawned from ``random_state``),
-so the table does not depend on the order in which they are run.
+**Fits reused.** Configurations that differ only in draw settings (``m``) share one fit; the
+others are fitted anew. Each distinct fit gets its own seed (spawned from ``random_state`` in
+the order the fits first appear in the grid), each configuration its own draw and measurement
+seeds, so a configuration's row does not depend on which other configurations are run after
+it.
 """
 
 from __future__ import annotations
@@ -39,13 +40,19 @@ import pandas as pd
 from synthguard._display import Summarized
 from synthguard._random import RandomState, resolve_seed, spawn
 from synthguard.errors import DataError, ParameterError
-from synthguard.report.evaluate import evaluate
+from synthguard.pipeline.gate import GateDecision, decide, failures, gate_thresholds
+from synthguard.pipeline.gate_measures import SWEEP_METRICS, check_measurable, measure_release
 from synthguard.report.metrics import METRICS
+from synthguard.report.thresholds import Threshold
 from synthguard.synthesis import Synthesizer
 
-__all__ = ["SweepResult", "expand_grid", "frontier_figure", "pareto_front", "sweep"]
+__all__ = ["DRAW_SETTINGS", "SweepResult", "expand_grid", "pareto_front", "sweep"]
 
 Progress = Callable[[str, int, int], None]
+
+#: Synthesizer parameters that change only the draw, not the fitted models: configurations
+#: differing in these alone share one fit.
+DRAW_SETTINGS: frozenset[str] = frozenset({"m"})
 
 
 def expand_grid(grid: Mapping[str, Sequence[Any]]) -> list[dict[str, Any]]:
@@ -77,39 +84,71 @@ def pareto_front(risk: Sequence[float] | np.ndarray, utility: Sequence[float] | 
     return out
 
 
+def _text(v: Any) -> str:
+    if isinstance(v, Mapping):
+        return "{" + ", ".join(f"{k}: {_text(x)}" for k, x in v.items()) + "}"
+    if isinstance(v, list | tuple):
+        return "[" + ", ".join(_text(x) for x in v) + "]"
+    return str(v)
+
+
 def _label(params: Mapping[str, Any]) -> str:
-    return ", ".join(f"{k}={v}" for k, v in params.items())
+    return ", ".join(f"{k}={_text(v)}" for k, v in params.items())
+
+
+def _fit_key(params: Mapping[str, Any]) -> str:
+    return repr(sorted((k, repr(v)) for k, v in params.items() if k not in DRAW_SETTINGS))
 
 
 @dataclass(frozen=True, eq=False)
 class SweepResult(Summarized):
-    """The sweep's table, frontier and choice.
+    """The sweep's table, frontier and the gate's decision.
 
     Attributes
     ----------
     table : one row per configuration (index: its label ``"param=value, ..."``): the
-        parameters, every headline metric computed (:data:`~synthguard.report.metrics.METRICS`),
-        ``passed``, ``failed`` (the thresholds it failed, with by how much), ``pareto``,
-        ``seconds``.
-    chosen : label of the most useful configuration that passes every threshold; None when
-        none passes.
+        parameters, the measures (:data:`~synthguard.pipeline.gate_measures.SWEEP_METRICS`),
+        ``passed``, ``failed`` (the thresholds it failed, with by how much), ``n_failed``,
+        ``worst_excess``, ``pareto``, ``fit_reused``, ``seconds``.
+    decision : the gate's :class:`~synthguard.pipeline.gate.GateDecision`.
+    configurations : label -> the synthesizer parameters swept.
     releases : label -> the release made (:class:`~synthguard.synthesis.SyntheticData`).
-    evaluations : label -> its :class:`~synthguard.report.evaluate.Evaluation`.
+    errors : label -> measures that could not be computed, and why.
     risk_metric, utility_metric : the frontier's axes.
-    thresholds : the thresholds applied (the evaluation's, as parsed).
+    thresholds : the thresholds applied.
+    train, holdout : the training part and the holdout every configuration was measured with.
+    seconds : wall time of the whole sweep.
     """
 
     table: pd.DataFrame
-    chosen: str | None
+    decision: GateDecision
+    configurations: Mapping[str, Mapping[str, Any]] = field(repr=False)
     releases: Mapping[str, Any] = field(repr=False)
-    evaluations: Mapping[str, Any] = field(repr=False)
+    errors: Mapping[str, Mapping[str, str]] = field(repr=False)
     risk_metric: str = "singling_out_risk"
     utility_metric: str = "pmse_ratio"
-    thresholds: tuple[Any, ...] = ()
+    thresholds: tuple[Threshold, ...] = ()
+    train: pd.DataFrame | None = field(default=None, repr=False)
+    holdout: pd.DataFrame | None = field(default=None, repr=False)
+    seconds: float = 0.0
+
+    @property
+    def chosen(self) -> str | None:
+        """Label of the configuration the gate released (None when none passed)."""
+        return self.decision.chosen
 
     @property
     def passed(self) -> bool:
-        return self.chosen is not None
+        return self.decision.passed
+
+    @property
+    def closest(self) -> str | None:
+        """When none passed, the configuration closest to passing."""
+        return self.decision.closest
+
+    @property
+    def verdict(self) -> str:
+        return self.decision.verdict
 
     @property
     def release(self) -> Any:
@@ -119,57 +158,32 @@ class SweepResult(Summarized):
     def to_frame(self) -> pd.DataFrame:
         return self.table
 
-    @property
-    def closest(self) -> str | None:
-        """The failing configuration closest to passing (fewest failures, then the smallest
-        relative excess); None when one passed or none was measured."""
-        if self.chosen is not None or self.table.empty:
-            return None
-        score = self.table["n_failed"] * 1e6 + self.table["worst_excess"].fillna(1e5)
-        return str(score.idxmin())
-
-    @property
-    def verdict(self) -> str:
-        """One line: the choice and what bound it, or why nothing passed."""
-        if self.chosen is not None:
-            row = self.table.loc[self.chosen]
-            u = METRICS[self.utility_metric].label
-            r = METRICS[self.risk_metric].label
-            n_pass = int(self.table["passed"].sum())
-            return (f"chosen: {self.chosen} ({u} {row[self.utility_metric]:.3g}, {r} "
-                    f"{row.get(self.risk_metric, float('nan')):.3g}); the most useful of "
-                    f"{n_pass} configuration(s) of {len(self.table)} that pass every threshold")
-        near = self.closest
-        if near is None:
-            return "no configuration was measured"
-        return (f"no configuration passes every threshold; the closest, {near}, failed "
-                f"{self.table.loc[near, 'failed']!s}")
-
     def summary(self) -> str:
         shown = [c for c in (self.utility_metric, "ci_overlap", self.risk_metric,
                              "singling_out_multivariate_risk", "replicated_uniques", "disco")
                  if c in self.table.columns]
+        shown = list(dict.fromkeys(shown))
         t = self.table[[*shown, "passed", "pareto"]].rename(
             columns=lambda c: METRICS[c].label if c in METRICS else c)
-        return t.to_string(float_format=lambda v: f"{v:.3g}") + "\n" + self.verdict
+        return (t.to_string(float_format=lambda v: f"{v:.3g}") + "\n"
+                + self.decision.summary())
 
 
-def _failures(checks: Sequence[Any]) -> tuple[list[str], float]:
-    """Failed thresholds as text with the excess, and the largest relative excess."""
-    out, worst = [], 0.0
-    for c in checks:
-        if c.passed is not False:
-            continue
-        t = c.threshold
-        if c.value is None:
-            out.append(f"{t.describe()} (not computed)")
-            worst = max(worst, 1e3)
-            continue
-        excess = c.value - t.limit if t.bound == "max" else t.limit - c.value
-        rel = excess / abs(t.limit) if t.limit else excess
-        worst = max(worst, rel)
-        out.append(f"{t.describe()} by {excess:.3g} ({c.value:.3g})")
-    return out, worst
+def _split(data: pd.DataFrame, holdout: float | pd.DataFrame | None,
+           rng: np.random.Generator) -> tuple[pd.DataFrame, pd.DataFrame | None]:
+    if isinstance(holdout, pd.DataFrame):
+        return data, holdout
+    if holdout is None:
+        return data, None
+    if isinstance(holdout, bool) or not isinstance(holdout, int | float) or not 0 < holdout < 1:
+        raise ParameterError("parameter 'holdout': expected a share in (0, 1), a DataFrame of "
+                             "records set aside, or None")
+    perm = rng.permutation(len(data))
+    cut = round(len(data) * (1 - float(holdout)))
+    if cut <= 0 or cut >= len(data):
+        raise DataError("holdout: the share leaves an empty part; change it")
+    return (data.iloc[np.sort(perm[:cut])].reset_index(drop=True),
+            data.iloc[np.sort(perm[cut:])].reset_index(drop=True))
 
 
 def sweep(
@@ -178,9 +192,10 @@ def sweep(
     *,
     keys: Sequence[str],
     targets: Sequence[str],
-    holdout: float | pd.DataFrame = 0.2,
-    formulas: Sequence[str] | None = None,
+    holdout: float | pd.DataFrame | None = 0.2,
+    formulas: Sequence[str] | Mapping[str, str] | None = None,
     thresholds: Mapping[str, Any] | None = None,
+    default_thresholds: bool = True,
     attacks: bool = True,
     n_attacks: int = 500,
     base: Mapping[str, Any] | None = None,
@@ -189,8 +204,8 @@ def sweep(
     random_state: RandomState = None,
     progress: Progress | None = None,
 ) -> SweepResult:
-    """Make and measure one release per configuration of ``grid``; pick the most useful that
-    passes (see the module docstring).
+    """Make and measure one release per configuration of ``grid``; the gate picks the most
+    useful that passes (see the module docstring).
 
     Parameters
     ----------
@@ -198,129 +213,103 @@ def sweep(
         aside as the holdout and the rest trains every configuration; with a DataFrame,
         ``data`` is the training part and ``holdout`` the records set aside before.
     grid : synthesizer parameter -> values to try, e.g. ``{"rare_values": [0, 5],
-        "extremes": [0, 5], "method_params": [None, {"income": {"min_leaf": 20}}]}``.
-    keys, targets, formulas, thresholds, attacks, n_attacks : as in
-        :func:`synthguard.report.evaluate` (the attacks use the holdout as control).
+        "method_params": [None, {"income": {"min_leaf": 20}}]}``.
+    keys, targets : the intruder's key variables and the sensitive targets (repU, DiSCO).
+    formulas : analysts' formulas for the CI overlap, or ``{formula: family}``.
+    thresholds, default_thresholds : the gate's rules (:func:`~synthguard.pipeline.gate.
+        gate_thresholds`); only metrics a sweep measures may be named.
+    attacks, n_attacks : run the singling-out attacks (needs a holdout), queries per attack.
     base : synthesizer parameters shared by every configuration (``schema``, ``drop``...).
-    risk_metric, utility_metric : the frontier's axes and the gate's notion of most useful
-        (``utility_metric``: best by its goal).
-    random_state : seed of the split, of each configuration's synthesis and evaluation.
+    risk_metric, utility_metric : the frontier's axes and the gate's notion of most useful.
+    random_state : seed of the split, of every fit, draw and measurement.
     progress : ``progress(stage, done, total)`` after each configuration.
 
     Returns
     -------
     SweepResult
+
+    Raises
+    ------
+    ParameterError
+        An empty grid, a parameter both in ``base`` and swept, a value the synthesizer refuses,
+        an unknown metric, a threshold on a metric a sweep does not measure.
     """
+    t_all = time.perf_counter()
     configs = expand_grid(grid)
     for m in (risk_metric, utility_metric):
-        if m not in METRICS:
-            raise ParameterError(f"sweep metric '{m}': unknown; known metrics: {', '.join(METRICS)}")
+        if m not in SWEEP_METRICS:
+            raise ParameterError(f"sweep metric '{m}': not measured by a sweep; use one of "
+                                 f"{', '.join(SWEEP_METRICS)}")
     if not isinstance(data, pd.DataFrame):
         raise DataError("data: expected a pandas DataFrame of the confidential data")
-    rng, _ = resolve_seed(random_state)
-    split_rng, *cfg_rngs = spawn(rng, 1 + len(configs))
-    if isinstance(holdout, pd.DataFrame):
-        train, hold = data, holdout
-    else:
-        if isinstance(holdout, bool) or not isinstance(holdout, int | float) or not 0 < holdout < 1:
-            raise ParameterError("parameter 'holdout': expected a share in (0, 1) or a DataFrame")
-        perm = split_rng.permutation(len(data))
-        cut = round(len(data) * (1 - float(holdout)))
-        if cut <= 0 or cut >= len(data):
-            raise DataError("holdout: the share leaves an empty part; change it")
-        train = data.iloc[np.sort(perm[:cut])]
-        hold = data.iloc[np.sort(perm[cut:])]
+    parsed = gate_thresholds(thresholds, attacks=attacks, default_thresholds=default_thresholds)
+    check_measurable(parsed)
+    if attacks and holdout is None:
+        raise ParameterError("parameter 'holdout': the attacks need records the synthesizer "
+                             "never saw; give a share or a DataFrame, or pass attacks=False")
     base_kw = dict(base or {})
     clash = [k for k in base_kw if k in grid]
     if clash:
         raise ParameterError(f"parameters {', '.join(clash)} are both in 'base' and swept")
-    rows, releases, evaluations = [], {}, {}
-    thresholds_used: tuple[Any, ...] = ()
+    if "random_state" in grid or "random_state" in base_kw:
+        raise ParameterError("parameter 'random_state' is set by the sweep's random_state; "
+                             "remove it from the grid and from 'base'")
+    rng, _ = resolve_seed(random_state)
+    split_rng, fits_rng, *cfg_rngs = spawn(rng, 2 + len(configs))
+    train, hold = _split(data, holdout, split_rng)
+    fit_keys = list(dict.fromkeys(_fit_key(p) for p in configs))
+    fit_seeds = dict(zip(fit_keys, spawn(fits_rng, len(fit_keys))))
+    fitted: dict[str, Synthesizer] = {}
+    rows: list[dict[str, Any]] = []
+    releases: dict[str, Any] = {}
+    errors: dict[str, dict[str, str]] = {}
+    configurations: dict[str, dict[str, Any]] = {}
     for i, (params, crng) in enumerate(zip(configs, cfg_rngs)):
         label = _label(params)
-        syn_rng, ev_rng = spawn(crng, 2)
+        draw_rng, measure_rng = spawn(crng, 2)
         t0 = time.perf_counter()
+        key = _fit_key(params)
+        reused = key in fitted
         try:
-            release = Synthesizer(**base_kw, **params, random_state=syn_rng).fit(train).sample(
-                diagnostics=False)
+            if not reused:
+                fit_params = {k: v for k, v in params.items() if k not in DRAW_SETTINGS}
+                fitted[key] = Synthesizer(**base_kw, **fit_params,
+                                          random_state=fit_seeds[key]).fit(train)
+            draw = {k: v for k, v in params.items() if k in DRAW_SETTINGS}
+            release = fitted[key].sample(random_state=draw_rng, diagnostics=False, **draw)
         except TypeError as e:
             raise ParameterError(f"sweep configuration {label}: not a synthesizer parameter "
                                  f"({e})") from None
-        ev = evaluate(train, {label: release}, keys=list(keys), targets=list(targets),
-                      holdout=hold, formulas=formulas, thresholds=thresholds,
-                      attacks=attacks, n_attacks=n_attacks, random_state=ev_rng)
-        r = ev[label]
-        thresholds_used = ev.thresholds
-        failed, worst = _failures(r.checks)
-        row: dict[str, Any] = {"configuration": label, **{k: repr(v) if isinstance(
-            v, Mapping | list) else v for k, v in params.items()}}
-        row.update({k: (np.nan if v is None else v) for k, v in r.metrics.items()})
-        row.update({"passed": r.passed, "n_failed": len(failed),
-                    "failed": "; ".join(failed), "worst_excess": worst if failed else np.nan,
-                    "seconds": time.perf_counter() - t0})
+        except ParameterError as e:
+            raise ParameterError(f"sweep configuration {label}: {e}") from None
+        metrics, checks, errs = measure_release(
+            train, release, keys=keys, targets=targets, holdout=hold, thresholds=parsed,
+            formulas=formulas, attacks=attacks, n_attacks=n_attacks,
+            kind=getattr(release, "kind", "full"), random_state=measure_rng)
+        failed, worst = failures(checks)
+        row: dict[str, Any] = {"configuration": label,
+                               **{k: _text(v) if isinstance(v, Mapping | list | tuple) else v
+                                  for k, v in params.items()}}
+        row.update({k: (np.nan if v is None else v) for k, v in metrics.items()})
+        row.update({"passed": all(c.passed is not False for c in checks),
+                    "n_failed": len(failed), "failed": "; ".join(failed),
+                    "worst_excess": worst if failed else np.nan,
+                    "fit_reused": reused, "seconds": time.perf_counter() - t0})
         rows.append(row)
         releases[label] = release
-        evaluations[label] = ev
+        errors[label] = errs
+        configurations[label] = dict(params)
         if progress is not None:
-            progress(f"configuration {label}", i + 1, len(configs))
+            progress(label, i + 1, len(configs))
     table = pd.DataFrame(rows).set_index("configuration")
     table = table.dropna(axis=1, how="all")
-    risk = table[risk_metric] if risk_metric in table else pd.Series(np.nan, index=table.index)
-    util = table[utility_metric] if utility_metric in table else pd.Series(np.nan,
-                                                                           index=table.index)
-    sign = 1.0 if METRICS[utility_metric].goal == "min" else -1.0
-    table["pareto"] = pareto_front(risk.to_numpy(), (sign * util).to_numpy())
-    passing = table[table["passed"]]
-    chosen = None
-    if not passing.empty:
-        order = pd.DataFrame({"u": sign * util[passing.index], "r": risk[passing.index],
-                              "pos": np.arange(len(passing))}, index=passing.index)
-        order = order.fillna({"u": np.inf, "r": np.inf})
-        chosen = str(order.sort_values(["u", "r", "pos"]).index[0])
-    return SweepResult(table=table, chosen=chosen, releases=releases, evaluations=evaluations,
-                       risk_metric=risk_metric, utility_metric=utility_metric,
-                       thresholds=thresholds_used)
-
-
-def frontier_figure(result: SweepResult) -> Any:
-    """Risk against utility, one point per configuration; the Pareto frontier joined, the
-    chosen configuration ringed, the thresholds on both axes drawn (matplotlib Figure, Agg)."""
-    from matplotlib.backends.backend_agg import FigureCanvasAgg
-    from matplotlib.figure import Figure
-
-    t = result.table
-    rm, um = result.risk_metric, result.utility_metric
-    fig = Figure(figsize=(6.0, 4.0))
-    FigureCanvasAgg(fig)
-    ax = fig.add_subplot(1, 1, 1)
-    if rm not in t or um not in t:
-        ax.text(0.5, 0.5, "not measured", ha="center", va="center")
-        return fig
-    x, y = t[um].to_numpy(float), t[rm].to_numpy(float)
-    colors = np.where(t["passed"].to_numpy(bool), "#1b9e77", "#d95f02")
-    ax.scatter(x, y, c=list(colors), zorder=3)
-    front = t["pareto"].to_numpy(bool)
-    if front.any():
-        order = np.argsort(x[front])
-        ax.plot(x[front][order], y[front][order], color="#555555", lw=1, zorder=2,
-                label="Pareto frontier")
-    for lab, xi, yi in zip(t.index, x, y):
-        if np.isfinite(xi) and np.isfinite(yi):
-            ax.annotate(str(lab), (xi, yi), fontsize=6, xytext=(3, 3), textcoords="offset points")
-    if result.chosen is not None:
-        i = list(t.index).index(result.chosen)
-        ax.scatter([x[i]], [y[i]], s=180, facecolors="none", edgecolors="black", zorder=4,
-                   label="chosen")
-    for th in result.thresholds:
-        if th.metric == rm:
-            ax.axhline(th.limit, color="#d95f02", ls="--", lw=1)
-        elif th.metric == um:
-            ax.axvline(th.limit, color="#d95f02", ls="--", lw=1)
-    ax.set_xlabel(METRICS[um].label + (" (lower is better)" if METRICS[um].goal == "min"
-                                       else " (higher is better)"))
-    ax.set_ylabel(METRICS[rm].label + " (lower is safer)")
-    ax.set_title("Risk–utility frontier (green: passes every threshold)", fontsize=9)
-    if front.any() or result.chosen is not None:
-        ax.legend(fontsize=7)
-    fig.tight_layout()
-    return fig
+    nan = pd.Series(np.nan, index=table.index)
+    risk = table[risk_metric] if risk_metric in table else nan
+    util = table[utility_metric] if utility_metric in table else nan
+    sign = -1.0 if METRICS[utility_metric].goal == "max" else 1.0
+    table["pareto"] = pareto_front(risk.to_numpy(float), (sign * util).to_numpy(float))
+    decision = decide(table, utility_metric=utility_metric, risk_metric=risk_metric)
+    return SweepResult(table=table, decision=decision, configurations=configurations,
+                       releases=releases, errors=errors, risk_metric=risk_metric,
+                       utility_metric=utility_metric, thresholds=parsed, train=train,
+                       holdout=hold, seconds=time.perf_counter() - t_all)

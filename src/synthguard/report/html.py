@@ -26,6 +26,7 @@ from synthguard.report import figures as F
 from synthguard.report.attacks import attacks_table, safeguards_table
 from synthguard.report.constraints_check import constraint_table
 from synthguard.report.evaluate import Evaluation
+from synthguard.report.frontier_section import frontier_context
 from synthguard.report.metrics import METRICS
 from synthguard.report.narrative import glossary, release_story, verdict_line
 from synthguard.report.safety import (
@@ -236,6 +237,7 @@ def build_report(
     max_variables: int = 20,
     progress: Callable[[str, int, int], None] | None = None,
     dp_releases: Iterable[str] | None = None,
+    frontier: Any = None,
 ) -> str:
     """The report as one HTML string.
 
@@ -255,6 +257,8 @@ def build_report(
         report*: its header says what the ledger covers (the releases) and what it does not
         (this report, which is computed from the confidential data without noise), and every
         number of confidential records it prints is rounded to 2 significant figures.
+    frontier : a sweep's result (:class:`synthguard.pipeline.SweepResult`): adds the section
+        "Risk–utility frontier" (:mod:`synthguard.report.frontier_section`).
     """
     ev = evaluation
     frames = [ev.conf] + ([ev.holdout] if ev.holdout is not None else [])
@@ -438,6 +442,7 @@ def build_report(
         glossary=glossary(),
         min_cell=min_cell,
         **survey_context(ev, redactor, colors, count),
+        **frontier_context(frontier, scrub, F.to_png),
     )
     tick("render")
     return html
