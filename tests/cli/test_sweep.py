@@ -13,8 +13,8 @@ from click.testing import CliRunner
 
 from synthguard.cli import main
 from synthguard.errors import PlanError
-from synthguard.pipeline.plan import parse_plan
 from synthguard.pipeline.pipeline import run_plan
+from synthguard.pipeline.plan import parse_plan
 
 PLAN = textwrap.dedent("""\
     data:
@@ -67,7 +67,7 @@ def test_sweep_plan_validation_points_at_the_field(folder):
     assert "line 16, releases.syn.sweep.extremes: expected at least one value" in msg
     # `synthguard run` refuses a swept release before making anything
     plan = parse_plan(PLAN.replace("THRESHOLDS", ""), source="plan.yaml", base_dir=folder)
-    with pytest.raises(PlanError, match="line 11, releases.syn.sweep: .*synthguard sweep"):
+    with pytest.raises(PlanError, match=r"line 11, releases\.syn\.sweep: .*synthguard sweep"):
         run_plan(plan)
     assert not (folder / "out").exists()
 

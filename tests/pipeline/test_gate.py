@@ -28,7 +28,7 @@ def test_gate_thresholds_merge_defaults_gate_and_user():
     # without the attacks no attack threshold, and naming one is refused
     assert _rules(gate_thresholds(None, attacks=False)) == {
         ("replicated_uniques", "max"): 0.0, ("disco", "max"): 0.15}
-    with pytest.raises(ParameterError, match="singling_out_risk.*attacks"):
+    with pytest.raises(ParameterError, match=r"singling_out_risk.*attacks"):
         gate_thresholds({"singling_out_risk": 0.1}, attacks=False)
     assert _rules(gate_thresholds({"ci_overlap": 0.5}, default_thresholds=False)) == {
         ("ci_overlap", "min"): 0.5}

@@ -78,3 +78,27 @@ def test_gate_picks_the_passing_configuration_and_names_failures(data):
     assert "no configuration passes" in plain.verdict and "singling out ≤ 0.05 by" in plain.verdict
     with pytest.raises(ParameterError, match="both in 'base' and swept"):
         sweep(data, {"min_rows": [0]}, **kw)
+
+
+def test_reused_fit_draws_what_a_fresh_fit_draws(data):
+    from synthguard.pipeline.sweep import with_draw_settings
+    from synthguard.synthesis import Synthesizer
+
+    base = {"min_rows": 0, "random_state": 3}
+    plain = Synthesizer(rare_values=0, extremes=0, replicated_uniques="keep", **base).fit(data)
+    before = plain.sample(random_state=9, diagnostics=False).implicates[0]
+    for settings in ({"rare_values": 5}, {"extremes": 5, "replicated_uniques": "redraw"},
+                     {"rare_values": 5, "extremes": 5, "m": 2}):
+        kw = {"rare_values": 0, "extremes": 0, "replicated_uniques": "keep", **settings}
+        fresh = Synthesizer(**kw, **base).fit(data).sample(random_state=9, diagnostics=False)
+        twin = with_draw_settings(plain, data, settings).sample(random_state=9,
+                                                                diagnostics=False)
+        assert len(twin.implicates) == len(fresh.implicates)
+        for a, b in zip(twin.implicates, fresh.implicates):
+            pd.testing.assert_frame_equal(a, b)
+    # the guard changed the draw, and the fitted synthesizer it came from is untouched
+    assert not twin.implicates[0].equals(before)
+    pd.testing.assert_frame_equal(
+        plain.sample(random_state=9, diagnostics=False).implicates[0], before)
+    with pytest.raises(ParameterError, match="change the fit"):
+        with_draw_settings(plain, data, {"method_params": {}})

@@ -4,6 +4,7 @@ the gate picks."""
 from __future__ import annotations
 
 import sys
+from typing import Any
 
 import click
 
@@ -60,7 +61,7 @@ def sweep_cmd(plan: str, output: str | None, force: bool, n_attacks: int, quiet:
     p = load_plan(plan)
     if output is not None:
         p = replace(p, output=Path(output))
-    n = next((len(_grid_size(s.params["sweep"])) for s in p.releases if "sweep" in s.params), 0)
+    n = next((_grid_size(s.params["sweep"]) for s in p.releases if "sweep" in s.params), 0)
     with warnings_to_stderr(quiet), progress_bar(quiet, f"synthguard sweep ({n} configurations)"
                                                  ) as cb:
         result = run_sweep(p, progress=cb, force=force, n_attacks=n_attacks)
@@ -83,10 +84,10 @@ def sweep_cmd(plan: str, output: str | None, force: bool, n_attacks: int, quiet:
     sys.exit(EXIT_THRESHOLD_FAILED)
 
 
-def _grid_size(grid: object) -> list[object]:
+def _grid_size(grid: Any) -> int:
     from synthguard.pipeline.sweep import expand_grid
 
     try:
-        return expand_grid(grid)  # type: ignore[arg-type]
+        return len(expand_grid(grid))
     except Exception:  # the sweep itself reports a bad grid
-        return []
+        return 0

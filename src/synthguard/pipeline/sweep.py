@@ -19,8 +19,13 @@ both axes (risk: ``risk_metric``, default the univariate singling-out risk; util
 the most useful is ``chosen``; when none passes, the verdict names the closest and what it
 failed by how much.
 
-**Fits reused.** Configurations that differ only in draw settings (``m``) share one fit; the
-others are fitted anew. Each distinct fit gets its own seed (spawned from ``random_state`` in
+**Fits reused.** Configurations that differ only in the draw's settings
+(:data:`DRAW_SETTINGS`: ``m``, the near-unique guard ``rare_values``, ``extremes``,
+``replicated_uniques``, ``uniques_on``, ``public_levels``) share one fit of the column models:
+the second and later get a copy of the fitted synthesizer whose parameters are resolved again
+(:func:`synthguard.synthesis.params.resolve_plan`, no model fitted), which draws value for
+value what a fresh fit with the same seeds would (a test checks it). The others are fitted
+anew. Each distinct fit gets its own seed (spawned from ``random_state`` in
 the order the fits first appear in the grid), each configuration its own draw and measurement
 seeds, so a configuration's row does not depend on which other configurations are run after
 it.
@@ -28,6 +33,7 @@ it.
 
 from __future__ import annotations
 
+import copy
 import itertools
 import time
 from collections.abc import Callable, Mapping, Sequence
@@ -45,14 +51,19 @@ from synthguard.pipeline.gate_measures import SWEEP_METRICS, check_measurable, m
 from synthguard.report.metrics import METRICS
 from synthguard.report.thresholds import Threshold
 from synthguard.synthesis import Synthesizer
+from synthguard.synthesis.encoding import to_working
+from synthguard.synthesis.params import resolve_plan
 
-__all__ = ["DRAW_SETTINGS", "SweepResult", "expand_grid", "pareto_front", "sweep"]
+__all__ = [
+    "DRAW_SETTINGS", "SweepResult", "expand_grid", "pareto_front", "sweep", "with_draw_settings",
+]
 
 Progress = Callable[[str, int, int], None]
 
-#: Synthesizer parameters that change only the draw, not the fitted models: configurations
-#: differing in these alone share one fit.
-DRAW_SETTINGS: frozenset[str] = frozenset({"m"})
+DRAW_SETTINGS: frozenset[str] = frozenset({
+    "m", "rare_values", "extremes", "replicated_uniques", "uniques_on", "public_levels"})
+"""Synthesizer parameters that change only the draw (the release safeguards), not the fitted
+column models: configurations differing in these alone share one fit."""
 
 
 def expand_grid(grid: Mapping[str, Sequence[Any]]) -> list[dict[str, Any]]:
@@ -98,6 +109,23 @@ def _label(params: Mapping[str, Any]) -> str:
 
 def _fit_key(params: Mapping[str, Any]) -> str:
     return repr(sorted((k, repr(v)) for k, v in params.items() if k not in DRAW_SETTINGS))
+
+
+def with_draw_settings(fitted: Synthesizer, data: pd.DataFrame,
+                       settings: Mapping[str, Any]) -> Synthesizer:
+    """A copy of the fitted synthesizer ``fitted`` (fitted on ``data``) with other draw
+    settings (:data:`DRAW_SETTINGS`), its column models shared: the parameters are resolved
+    again and the safeguards' state rebuilt from ``data``, no model is fitted."""
+    bad = [k for k in settings if k not in DRAW_SETTINGS]
+    if bad:
+        raise ParameterError(f"with_draw_settings: {', '.join(bad)} change the fit; refit")
+    twin = copy.copy(fitted)
+    for k, v in settings.items():
+        setattr(twin, k, v)
+    plan = resolve_plan(twin, data)
+    arrays = {c: to_working(plan.data[c], plan.schema[c]) for c in plan.needed}
+    twin._set_plan(plan, arrays)
+    return twin
 
 
 @dataclass(frozen=True, eq=False)
@@ -271,12 +299,13 @@ def sweep(
         key = _fit_key(params)
         reused = key in fitted
         try:
-            if not reused:
-                fit_params = {k: v for k, v in params.items() if k not in DRAW_SETTINGS}
-                fitted[key] = Synthesizer(**base_kw, **fit_params,
-                                          random_state=fit_seeds[key]).fit(train)
-            draw = {k: v for k, v in params.items() if k in DRAW_SETTINGS}
-            release = fitted[key].sample(random_state=draw_rng, diagnostics=False, **draw)
+            if reused:
+                synth = with_draw_settings(
+                    fitted[key], train, {k: v for k, v in params.items() if k in DRAW_SETTINGS})
+            else:
+                synth = Synthesizer(**base_kw, **params, random_state=fit_seeds[key]).fit(train)
+                fitted[key] = synth
+            release = synth.sample(random_state=draw_rng, diagnostics=False)
         except TypeError as e:
             raise ParameterError(f"sweep configuration {label}: not a synthesizer parameter "
                                  f"({e})") from None
