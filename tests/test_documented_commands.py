@@ -6,7 +6,7 @@ code) runs in a temporary folder on bundled data: ``conf.csv`` and ``ce.csv`` ar
 KidsCount), and a YAML block whose first line is ``# NAME.yaml`` is written to that file
 (``levels.yaml``). Commands run in process through click (one import, not one per command),
 in order, each doc in its own folder, so later commands see the files earlier ones wrote.
-Exit codes are asserted: 0, or for ``evaluate`` and ``run`` a verdict (0 passed, 1 a
+Exit codes are asserted: 0, or for ``evaluate``, ``run`` and ``sweep`` a verdict (0 passed, 1 a
 threshold failed), never 2 (bad input) or 3 (a measure that could not be computed).
 
 Every Python block of the README runs; the docs' Python blocks (tutorials taking minutes in
@@ -110,7 +110,7 @@ def _run(folder: Path, cmd: list[str]) -> tuple[int, str]:
 
 
 def _allowed(cmd: list[str]) -> set[int]:
-    return {0, 1} if cmd[0] in ("evaluate", "run") else {0}
+    return {0, 1} if cmd[0] in ("evaluate", "run", "sweep") else {0}
 
 
 DOCS_WITH_COMMANDS = [p for p in DOCS if commands(p)]
