@@ -62,6 +62,11 @@ def sweep_cmd(plan: str, output: str | None, force: bool, n_attacks: int, quiet:
     if output is not None:
         p = replace(p, output=Path(output))
     n = next((_grid_size(s.params["sweep"]) for s in p.releases if "sweep" in s.params), 0)
+    others = [s.name for s in p.releases if "sweep" not in s.params]
+    if others and not quiet:
+        click.echo(f"note: only the swept release is made; {', '.join(others)} "
+                   f"{'is' if len(others) == 1 else 'are'} not (make them with `synthguard run` "
+                   f"from a plan without the sweep)", err=True)
     with warnings_to_stderr(quiet), progress_bar(quiet, f"synthguard sweep ({n} configurations)"
                                                  ) as cb:
         result = run_sweep(p, progress=cb, force=force, n_attacks=n_attacks)

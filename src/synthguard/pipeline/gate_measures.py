@@ -15,9 +15,10 @@ computes, with the very functions the evaluation calls and the same definitions,
   :func:`synthguard.risk.release_attacks`; linkability and inference too when a threshold
   names them.
 
-A threshold on any other metric is refused with the list of what a sweep measures: the gate
-never passes a configuration on a measure it did not take. The chosen release gets the full
-evaluation afterwards (its report).
+A threshold on any other metric (record-level identification risk, membership AUC...) is not
+checked per configuration: :func:`synthguard.pipeline.sweep` lists it as deferred and
+:func:`synthguard.pipeline.run_sweep` releases the chosen configuration only when its full
+evaluation (:func:`synthguard.report.evaluate`, every threshold) passes too.
 """
 
 from __future__ import annotations

@@ -47,7 +47,7 @@ from synthguard._display import Summarized
 from synthguard._random import RandomState, resolve_seed, spawn
 from synthguard.errors import DataError, ParameterError
 from synthguard.pipeline.gate import GateDecision, decide, failures, gate_thresholds
-from synthguard.pipeline.gate_measures import SWEEP_METRICS, check_measurable, measure_release
+from synthguard.pipeline.gate_measures import ATTACK_ONLY, SWEEP_METRICS, measure_release
 from synthguard.report.metrics import METRICS
 from synthguard.report.thresholds import Threshold
 from synthguard.synthesis import Synthesizer
@@ -143,7 +143,10 @@ class SweepResult(Summarized):
     releases : label -> the release made (:class:`~synthguard.synthesis.SyntheticData`).
     errors : label -> measures that could not be computed, and why.
     risk_metric, utility_metric : the frontier's axes.
-    thresholds : the thresholds applied.
+    thresholds : every threshold of the gate.
+    deferred : those on metrics a sweep does not measure (e.g. record-level identification
+        risk): not checked per configuration; the chosen release's full evaluation checks
+        them (:func:`~synthguard.pipeline.run_sweep` releases nothing that fails one).
     train, holdout : the training part and the holdout every configuration was measured with.
     seconds : wall time of the whole sweep.
     """
@@ -156,6 +159,7 @@ class SweepResult(Summarized):
     risk_metric: str = "singling_out_risk"
     utility_metric: str = "pmse_ratio"
     thresholds: tuple[Threshold, ...] = ()
+    deferred: tuple[Threshold, ...] = ()
     train: pd.DataFrame | None = field(default=None, repr=False)
     holdout: pd.DataFrame | None = field(default=None, repr=False)
     seconds: float = 0.0
@@ -176,7 +180,11 @@ class SweepResult(Summarized):
 
     @property
     def verdict(self) -> str:
-        return self.decision.verdict
+        """The gate's verdict, and the thresholds left to the full evaluation."""
+        if not self.deferred or self.chosen is None:
+            return self.decision.verdict
+        return (self.decision.verdict + "; not measured by the sweep, left to the chosen "
+                "release's full evaluation: " + "; ".join(t.describe() for t in self.deferred))
 
     @property
     def release(self) -> Any:
@@ -194,7 +202,7 @@ class SweepResult(Summarized):
         t = self.table[[*shown, "passed", "pareto"]].rename(
             columns=lambda c: METRICS[c].label if c in METRICS else c)
         return (t.to_string(float_format=lambda v: f"{v:.3g}") + "\n"
-                + self.decision.summary())
+                + "\n".join([*self.decision.lines, self.verdict]))
 
 
 def _split(data: pd.DataFrame, holdout: float | pd.DataFrame | None,
@@ -245,7 +253,8 @@ def sweep(
     keys, targets : the intruder's key variables and the sensitive targets (repU, DiSCO).
     formulas : analysts' formulas for the CI overlap, or ``{formula: family}``.
     thresholds, default_thresholds : the gate's rules (:func:`~synthguard.pipeline.gate.
-        gate_thresholds`); only metrics a sweep measures may be named.
+        gate_thresholds`); a rule on a metric a sweep does not measure is left to the chosen
+        release's full evaluation (``SweepResult.deferred``).
     attacks, n_attacks : run the singling-out attacks (needs a holdout), queries per attack.
     base : synthesizer parameters shared by every configuration (``schema``, ``drop``...).
     risk_metric, utility_metric : the frontier's axes and the gate's notion of most useful.
@@ -260,7 +269,7 @@ def sweep(
     ------
     ParameterError
         An empty grid, a parameter both in ``base`` and swept, a value the synthesizer refuses,
-        an unknown metric, a threshold on a metric a sweep does not measure.
+        an unknown metric.
     """
     t_all = time.perf_counter()
     configs = expand_grid(grid)
@@ -271,7 +280,9 @@ def sweep(
     if not isinstance(data, pd.DataFrame):
         raise DataError("data: expected a pandas DataFrame of the confidential data")
     parsed = gate_thresholds(thresholds, attacks=attacks, default_thresholds=default_thresholds)
-    check_measurable(parsed)
+    measurable = set(SWEEP_METRICS) | set(ATTACK_ONLY)
+    measured = tuple(t for t in parsed if t.metric in measurable)
+    deferred = tuple(t for t in parsed if t.metric not in measurable)
     if attacks and holdout is None:
         raise ParameterError("parameter 'holdout': the attacks need records the synthesizer "
                              "never saw; give a share or a DataFrame, or pass attacks=False")
@@ -312,7 +323,7 @@ def sweep(
         except ParameterError as e:
             raise ParameterError(f"sweep configuration {label}: {e}") from None
         metrics, checks, errs = measure_release(
-            train, release, keys=keys, targets=targets, holdout=hold, thresholds=parsed,
+            train, release, keys=keys, targets=targets, holdout=hold, thresholds=measured,
             formulas=formulas, attacks=attacks, n_attacks=n_attacks,
             kind=getattr(release, "kind", "full"), random_state=measure_rng)
         failed, worst = failures(checks)
@@ -340,5 +351,5 @@ def sweep(
     decision = decide(table, utility_metric=utility_metric, risk_metric=risk_metric)
     return SweepResult(table=table, decision=decision, configurations=configurations,
                        releases=releases, errors=errors, risk_metric=risk_metric,
-                       utility_metric=utility_metric, thresholds=parsed, train=train,
-                       holdout=hold, seconds=time.perf_counter() - t_all)
+                       utility_metric=utility_metric, thresholds=parsed, deferred=deferred,
+                       train=train, holdout=hold, seconds=time.perf_counter() - t_all)
