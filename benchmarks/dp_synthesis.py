@@ -17,6 +17,15 @@ measured 2-way marginals (``fit_error_``); neither reads the confidential data.
 Reference (issue 23, same data and domain, ε = 1, δ = 1e-9): private-pgm MST 0.0417 (2-way) /
 0.0887 (3-way); private-pgm AIM 0.027 / 0.061 in 10–14 minutes.
 
+Measured here, AIM at ε = 1, seeds 1–3, on the loaded 2-core machine (load 20–30):
+  before (fixed T = 16d, mbi's JAX refit, --max-seconds 180): 2-way 0.0386 / 0.0443 / 0.0406
+    (mean 0.0412), 3-way mean 0.0834, 11–16 rounds, 222–241 s;
+  after (σ re-planned per round from the measured time, numpy refit, --max-seconds 240):
+    2-way 0.0286 / 0.0304 / 0.0288 (mean 0.0293), 3-way 0.0604 / 0.0651 / 0.0624 (mean 0.0626),
+    21–26 rounds, 62–274 s (AIM's annealing may spend ρ before the time is up).
+  Tried and not kept (seed 1): T = 48 (private-pgm's cap) 0.0360; 1000 refit iterations per
+  round 0.0320 (19 rounds, 462 s).
+
 Run:  .venv/bin/python benchmarks/dp_synthesis.py [--eps 0.3 1 3] [--seeds 1 2 3]
           [--methods mst aim] [--max-seconds 180]
 """
