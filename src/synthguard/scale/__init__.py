@@ -25,10 +25,10 @@ except ImportError as exc:  # pragma: no cover - exercised only without the extr
         "(dask[dataframe] and distributed)"
     ) from exc
 
-# --- reading, writing, clients and synthesis (daska) ---
-
-# --- risk, utility, DP and SDC (daskb) ---
+# synthesis, reading, writing and clients (daska); risk, utility, DP and SDC (daskb)
+from synthguard.scale.client import DaskTarget, dask_session, parse_dask
 from synthguard.scale.dp import dp_count, dp_histogram, dp_marginal, dp_sum, marginal_counts
+from synthguard.scale.io import read_dataset, write_implicates
 from synthguard.scale.risk import (
     distance_to_closest_record,
     identification_risk,
@@ -37,12 +37,16 @@ from synthguard.scale.risk import (
     pairwise_identification_risk,
 )
 from synthguard.scale.sdc import add_noise, bottomcode, pram, swap, topcode
+from synthguard.scale.synthesis import DaskSynthesis, stratum_seeds, synthesize
 from synthguard.scale.utility import correlation_fit, ecdf_utility, pmse, univariate
 
-__all__: list[str] = [
+__all__ = [
+    "DaskSynthesis",
+    "DaskTarget",
     "add_noise",
     "bottomcode",
     "correlation_fit",
+    "dask_session",
     "distance_to_closest_record",
     "dp_count",
     "dp_histogram",
@@ -54,9 +58,14 @@ __all__: list[str] = [
     "marginal_counts",
     "match_rates",
     "pairwise_identification_risk",
+    "parse_dask",
     "pmse",
     "pram",
+    "read_dataset",
+    "stratum_seeds",
     "swap",
+    "synthesize",
     "topcode",
     "univariate",
+    "write_implicates",
 ]

@@ -1,0 +1,456 @@
+"""Sequential synthesis of a Dask DataFrame: strata on workers, or a fit sample and
+per-partition draws.
+
+Two plans, chosen by ``strata``:
+
+**With strata** (synthpop's ``syn.strata``; the course's geocode case study). Strata are
+independent, so each is synthesized on a worker by the pandas
+:class:`~synthguard.synthesis.Synthesizer` (its block engine,
+:func:`~synthguard.synthesis.engine.fit_block` / ``draw_block``, fits and draws the
+stratum), on all of the stratum's records:
+
+1. one pass counts the strata; they are numbered ``b = 0 .. B-1`` in sorted order of their
+   values (a missing value is a value, sorted last);
+2. a shuffle (``set_index`` on the stratum number with one division per stratum) sends each
+   stratum's records to one partition; they are put back in file order (a global row
+   number taken before the shuffle), so a stratum's records do not depend on the
+   partitioning;
+3. stratum ``b`` is ``Synthesizer(strata=strata, random_state=s_b, **params)`` fitted on its
+   records and sampled ``m`` times, where ``s_b`` is the ``b``-th child of
+   ``numpy.random.SeedSequence(random_state)``; with ``n`` the rows are split over strata as
+   the pandas path does (largest remainder, :func:`~synthguard.synthesis.engine.allocate`).
+
+So the release equals, stratum by stratum, the pandas release of that stratum with that
+seed, whatever the partitioning and the number of workers. The release safeguards
+(replicated uniques, tail coding, rare values) are applied per stratum, which protects at
+least what the whole-file safeguards protect: a record unique in the file is unique in its
+stratum, the ``k`` most extreme values of the file are among the ``k`` most extreme of their
+strata, and a value held by fewer than ``k`` records in the file is held by fewer than ``k``
+in each stratum. (Judging uniques on keys that leave out the strata columns,
+``uniques_on=``, is per stratum too.)
+
+**Without strata** the models are fitted once, on a reproducible sample of at most
+``fit_rows`` records (all records when the data have no more): a Bernoulli sample of
+fraction ``fit_rows / N`` drawn partition by partition by :meth:`dask.dataframe.DataFrame.
+sample` with the seed ``random_state``, so the same seed and partitioning give the same
+sample. Sequential models need the whole design of their column in one process, which is why
+they are fitted on a sample rather than on 10^8 records; a sample of 10^5 records estimates
+a CART leaf or a regression as well as the file does for all but the rarest cells, and the
+rare cells are the ones the safeguards suppress anyway. The draws then run per partition:
+partition ``p`` draws as many records as it holds (or its share of ``n``) from the fitted
+synthesizer with the ``p``-th child of the seed. The same seed and the same partitioning
+give the same release. The safeguards are judged on the fit sample: a record unique in the
+file is unique in the sample when sampled, and a value rare in the file is rare or absent in
+the sample (a model never draws a value it did not see, except by kernel noise).
+
+Partial synthesis (``keep=``) keeps the confidential rows: it needs strata on Dask.
+"""
+
+from __future__ import annotations
+
+import copy
+import os
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from synthguard.errors import DataError, ParameterError
+from synthguard.synthesis import Synthesizer
+
+try:  # the block engine (issue 16 split); before it, the same function in sequential
+    from synthguard.synthesis.engine import allocate
+except ImportError:  # pragma: no cover
+    from synthguard.synthesis.sequential import _allocate as allocate
+
+__all__ = ["DaskSynthesis", "stratum_seeds", "synthesize"]
+
+_SID = "__synthguard_stratum"
+_ROW = "__synthguard_row"
+_IMP = "__synthguard_implicate"
+
+#: Records the models are fitted on without strata, by default.
+DEFAULT_FIT_ROWS = 100_000
+
+
+@dataclass(frozen=True)
+class DaskSynthesis:
+    """A lazily computed synthetic release of a Dask DataFrame.
+
+    Attributes
+    ----------
+    implicates : list of dask DataFrames
+        The implicates, computed when written (:meth:`write`) or computed (:meth:`compute`);
+        all implicates come from one task graph, so writing them together fits each model
+        once.
+    kind : ``"full"`` or ``"partial"``.
+    m : number of implicates.
+    seed : the seed that reproduces the release with the same partitioning.
+    plan : ``"strata"`` (each stratum on a worker) or ``"fit-sample"`` (models fitted on a
+        sample, drawn per partition).
+    strata : the strata columns.
+    n_blocks : strata (plan ``"strata"``) or partitions drawn (``"fit-sample"``).
+    fit_rows : records the models were fitted on (``"fit-sample"``), else None.
+    synthesized, kept : the synthesized and kept columns.
+    methods : column -> method, as the pandas release names them (``"fit-sample"`` only; per
+        stratum the pandas synthesizer resolves them on the worker).
+    """
+
+    implicates: list[Any] = field(repr=False)
+    kind: str
+    m: int
+    seed: int
+    plan: str
+    strata: tuple[str, ...]
+    n_blocks: int
+    fit_rows: int | None = None
+    synthesized: tuple[str, ...] = ()
+    kept: tuple[str, ...] = ()
+    methods: Mapping[str, str] = field(default_factory=dict)
+
+    def write(self, folder: str | os.PathLike[str], *, prefix: str = "synthetic",
+              fmt: str = "parquet") -> list[str]:
+        """Write the implicates under ``folder`` (:func:`synthguard.scale.io.write_implicates`:
+        one Parquet folder per implicate, or one CSV each); return their names."""
+        from synthguard.scale.io import write_implicates
+
+        return write_implicates(self.implicates, Path(folder), prefix=prefix, fmt=fmt)
+
+    def to_parquet(self, folder: str | os.PathLike[str], *, prefix: str = "synthetic") -> list[str]:
+        """Write one Parquet folder per implicate (``PREFIX_1/`` ...) from the workers."""
+        return self.write(folder, prefix=prefix, fmt="parquet")
+
+    def compute(self) -> list[pd.DataFrame]:
+        """The implicates as pandas DataFrames (for releases that fit in memory)."""
+        import dask
+
+        frames = dask.compute(*self.implicates)
+        return [f.reset_index(drop=True) for f in frames]
+
+    def provenance(self) -> dict[str, Any]:
+        """What the release folder's manifest records about how the release was made."""
+        out: dict[str, Any] = {"backend": "dask", "plan": self.plan, "blocks": self.n_blocks,
+                               "seed_derivation": "numpy SeedSequence(seed).spawn(blocks)"}
+        if self.strata:
+            out["strata"] = list(self.strata)
+        if self.fit_rows is not None:
+            out["fit_rows"] = self.fit_rows
+        return out
+
+
+def stratum_seeds(random_state: int, n_blocks: int) -> list[np.random.SeedSequence]:
+    """The seeds of the blocks: the children of ``numpy.random.SeedSequence(random_state)``.
+
+    Block ``b`` (stratum ``b`` in sorted order, or partition ``b``) is synthesized with the
+    ``b``-th child, so a block's release does not depend on which worker runs it or when.
+    """
+    return list(np.random.SeedSequence(int(random_state)).spawn(int(n_blocks)))
+
+
+def _portable(seeds: Sequence[np.random.SeedSequence]) -> list[tuple[int, tuple[int, ...]]]:
+    """Seeds as plain data (entropy, spawn key). A SeedSequence counts the children spawned
+    from it, so one object reused by a retried or recomputed task would give another
+    release; each task rebuilds its own from these numbers (:func:`_fresh`)."""
+    return [(int(s.entropy), tuple(int(k) for k in s.spawn_key)) for s in seeds]  # type: ignore[arg-type]
+
+
+def _fresh(seed: tuple[int, tuple[int, ...]]) -> np.random.SeedSequence:
+    return np.random.SeedSequence(seed[0], spawn_key=seed[1])
+
+
+def _as_list(value: Any, param: str) -> list[str]:
+    if value is None:
+        return []
+    if isinstance(value, str):
+        return [value]
+    if isinstance(value, Sequence):
+        return [str(v) for v in value]
+    raise ParameterError(f"parameter '{param}': expected a column name or a list of names")
+
+
+def _check_known(columns: Sequence[str], names: Sequence[str], param: str) -> None:
+    unknown = [c for c in names if c not in columns]
+    if unknown:
+        raise ParameterError(
+            f"parameter '{param}' names columns that are not in the data: "
+            f"{', '.join(unknown)}; check the spelling"
+        )
+
+
+def _released_columns(columns: Sequence[str], params: Mapping[str, Any],
+                      strata: Sequence[str]) -> list[str]:
+    """The columns of the release, in the data's order (as the pandas synthesizer orders
+    them): visited, kept and strata columns; dropped and declared identifiers left out."""
+    keep = _as_list(params.get("keep"), "keep")
+    drop = _as_list(params.get("drop"), "drop")
+    visit = params.get("visit_sequence")
+    if visit is None or (isinstance(visit, str) and visit == "auto"):
+        declared = set()
+        overrides = params.get("schema")
+        if isinstance(overrides, Mapping):
+            for c, spec in overrides.items():
+                kind = spec.get("kind") if isinstance(spec, Mapping) else spec
+                if str(kind) == "identifier":
+                    declared.add(c)
+        used = {c for c in columns if c not in drop and c not in declared}
+    else:
+        vs = _as_list(visit, "visit_sequence")
+        _check_known(columns, vs, "visit_sequence")
+        used = set(vs) | set(keep) | set(strata)
+    return [c for c in columns if c in used]
+
+
+def _resolve_seed(random_state: Any) -> int:
+    if random_state is None:
+        return int(np.random.SeedSequence().generate_state(1, dtype=np.uint32)[0])
+    if isinstance(random_state, bool | np.bool_) or not isinstance(random_state, int | np.integer):
+        raise ParameterError(
+            "parameter 'random_state': the Dask path takes an integer seed (or None), so the "
+            "blocks' seeds can be derived from it on every worker"
+        )
+    if random_state < 0:
+        raise ParameterError("parameter 'random_state': expected an integer >= 0")
+    return int(random_state)
+
+
+def synthesize(
+    data: Any,
+    *,
+    strata: str | Sequence[str] | None = None,
+    m: int = 1,
+    n: int | None = None,
+    random_state: int | None = None,
+    fit_rows: int = DEFAULT_FIT_ROWS,
+    **params: Any,
+) -> DaskSynthesis:
+    """Synthesize a ``dask.dataframe.DataFrame``; the Dask counterpart of
+    :func:`synthguard.synthesis.synthesize`.
+
+    Parameters
+    ----------
+    data : dask DataFrame
+        The confidential data (e.g. :func:`synthguard.scale.io.read_dataset`).
+    strata : str or list of str, optional
+        Synthesize each stratum on a worker (see the module's notes); without strata the
+        models are fitted on a sample of ``fit_rows`` records and drawn per partition.
+    m : int
+        Number of implicates.
+    n : int, optional
+        Rows per implicate (full synthesis); default as many as the data.
+    random_state : int, optional
+        The seed; the blocks' seeds are its :func:`stratum_seeds`. None draws one (recorded
+        in ``seed``).
+    fit_rows : int
+        Records the models are fitted on without strata.
+    **params
+        Any other keyword of :class:`~synthguard.synthesis.Synthesizer` (``methods``,
+        ``visit_sequence``, ``keep``, ``schema``, ``replicated_uniques``, ``extremes``, ...);
+        ``weights`` must name a column.
+
+    Returns
+    -------
+    DaskSynthesis
+        Lazy: nothing is fitted until its implicates are written or computed (the strata
+        are counted, and without strata the model is fitted, here).
+
+    Raises
+    ------
+    ParameterError
+        ``data`` is not a Dask DataFrame, unknown columns, ``keep`` without strata,
+        ``weights`` given as an array, a non-integer seed. Problems the pandas synthesizer
+        finds in a stratum (a stratum too small, a bad method) are raised by the computation,
+        with the pandas path's types and messages.
+    """
+    import dask.dataframe as dd
+
+    if not isinstance(data, dd.DataFrame):
+        raise ParameterError(
+            f"data: expected a dask DataFrame, got {type(data).__name__}; use "
+            f"synthguard.synthesize for pandas, or dask.dataframe.from_pandas(data, npartitions=...)"
+        )
+    if not isinstance(m, int | np.integer) or isinstance(m, bool) or m < 1:
+        raise ParameterError("parameter 'm': expected a whole number >= 1")
+    if n is not None and (not isinstance(n, int | np.integer) or isinstance(n, bool) or n < 1):
+        raise ParameterError("parameter 'n': expected a whole number >= 1")
+    if not isinstance(fit_rows, int | np.integer) or isinstance(fit_rows, bool) or fit_rows < 1:
+        raise ParameterError("parameter 'fit_rows': expected a whole number >= 1")
+    if "weights" in params and params["weights"] is not None and not isinstance(
+            params["weights"], str):
+        raise ParameterError("parameter 'weights': on Dask, name the column of weights")
+    seed = _resolve_seed(random_state)
+    columns = [str(c) for c in data.columns]
+    strata_ = _as_list(strata, "strata")
+    keep = _as_list(params.get("keep"), "keep")
+    _check_known(columns, strata_, "strata")
+    _check_known(columns, keep, "keep")
+    _check_known(columns, _as_list(params.get("drop"), "drop"), "drop")
+    released = _released_columns(columns, params, strata_)
+    meta = data._meta[released]
+    kind = "partial" if keep else "full"
+    if strata_:
+        implicates, n_blocks = _by_strata(data, strata_, m, n, seed, params, meta)
+        return DaskSynthesis(implicates=implicates, kind=kind, m=int(m), seed=seed,
+                             plan="strata", strata=tuple(strata_), n_blocks=n_blocks,
+                             synthesized=tuple(c for c in released
+                                               if c not in keep and c not in strata_),
+                             kept=tuple(keep))
+    if keep:
+        raise ParameterError(
+            "parameter 'keep': partial synthesis keeps the confidential rows, which on Dask "
+            "needs strata=... (each stratum on a worker); give strata, or synthesize with "
+            "pandas (synthguard.synthesize)"
+        )
+    return _by_sample(data, m, n, seed, int(fit_rows), params, meta)
+
+
+# --------------------------------------------------------------------------- with strata
+
+
+def _stratum_table(data: Any, strata: list[str]) -> pd.DataFrame:
+    """The strata's values and sizes, sorted (missing last), numbered ``0 .. B-1``."""
+    sizes = data.groupby(strata, dropna=False).size().compute()
+    table = sizes.rename("size").reset_index()
+    table = table.sort_values(strata, na_position="last", kind="stable").reset_index(drop=True)
+    table[_SID] = np.arange(len(table), dtype=np.int64)
+    return table
+
+
+def _number_rows(part: pd.DataFrame, offsets: np.ndarray, keys: pd.DataFrame,
+                 strata: list[str], partition_info: dict[str, Any] | None = None) -> pd.DataFrame:
+    """Add each record's global row number and its stratum number (partition-local work)."""
+    start = 0 if partition_info is None else int(offsets[partition_info["number"]])
+    out = part.reset_index(drop=True)
+    out[_ROW] = np.arange(start, start + len(out), dtype=np.int64)
+    sid = out[strata].merge(keys, on=strata, how="left")[_SID].to_numpy()
+    out[_SID] = sid
+    return out
+
+
+def _synthesize_strata(part: pd.DataFrame, seeds: Sequence[tuple[int, tuple[int, ...]]],
+                       n_rows: Sequence[int | None], strata: list[str], m: int,
+                       params: dict[str, Any], meta: pd.DataFrame) -> pd.DataFrame:
+    """Synthesize every stratum held by this partition (worker-side)."""
+    frames = []
+    if len(part) == 0:
+        return _empty_output(meta)
+    sids = np.unique(part.index.to_numpy())
+    for b in sids:
+        rows = part.loc[[b]] if part.index.is_unique else part[part.index == b]
+        rows = rows.sort_values(_ROW, kind="stable").drop(columns=[_ROW])
+        rows = rows.reset_index(drop=True)
+        nb = n_rows[int(b)]
+        if nb == 0:
+            continue
+        syn = Synthesizer(strata=strata, m=m, n=nb, random_state=_fresh(seeds[int(b)]),
+                          **params)
+        result = syn.fit(rows).sample(diagnostics=False)
+        for i, frame in enumerate(result.implicates, start=1):
+            frames.append(_conform(frame, meta).assign(**{_IMP: i}))
+    if not frames:
+        return _empty_output(meta)
+    return pd.concat(frames, ignore_index=True)
+
+
+def _empty_output(meta: pd.DataFrame) -> pd.DataFrame:
+    out = meta.iloc[:0].copy()
+    out[_IMP] = np.array([], dtype=np.int64)
+    return out.reset_index(drop=True)
+
+
+def _conform(frame: pd.DataFrame, meta: pd.DataFrame) -> pd.DataFrame:
+    """The release's columns and dtypes as the Dask metadata promises."""
+    missing = [c for c in meta.columns if c not in frame.columns]
+    if missing:
+        raise DataError(
+            f"the synthesizer left out columns the release was planned with: "
+            f"{', '.join(map(str, missing))}; list them in visit_sequence or drop them"
+        )
+    out = frame[list(meta.columns)].reset_index(drop=True)
+    for c in meta.columns:
+        if out[c].dtype != meta[c].dtype:
+            out[c] = out[c].astype(meta[c].dtype)
+    return out
+
+
+def _split_implicates(combined: Any, m: int, meta: pd.DataFrame) -> list[Any]:
+    return [
+        combined[combined[_IMP] == i].drop(columns=[_IMP]) for i in range(1, m + 1)
+    ]
+
+
+def _by_strata(data: Any, strata: list[str], m: int, n: int | None, seed: int,
+               params: dict[str, Any], meta: pd.DataFrame) -> tuple[list[Any], int]:
+    import dask
+
+    table = _stratum_table(data, strata)
+    n_blocks = len(table)
+    sizes = table["size"].to_numpy(dtype=np.int64)
+    n_rows: list[int | None] = (
+        [None] * n_blocks if n is None else [int(v) for v in allocate(sizes, int(n))]
+    )
+    lengths = np.asarray(dask.compute(data.map_partitions(len))[0], dtype=np.int64)
+    offsets = np.concatenate([[0], np.cumsum(lengths)[:-1]])
+    keys = table[[*strata, _SID]]
+    numbered_meta = data._meta.reset_index(drop=True).assign(
+        **{_ROW: np.array([], dtype=np.int64), _SID: np.array([], dtype=np.int64)})
+    numbered = data.map_partitions(_number_rows, offsets, keys, strata, meta=numbered_meta)
+    divisions = [*range(n_blocks), n_blocks - 1]
+    shuffled = numbered.set_index(_SID, divisions=divisions)
+    out_meta = _empty_output(meta)
+    combined = shuffled.map_partitions(
+        _synthesize_strata, _portable(stratum_seeds(seed, n_blocks)), n_rows, strata, int(m), params,
+        meta, meta=out_meta, align_dataframes=False,
+    )
+    return _split_implicates(combined, m, meta), n_blocks
+
+
+# --------------------------------------------------------------------------- without strata
+
+
+def _draw_partition(part: pd.DataFrame, fitted: Synthesizer,
+                    seeds: Sequence[tuple[int, tuple[int, ...]]],
+                    n_rows: Sequence[int], m: int, meta: pd.DataFrame,
+                    partition_info: dict[str, Any] | None = None) -> pd.DataFrame:
+    """Draw this partition's records from the fitted synthesizer (worker-side)."""
+    p = 0 if partition_info is None else int(partition_info["number"])
+    if n_rows[p] == 0:
+        return _empty_output(meta)
+    syn = copy.copy(fitted)
+    syn.n_ = int(n_rows[p])  # rows of this block; the models are shared, not copied
+    result = syn.sample(m=m, random_state=_fresh(seeds[p]), diagnostics=False)
+    return pd.concat([_conform(f, meta).assign(**{_IMP: i})
+                      for i, f in enumerate(result.implicates, start=1)], ignore_index=True)
+
+
+def _by_sample(data: Any, m: int, n: int | None, seed: int, fit_rows: int,
+               params: dict[str, Any], meta: pd.DataFrame) -> DaskSynthesis:
+    import dask
+
+    lengths = np.asarray(dask.compute(data.map_partitions(len))[0], dtype=np.int64)
+    total = int(lengths.sum())
+    if total == 0:
+        raise DataError("data is empty: it needs at least one row")
+    fit_seed, draw_seed = np.random.SeedSequence(seed).spawn(2)
+    if total <= fit_rows:
+        sample = data.compute()
+    else:
+        sample_seed = int(fit_seed.generate_state(1, dtype=np.uint32)[0])
+        sample = data.sample(frac=fit_rows / total, random_state=sample_seed).compute()
+    sample = sample.reset_index(drop=True)
+    fitted = Synthesizer(m=m, random_state=_fresh(_portable([fit_seed])[0]), **params)
+    fitted.fit(sample)
+    n_rows = lengths if n is None else allocate(lengths, int(n))
+    seeds = _portable(draw_seed.spawn(len(lengths)))
+    out_meta = _empty_output(meta)
+    combined = data.map_partitions(
+        _draw_partition, fitted, seeds, [int(v) for v in n_rows], int(m), meta,
+        meta=out_meta, align_dataframes=False,
+    )
+    return DaskSynthesis(
+        implicates=_split_implicates(combined, m, meta), kind="full", m=int(m), seed=seed,
+        plan="fit-sample", strata=(), n_blocks=len(lengths), fit_rows=len(sample),
+        synthesized=tuple(fitted.visit_sequence_), kept=(), methods=dict(fitted.methods_),
+    )

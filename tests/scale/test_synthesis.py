@@ -1,0 +1,113 @@
+"""synthguard.scale.synthesize: strata on workers equal the pandas release stratum by stratum;
+without strata the release is reproducible for a given partitioning."""
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from synthguard.errors import ParameterError
+from synthguard.synthesis import Synthesizer
+
+dask = pytest.importorskip("dask")
+dd = pytest.importorskip("dask.dataframe")
+
+from synthguard.scale.synthesis import stratum_seeds, synthesize  # noqa: E402
+
+
+@pytest.fixture(autouse=True)
+def _synchronous():
+    with dask.config.set(scheduler="synchronous"):
+        yield
+
+
+def _data(n: int = 480, seed: int = 0) -> pd.DataFrame:
+    rng = np.random.default_rng(seed)
+    region = rng.choice(["north", "south", "west"], n)
+    x = rng.normal(size=n).round(2)
+    x[rng.random(n) < 0.1] = np.nan  # missing values: an indicator model per stratum
+    return pd.DataFrame({
+        "region": region,
+        "x": x,
+        "sex": rng.choice(["F", "M"], n),
+        "income": (1000 * rng.gamma(2.0, size=n)).round(0),
+    })
+
+
+def _pandas_by_stratum(pdf, strata, m, seed, **kw):
+    """The pandas path, stratum by stratum in sorted order, with the documented seeds."""
+    keys = sorted(pdf[strata].drop_duplicates().itertuples(index=False, name=None))
+    seeds = stratum_seeds(seed, len(keys))
+    out = [[] for _ in range(m)]
+    for b, key in enumerate(keys):
+        rows = pdf[(pdf[strata] == list(key)).all(axis=1)].reset_index(drop=True)
+        res = Synthesizer(strata=strata, m=m, random_state=seeds[b], **kw).fit(rows).sample(
+            diagnostics=False)
+        for i in range(m):
+            out[i].append(res.implicates[i])
+    return [pd.concat(f, ignore_index=True) for f in out]
+
+
+@pytest.mark.parametrize("npartitions", [1, 4])
+def test_strata_equal_the_pandas_release_for_the_same_seed(npartitions):
+    pdf = _data()
+    kw = {"methods": {"x": "cart", "sex": "cart", "income": "norm"}, "min_stratum_size": 0}
+    res = synthesize(dd.from_pandas(pdf, npartitions=npartitions), strata="region", m=2,
+                     random_state=11, **kw)
+    assert (res.plan, res.n_blocks, res.m, res.kind) == ("strata", 3, 2, "full")
+    got = res.compute()
+    want = _pandas_by_stratum(pdf, ["region"], 2, 11, **kw)
+    for g, w in zip(got, want, strict=True):
+        assert list(g.columns) == ["region", "x", "sex", "income"]
+        pd.testing.assert_frame_equal(g, w.astype(g.dtypes.to_dict()))
+    assert not got[0].equals(got[1])  # implicates differ
+    # the stratum sizes are the confidential ones, as the pandas path keeps them
+    assert got[0]["region"].value_counts().sort_index().tolist() == (
+        pdf["region"].value_counts().sort_index().tolist())
+
+
+def test_strata_release_does_not_depend_on_the_partitioning_and_n_is_allocated():
+    pdf = _data()
+    a = synthesize(dd.from_pandas(pdf, npartitions=2), strata="region", n=100,
+                   random_state=5, min_stratum_size=0).compute()[0]
+    b = synthesize(dd.from_pandas(pdf, npartitions=5), strata="region", n=100,
+                   random_state=5, min_stratum_size=0).compute()[0]
+    pd.testing.assert_frame_equal(a, b)
+    sizes = pdf["region"].value_counts().sort_index().to_numpy()
+    # largest remainder split of 100 rows over the strata sizes (hand: 100 * size / 480)
+    quota = 100 * sizes / sizes.sum()
+    expect = np.floor(quota).astype(int)
+    expect[np.argsort(-(quota - expect), kind="stable")[: 100 - expect.sum()]] += 1
+    assert a["region"].value_counts().sort_index().tolist() == expect.tolist()
+
+
+def test_without_strata_same_seed_and_partitioning_same_release():
+    pdf = _data()
+    ddf = dd.from_pandas(pdf, npartitions=3)
+    r1 = synthesize(ddf, m=1, random_state=3, fit_rows=200)
+    r2 = synthesize(ddf, m=1, random_state=3, fit_rows=200)
+    a, b = r1.compute()[0], r2.compute()[0]
+    pd.testing.assert_frame_equal(a, b)
+    assert r1.plan == "fit-sample" and r1.n_blocks == 3
+    assert 120 < r1.fit_rows < 280  # a Bernoulli sample of fraction 200/480
+    assert len(a) == len(pdf)
+    c = synthesize(ddf, m=1, random_state=4, fit_rows=200).compute()[0]
+    assert not a.equals(c)
+
+
+def test_without_strata_small_data_fit_on_all_records():
+    pdf = _data(200)
+    res = synthesize(dd.from_pandas(pdf, npartitions=2), m=1, n=50, random_state=1)
+    assert res.fit_rows == 200
+    assert len(res.compute()[0]) == 50
+
+
+def test_bad_parameters_are_refused_before_any_work():
+    ddf = dd.from_pandas(_data(), npartitions=2)
+    with pytest.raises(ParameterError, match=r"'strata'.*nope"):
+        synthesize(ddf, strata="nope")
+    with pytest.raises(ParameterError, match=r"'keep'.*needs strata"):
+        synthesize(ddf, keep=["sex"])
+    with pytest.raises(ParameterError, match=r"dask DataFrame.*synthguard.synthesize"):
+        synthesize(_data())
+    with pytest.raises(ParameterError, match="random_state"):
+        synthesize(ddf, strata="region", random_state=np.random.default_rng(1))
