@@ -6,7 +6,8 @@ differential privacy), evaluate (utility and disclosure risk) and report.
 The top-level names are the ones a user starts with; everything else lives in
 its room: :mod:`synthguard.data`, :mod:`synthguard.synthesis`, :mod:`synthguard.bayes`,
 :mod:`synthguard.sdc`, :mod:`synthguard.dp`, :mod:`synthguard.utility`,
-:mod:`synthguard.risk`, :mod:`synthguard.report`, :mod:`synthguard.pipeline`.
+:mod:`synthguard.risk`, :mod:`synthguard.report`, :mod:`synthguard.pipeline`, and the
+optional Dask backend :mod:`synthguard.scale` (``pip install 'synthguard[dask]'``).
 """
 
 from __future__ import annotations
@@ -31,7 +32,8 @@ _LAZY = {
 
 # The rooms (subpackages), imported on first attribute access: `synthguard.risk.disclosure`.
 _ROOMS = (
-    "bayes", "data", "dp", "errors", "pipeline", "report", "risk", "sdc", "synthesis", "utility",
+    "bayes", "data", "dp", "errors", "pipeline", "report", "risk", "scale", "sdc", "synthesis",
+    "utility",
 )
 
 

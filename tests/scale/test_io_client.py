@@ -24,9 +24,9 @@ def test_parquet_and_csv_round_trip(tmp_path):
     with dask.config.set(scheduler="synchronous"):
         ddf = dd.from_pandas(pdf, npartitions=3)
         names = write_implicates([ddf, ddf.assign(a=ddf.a + 1)], tmp_path / "rel")
-        assert names == ["synthetic_1", "synthetic_2"]
-        assert len(list((tmp_path / "rel" / "synthetic_1").glob("*.parquet"))) == 3
-        back = read_dataset(tmp_path / "rel" / "synthetic_2")
+        assert names == ["synthetic_1.parquet", "synthetic_2.parquet"]
+        assert len(list((tmp_path / "rel" / "synthetic_1.parquet").glob("*.parquet"))) == 3
+        back = read_dataset(tmp_path / "rel" / "synthetic_2.parquet")
         assert back.npartitions == 3
         got = back.compute().reset_index(drop=True)
         assert got["a"].tolist() == (pdf["a"] + 1).tolist()

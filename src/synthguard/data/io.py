@@ -367,9 +367,9 @@ def read_table(path: str | os.PathLike[str], *, na_values: Sequence[str] | str |
     p = Path(path)
     if not p.exists():
         raise FileFormatError(f"file '{p}' does not exist; check the path")
-    if p.is_dir():
-        raise FileFormatError(f"'{p}' is a folder, not a data file")
     ext = p.suffix.lower()
+    if p.is_dir() and ext != ".parquet":  # a NAME.parquet folder is a partitioned Parquet file
+        raise FileFormatError(f"'{p}' is a folder, not a data file")
     reader = READERS.get(ext)
     if reader is None:
         raise FileFormatError(

@@ -178,7 +178,8 @@ def write_manifest(folder: str | os.PathLike[str], manifest: ReleaseManifest) ->
         An implicate listed in the manifest is not in the folder.
     """
     d = Path(folder)
-    absent = [f for f in manifest.implicates if not (d / f).is_file()]
+    # an implicate is a file, or a Parquet folder (one file per partition, written by Dask)
+    absent = [f for f in manifest.implicates if not (d / f).exists()]
     if absent:
         raise FileFormatError(f"release folder '{d}': implicate file(s) {', '.join(absent)} "
                               f"listed in the manifest were not written")
@@ -209,7 +210,8 @@ def read_manifest(folder: str | os.PathLike[str]) -> ReleaseManifest | None:
             else "not valid JSON"
         raise FileFormatError(f"release folder '{d}': {MANIFEST_NAME} cannot be read ({why}); "
                               f"write the release again or remove the manifest") from None
-    absent = [f for f in manifest.implicates if not (d / f).is_file()]
+    # an implicate is a file, or a Parquet folder (one file per partition, written by Dask)
+    absent = [f for f in manifest.implicates if not (d / f).exists()]
     if absent:
         raise FileFormatError(f"release folder '{d}': implicate file(s) {', '.join(absent)} "
                               f"listed in {MANIFEST_NAME} are missing; write the release again")

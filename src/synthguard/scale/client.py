@@ -17,6 +17,7 @@ DaskTarget(kind='local', n_workers=2, address=None)
 from __future__ import annotations
 
 import contextlib
+import logging
 from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
@@ -100,7 +101,7 @@ def dask_session(
 
     if target.kind == "local":
         kw: dict[str, Any] = {"threads_per_worker": threads_per_worker, "processes": True,
-                              "dashboard_address": None}
+                              "dashboard_address": None, "silence_logs": logging.ERROR}
         if target.n_workers is not None:
             kw["n_workers"] = target.n_workers
         if memory_limit is not None:

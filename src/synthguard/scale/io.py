@@ -6,8 +6,9 @@ files (``"conf/part-*.csv"``). Partitions are the Parquet files or row groups, o
 of ``blocksize`` bytes: the partitioning is what a seeded release depends on (see
 :mod:`synthguard.scale.synthesis`), and it is the same each time the same files are read.
 
-Outputs (:func:`write_implicates`): one Parquet folder per implicate (``synthetic_1/``,
-``synthetic_2/``, ... each holding one file per partition, written by the workers, never
+Outputs (:func:`write_implicates`): one Parquet folder per implicate (``synthetic_1.parquet/``,
+``synthetic_2.parquet/``, ... each holding one file per partition, which
+:func:`synthguard.data.read_table` and every Parquet reader open as one table, written by the workers, never
 gathered on the client), or one CSV per implicate on request.
 """
 
@@ -20,6 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from synthguard.errors import FileFormatError, ParameterError
+from synthguard.scale.progress import Progress, compute
 
 __all__ = ["read_dataset", "write_implicates"]
 
@@ -98,14 +100,17 @@ def write_implicates(
     *,
     prefix: str = "synthetic",
     fmt: str = "parquet",
+    progress: Progress | None = None,
 ) -> list[str]:
     """Write each implicate (a Dask DataFrame) under ``folder``; return the names written,
     relative to ``folder``, in order (what a release manifest lists).
 
-    ``fmt="parquet"`` writes folder ``PREFIX_i/`` with one ``part.N.parquet`` per partition;
+    ``fmt="parquet"`` writes folder ``PREFIX_i.parquet/`` with one ``part.N.parquet`` per
+    partition;
     ``fmt="csv"`` writes one ``PREFIX_i.csv`` (the partitions appended in order, so a reader
     without Dask opens it). The workers write, all implicates in one Dask computation;
-    nothing is gathered on the client.
+    nothing is gathered on the client. ``progress(done, tasks)`` is called as the scheduler
+    finishes tasks (:func:`synthguard.scale.progress.compute`).
 
     Raises
     ------
@@ -120,14 +125,12 @@ def write_implicates(
     pending = []
     for i, ddf in enumerate(implicates, start=1):
         if fmt == "parquet":
-            name = f"{prefix}_{i}"
+            name = f"{prefix}_{i}.parquet"
             pending.append(ddf.to_parquet(str(base / name), write_index=False, compute=False))
         else:
             name = f"{prefix}_{i}.csv"
             pending.append(ddf.to_csv(str(base / name), single_file=True, index=False,
                                       compute=False))
         names.append(name)
-    import dask
-
-    dask.compute(*pending)
+    compute(*pending, progress=progress)
     return names

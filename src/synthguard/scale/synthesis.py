@@ -59,6 +59,8 @@ import numpy as np
 import pandas as pd
 
 from synthguard.errors import DataError, ParameterError
+from synthguard.scale.io import write_implicates
+from synthguard.scale.progress import Progress
 from synthguard.synthesis import Synthesizer
 
 try:  # the block engine (issue 16 split); before it, the same function in sequential
@@ -112,12 +114,12 @@ class DaskSynthesis:
     methods: Mapping[str, str] = field(default_factory=dict)
 
     def write(self, folder: str | os.PathLike[str], *, prefix: str = "synthetic",
-              fmt: str = "parquet") -> list[str]:
+              fmt: str = "parquet", progress: Progress | None = None) -> list[str]:
         """Write the implicates under ``folder`` (:func:`synthguard.scale.io.write_implicates`:
-        one Parquet folder per implicate, or one CSV each); return their names."""
-        from synthguard.scale.io import write_implicates
-
-        return write_implicates(self.implicates, Path(folder), prefix=prefix, fmt=fmt)
+        one Parquet folder per implicate, or one CSV each); return their names.
+        ``progress(done, tasks)`` follows the scheduler."""
+        return write_implicates(self.implicates, Path(folder), prefix=prefix, fmt=fmt,
+                                progress=progress)
 
     def to_parquet(self, folder: str | os.PathLike[str], *, prefix: str = "synthetic") -> list[str]:
         """Write one Parquet folder per implicate (``PREFIX_1/`` ...) from the workers."""
