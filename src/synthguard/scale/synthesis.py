@@ -62,11 +62,7 @@ from synthguard.errors import DataError, ParameterError
 from synthguard.scale.io import write_implicates
 from synthguard.scale.progress import Progress
 from synthguard.synthesis import Synthesizer
-
-try:  # the block engine (issue 16 split); before it, the same function in sequential
-    from synthguard.synthesis.engine import allocate
-except ImportError:  # pragma: no cover
-    from synthguard.synthesis.sequential import _allocate as allocate
+from synthguard.synthesis.engine import allocate
 
 __all__ = ["DaskSynthesis", "stratum_seeds", "synthesize"]
 
