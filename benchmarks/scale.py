@@ -71,7 +71,9 @@ def generate(folder: Path, rows: int, seed: int = 20261124) -> None:
 
 
 class PeakMemory:
-    """Poll each worker's resident memory (``psutil`` on the worker) and keep the maximum."""
+    """Poll each worker's resident memory (``psutil`` on the worker) and keep the maximum;
+    :meth:`cpu` sums the workers' CPU seconds (user + system), the figure that extrapolates
+    to idle machines and to more workers (wall time on a shared machine does not)."""
 
     def __init__(self, client: Any, every: float = 0.5) -> None:
         self.client, self.every, self.peak = client, every, {}
@@ -83,6 +85,16 @@ class PeakMemory:
         import psutil
 
         return int(psutil.Process().memory_info().rss)
+
+    @staticmethod
+    def _cpu_seconds() -> float:
+        import psutil
+
+        t = psutil.Process().cpu_times()
+        return float(t.user + t.system)
+
+    def cpu(self) -> float:
+        return float(sum(self.client.run(self._cpu_seconds).values()))
 
     def _run(self) -> None:
         while not self._stop.is_set():
@@ -116,20 +128,22 @@ def dask_stages(folder: Path, out: Path, workers: int, memory: str) -> dict[str,
                       dashboard_address=None, silence_logs=40) as cluster, \
             Client(cluster) as client, PeakMemory(client) as mem:
         conf = scale.read_dataset(folder)
-        t = time.perf_counter()
+        t, c = time.perf_counter(), mem.cpu()
         release = scale.synthesize(conf, strata="state", m=1, random_state=1)
         release.to_parquet(out)
         times["synthesize (m=1, 50 strata)"] = time.perf_counter() - t
+        print(f"  synthesis: {mem.cpu() - c:.0f} worker CPU seconds")
         syn = scale.read_dataset(out / "synthetic_1.parquet")
         ident = getattr(scale, "identification_risk", None)
         if ident is None:
             print("identification risk: synthguard.scale.identification_risk not available")
         else:
-            t = time.perf_counter()
+            t, c = time.perf_counter(), mem.cpu()
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore")
                 res = ident(conf, syn, keys=KEYS, **{_target_kw(ident): "income"})
             times["identification risk (40 patterns)"] = time.perf_counter() - t
+            print(f"  identification risk: {mem.cpu() - c:.0f} worker CPU seconds")
             print(f"  dask identification risk: {_headline(res)}")
         marg = getattr(scale, "dp_marginal", None)
         if marg is None:
@@ -163,10 +177,11 @@ def pandas_stages(folder: Path) -> dict[str, float]:
 
     conf = pd.read_parquet(folder)
     times: dict[str, float] = {}
-    t = time.perf_counter()
+    t, c = time.perf_counter(), time.process_time()
     release = Synthesizer(strata="state", m=1, random_state=1).fit(conf).sample(
         diagnostics=False)
     times["synthesize (m=1, 50 strata)"] = time.perf_counter() - t
+    print(f"  pandas synthesis: {time.process_time() - c:.0f} CPU seconds")
     t = time.perf_counter()
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")

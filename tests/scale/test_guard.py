@@ -29,3 +29,21 @@ def test_scale_package_imports_with_dask_installed():
     import synthguard.scale as scale
 
     assert isinstance(scale.__all__, list)
+
+
+def test_pandas_entry_points_refuse_a_dask_frame_and_name_the_scale_function():
+    from synthguard import sdc
+    from synthguard.risk import k_anonymity
+    from synthguard.synthesis import Synthesizer
+    from synthguard.utility import univariate
+
+    pdf = pd.DataFrame({"a": [1.0, 2.0, 3.0] * 20, "b": ["x", "y", "z"] * 20})
+    ddf = dd.from_pandas(pdf, npartitions=2)
+    with pytest.raises(ParameterError, match=r"use synthguard\.scale\.synthesize"):
+        Synthesizer(random_state=1).fit(ddf)
+    with pytest.raises(ParameterError, match=r"synthguard\.scale's SDC function"):
+        sdc.topcode(ddf, "a", at=2.0)
+    with pytest.raises(ParameterError, match=r"synthguard\.scale function of the same name"):
+        k_anonymity(ddf, keys=["b"])
+    with pytest.raises(ParameterError, match=r"synthguard\.scale function of the same name"):
+        univariate(pdf, ddf)

@@ -43,6 +43,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from synthguard.data._backend import refuse_dask
 from synthguard.errors import DataError, SchemaError
 
 __all__ = [
@@ -589,6 +590,7 @@ def validate_frame(
     ``text_overrides`` lists columns the user declared categorical, which are exempt from
     the numbers-as-text check.
     """
+    refuse_dask(data, name, "the synthguard.scale function of the same name")
     if not isinstance(data, pd.DataFrame):
         raise DataError(
             f"{name}: expected a pandas DataFrame, got {type(data).__name__}; "

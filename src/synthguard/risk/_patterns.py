@@ -20,6 +20,7 @@ import numpy as np
 import pandas as pd
 
 from synthguard._params import require_columns
+from synthguard.data._backend import refuse_dask
 from synthguard.errors import DataError
 
 __all__ = ["PatternEncoder", "check_columns"]
@@ -29,7 +30,9 @@ _MAX_RADIX = 2**62
 
 def check_columns(frame: pd.DataFrame, columns: Sequence[str], *, name: str, role: str) -> None:
     """Raise DataError naming every column of ``columns`` that ``frame`` (called ``name``)
-    lacks; see :func:`synthguard._params.require_columns`."""
+    lacks; see :func:`synthguard._params.require_columns`. A Dask frame raises
+    ParameterError: the measures on Dask are in :mod:`synthguard.scale`."""
+    refuse_dask(frame, name, "the synthguard.scale function of the same name")
     require_columns(frame, columns, role=role, where=name, error=DataError)
 
 

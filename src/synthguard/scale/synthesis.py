@@ -307,13 +307,17 @@ def synthesize(
 # --------------------------------------------------------------------------- with strata
 
 
-def _stratum_table(data: Any, strata: list[str]) -> pd.DataFrame:
-    """The strata's values and sizes, sorted (missing last), numbered ``0 .. B-1``."""
-    sizes = data.groupby(strata, dropna=False).size().compute()
+def _stratum_table(data: Any, strata: list[str]) -> tuple[pd.DataFrame, np.ndarray]:
+    """The strata's values and sizes, sorted (missing last), numbered ``0 .. B-1``, and the
+    partitions' lengths: one pass over the data."""
+    import dask
+
+    sizes, lengths = dask.compute(data.groupby(strata, dropna=False).size(),
+                                  data.map_partitions(len))
     table = sizes.rename("size").reset_index()
     table = table.sort_values(strata, na_position="last", kind="stable").reset_index(drop=True)
     table[_SID] = np.arange(len(table), dtype=np.int64)
-    return table
+    return table, np.asarray(lengths, dtype=np.int64)
 
 
 def _number_rows(part: pd.DataFrame, offsets: np.ndarray, keys: pd.DataFrame,
@@ -381,15 +385,13 @@ def _split_implicates(combined: Any, m: int, meta: pd.DataFrame) -> list[Any]:
 
 def _by_strata(data: Any, strata: list[str], m: int, n: int | None, seed: int,
                params: dict[str, Any], meta: pd.DataFrame) -> tuple[list[Any], int]:
-    import dask
 
-    table = _stratum_table(data, strata)
+    table, lengths = _stratum_table(data, strata)
     n_blocks = len(table)
     sizes = table["size"].to_numpy(dtype=np.int64)
     n_rows: list[int | None] = (
         [None] * n_blocks if n is None else [int(v) for v in allocate(sizes, int(n))]
     )
-    lengths = np.asarray(dask.compute(data.map_partitions(len))[0], dtype=np.int64)
     offsets = np.concatenate([[0], np.cumsum(lengths)[:-1]])
     keys = table[[*strata, _SID]]
     numbered_meta = data._meta.reset_index(drop=True).assign(

@@ -10,6 +10,7 @@ import numpy as np
 import pandas as pd
 
 from synthguard._params import column_list, require_columns
+from synthguard.data._backend import refuse_dask
 from synthguard.data.schema import Schema, infer_schema, validate_frame
 from synthguard.errors import DataError, ParameterError
 
@@ -24,6 +25,8 @@ def check_frame(data: Any) -> pd.DataFrame:
     (``synthguard.data.validate_frame`` on that subset): columns a method passes through
     untouched are not scanned, which keeps every method linear in the columns it uses.
     """
+    refuse_dask(data, "data", "synthguard.scale's SDC function of the same name (topcode, "
+                "bottomcode, add_noise, pram, swap)")
     if not isinstance(data, pd.DataFrame):
         raise DataError(
             f"data: expected a pandas DataFrame, got {type(data).__name__}; "

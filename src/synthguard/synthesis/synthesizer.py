@@ -38,6 +38,7 @@ import pandas as pd
 from synthguard._compat import reordered
 from synthguard._params import Interval, ParamsRepr
 from synthguard._random import RandomState, fit_generator, resolve_seed, spawn
+from synthguard.data._backend import refuse_dask
 from synthguard.data.schema import Schema
 from synthguard.errors import NotFittedError, ParameterError
 from synthguard.synthesis.diagnostics import ConfidentialFingerprint, leaf_summary
@@ -337,6 +338,7 @@ class Synthesizer(ParamsRepr):
             An unknown method name, a method that cannot synthesize the column's kind, or one
             that cannot take weights.
         """
+        refuse_dask(data, "data", "synthguard.scale.synthesize")
         plan = resolve_plan(self, data)
         data, schema, specs = plan.data, plan.schema, plan.specs
         arrays = {c: to_working(data[c], schema[c]) for c in plan.needed}
