@@ -250,6 +250,9 @@ def synthesize_cmd(
     elif output_format is not None:
         raise click.UsageError("--format applies to --dask releases; without --dask the "
                                "implicates are CSV files")
+    elif data.is_dir() and data.suffix.lower() != ".parquet":
+        raise click.BadParameter(f"'{data}' is a folder; give a data file (a Parquet folder "
+                                 f"or a glob of CSV files needs --dask)", param_hint="DATA")
     df = read_table(data, **read_kw) if dask is None else None
     weights: np.ndarray | str | None = weights_col
     # --- issue 5: risk weights computed from the options above replace `weights` here ---
