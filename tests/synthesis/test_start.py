@@ -126,3 +126,16 @@ def test_bad_start_with_strata_is_named(people, start, match) -> None:
     with pytest.raises(ParameterError, match=match) as e:
         syn.sample(start=start)
     assert "\n" not in str(e.value) and "7" not in str(e.value)
+
+
+def test_a_dp_start_is_named_with_its_budget_in_the_summary(people) -> None:
+    dp = DPSyntheticData(implicates=[pd.DataFrame({"region": ["n", "s"] * 40})],
+                         method="mst", epsilon=1.5, delta=1e-6, noise="opendp")
+    text = Synthesizer(random_state=2).fit(people).sample(start=dp).summary()
+    line = next(x for x in text.splitlines() if x.startswith("start:"))
+    assert "region come from a differentially private synthesizer (mst, epsilon = 1.5, " \
+           "delta = 1e-06)" in line
+    assert "covers these columns only" in line and "not differentially private" in line
+    plain = Synthesizer(random_state=2).fit(people).sample(
+        start=pd.DataFrame({"region": ["n"] * 30}), start_origin="a census count")
+    assert "start: region given (a census count)" in plain.summary()

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -98,6 +99,9 @@ class SyntheticData(Summarized):
         strata = self.provenance.get("strata")
         if strata:
             lines.append(f"strata: {', '.join(strata)}")
+        start_line = start_summary(self.provenance.get("start"))
+        if start_line:
+            lines.append(start_line)
         left_out = self.provenance.get("left_out")
         if left_out:
             lines.append(f"left out of the release: {', '.join(left_out)}")
@@ -151,3 +155,22 @@ class SyntheticData(Summarized):
             columns=tuple(str(c) for c in self.implicates[0].columns) if self.implicates else (),
         ))
         return paths
+
+
+def start_summary(start: Any) -> str | None:
+    """One line saying where a release's start columns came from (``provenance["start"]``);
+    for a DP start, its method and budget and that the guarantee covers those columns only."""
+    if not isinstance(start, Mapping) or not start.get("columns"):
+        return None
+    cols = ", ".join(str(c) for c in start["columns"])
+    origin = start.get("origin") or {}
+    if origin.get("kind") == "dp":
+        delta = float(origin.get("delta") or 0.0)
+        budget = f"epsilon = {float(origin['epsilon']):g}" + (
+            f", delta = {delta:g}" if delta else "")
+        return (f"start: {cols} come from a differentially private synthesizer "
+                f"({origin.get('method', '?')}, {budget}); the DP guarantee covers these "
+                f"columns only, the other columns are synthesized from the confidential data "
+                f"and the release as a whole is not differentially private")
+    where = origin.get("description") or origin.get("kind", "a given frame")
+    return f"start: {cols} given ({where}); the other columns are synthesized conditional on them"
