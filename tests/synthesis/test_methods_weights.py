@@ -107,3 +107,19 @@ def test_polr_level_of_zero_weight_records_is_never_drawn():
     assert m.levels_.tolist() == [0, 1, 2]
     out = m.draw(np.random.default_rng(1).normal(size=(3000, 1)) + 3, np.random.default_rng(0))
     assert 3 not in set(out.tolist())
+
+
+def test_ranger_has_ranger_defaults_and_draws_donors():
+    from synthguard.synthesis.methods import RangerMethod
+
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(300, 9))
+    y = np.round(10 * X[:, 0] + rng.normal(size=300), 1)
+    m = RangerMethod().fit(X, y, rng=np.random.default_rng(1))
+    # ranger: 500 trees, mtry = floor(sqrt(9)) = 3 for a regression too (rf would try 9 // 3)
+    assert len(m.forest_.estimators_) == 500 and m.forest_.max_features == 3
+    assert m.forest_.min_samples_leaf == 5
+    w = np.where(y > 0, 1.0, 0.0)
+    out = RangerMethod(ntree=40).fit(X, y, w, rng=np.random.default_rng(1)).draw(
+        X, np.random.default_rng(2))
+    assert set(out.tolist()) <= set(y[y > 0].tolist())

@@ -9,8 +9,9 @@ from synthguard.errors import MethodError, NotFittedError
 from synthguard.synthesis.registry import available_methods, get_method, make_method
 
 BUILTIN = ["sample", "norm", "normrank", "logreg", "polyreg", "cart", "pmm", "polr", "lognorm",
-           "sqrtnorm", "cubertnorm", "rf", "bag"]
-WEIGHTED = {"rf", "bag", "pmm", "polr"}  # weighted: a record of weight 0 is never drawn
+           "sqrtnorm", "cubertnorm", "rf", "bag", "ranger"]
+WEIGHTED = {"rf", "bag", "ranger", "pmm", "polr"}  # weighted: a record of weight 0 is never drawn
+FAST = {"ranger": {"ntree": 25}}  # ranger's 500 trees: the same code as 25, 20x slower
 OBSERVED_CODES = np.array([0, 2, 3])  # code 1 is a level with no records: it must never be drawn
 
 
@@ -54,7 +55,7 @@ def test_cases_cover_both_kinds():
 @pytest.mark.parametrize(("name", "kind"), CASES, ids=IDS)
 def test_same_seed_same_draws_and_different_seeds_differ(name, kind):
     X, y = _data(name, kind)
-    m = make_method(name).fit(X, y)
+    m = make_method(name, **FAST.get(name, {})).fit(X, y)
     a = m.draw(X, np.random.default_rng(11))
     b = m.draw(X, np.random.default_rng(11))
     c = m.draw(X, np.random.default_rng(12))
@@ -68,7 +69,7 @@ def test_fit_and_draw_do_not_mutate_inputs(name, kind):
     X0, y0 = X.copy(), y.copy()
     X.flags.writeable = False  # any in-place write raises
     y.flags.writeable = False
-    m = make_method(name).fit(X, y)
+    m = make_method(name, **FAST.get(name, {})).fit(X, y)
     m.draw(X, np.random.default_rng(1))
     np.testing.assert_array_equal(X, X0)
     np.testing.assert_array_equal(y, y0)
@@ -77,7 +78,7 @@ def test_fit_and_draw_do_not_mutate_inputs(name, kind):
 @pytest.mark.parametrize(("name", "kind"), CASES, ids=IDS)
 def test_draws_have_the_right_length_dtype_and_support(name, kind):
     X, y = _data(name, kind)
-    m = make_method(name).fit(X, y)
+    m = make_method(name, **FAST.get(name, {})).fit(X, y)
     X_new = _data(name, kind, n=97, seed=5)[0]
     out = m.draw(X_new, np.random.default_rng(2))
     assert out.shape == (97,)
@@ -92,7 +93,7 @@ def test_draws_have_the_right_length_dtype_and_support(name, kind):
 @pytest.mark.parametrize(("name", "kind"), CASES, ids=IDS)
 def test_drawing_no_rows(name, kind):
     X, y = _data(name, kind)
-    out = make_method(name).fit(X, y).draw(np.empty((0, X.shape[1])), np.random.default_rng(0))
+    out = make_method(name, **FAST.get(name, {})).fit(X, y).draw(np.empty((0, X.shape[1])), np.random.default_rng(0))
     assert out.shape == (0,)
     assert out.dtype == (np.float64 if kind == "numeric" else np.int64)
 
@@ -101,10 +102,10 @@ def test_drawing_no_rows(name, kind):
 def test_fitting_twice_gives_the_same_model(name, kind):
     # a random fit (rf, bag) is the same model for the same fit generator
     X, y = _data(name, kind)
-    m = make_method(name).fit(X, y, rng=np.random.default_rng(0))
+    m = make_method(name, **FAST.get(name, {})).fit(X, y, rng=np.random.default_rng(0))
     first = m.draw(X, np.random.default_rng(3))
     again = m.fit(X, y, rng=np.random.default_rng(0)).draw(X, np.random.default_rng(3))
-    other = make_method(name).fit(X, y, rng=np.random.default_rng(0)).draw(
+    other = make_method(name, **FAST.get(name, {})).fit(X, y, rng=np.random.default_rng(0)).draw(
         X, np.random.default_rng(3))
     np.testing.assert_array_equal(first, again)
     np.testing.assert_array_equal(first, other)
@@ -118,13 +119,13 @@ def test_non_unit_weights_raise_and_unit_weights_do_not(name, kind):
     if cls.supports_weights:
         w = np.ones(len(y))
         w[::2] = 0.0
-        out = make_method(name).fit(X, y, weights=w).draw(X, np.random.default_rng(4))
+        out = make_method(name, **FAST.get(name, {})).fit(X, y, weights=w).draw(X, np.random.default_rng(4))
         assert np.isin(out, y[w > 0]).all()
         return
     with pytest.raises(MethodError, match=name):
-        make_method(name).fit(X, y, weights=np.linspace(0.5, 2.0, len(y)))
-    unit = make_method(name).fit(X, y, weights=np.ones(len(y))).draw(X, np.random.default_rng(4))
-    plain = make_method(name).fit(X, y).draw(X, np.random.default_rng(4))
+        make_method(name, **FAST.get(name, {})).fit(X, y, weights=np.linspace(0.5, 2.0, len(y)))
+    unit = make_method(name, **FAST.get(name, {})).fit(X, y, weights=np.ones(len(y))).draw(X, np.random.default_rng(4))
+    plain = make_method(name, **FAST.get(name, {})).fit(X, y).draw(X, np.random.default_rng(4))
     np.testing.assert_array_equal(unit, plain)
 
 
@@ -132,7 +133,7 @@ def test_non_unit_weights_raise_and_unit_weights_do_not(name, kind):
 def test_no_predictors(name, kind):
     X, y = _data(name, kind, p=0)
     assert X.shape == (240, 0)
-    m = make_method(name).fit(X, y)
+    m = make_method(name, **FAST.get(name, {})).fit(X, y)
     out = m.draw(np.empty((500, 0)), np.random.default_rng(5))
     assert out.shape == (500,)
     if kind == "categorical":
@@ -148,23 +149,23 @@ def test_no_predictors(name, kind):
 def test_draw_before_fit_and_wrong_shapes_raise(name, kind):
     X, y = _data(name, kind)
     with pytest.raises(NotFittedError, match=name):
-        make_method(name).draw(X, np.random.default_rng(0))
-    m = make_method(name).fit(X, y)
+        make_method(name, **FAST.get(name, {})).draw(X, np.random.default_rng(0))
+    m = make_method(name, **FAST.get(name, {})).fit(X, y)
     with pytest.raises(MethodError, match="predictor column"):
         m.draw(X[:, :2], np.random.default_rng(0))
     with pytest.raises(MethodError, match="rows"):
-        make_method(name).fit(X[:10], y)
+        make_method(name, **FAST.get(name, {})).fit(X[:10], y)
     with pytest.raises(MethodError, match="2-D"):
-        make_method(name).fit(X[:, 0], y)
+        make_method(name, **FAST.get(name, {})).fit(X[:, 0], y)
     bad = X.copy()
     bad[3, 0] = np.nan
     with pytest.raises(MethodError, match="missing or infinite"):
-        make_method(name).fit(bad, y)
+        make_method(name, **FAST.get(name, {})).fit(bad, y)
 
 
 @pytest.mark.parametrize(("name", "kind"), CASES, ids=IDS)
 def test_params_round_trip(name, kind):
-    m = make_method(name)
+    m = make_method(name, **FAST.get(name, {}))
     clone = make_method(name, **m.get_params())
     assert clone.get_params() == m.get_params()
     X, y = _data(name, kind)
@@ -176,19 +177,19 @@ def test_params_round_trip(name, kind):
 def test_numeric_only_methods_refuse_categorical_targets(name):
     X, y = _data("polyreg", "categorical")
     with pytest.raises(MethodError, match="categorical target"):
-        make_method(name).fit(X, y)
+        make_method(name, **FAST.get(name, {})).fit(X, y)
 
 
 @pytest.mark.parametrize("name", ["logreg", "polyreg"])
 def test_categorical_only_methods_refuse_numeric_targets(name):
     X, y = _data("norm", "numeric")
     with pytest.raises(MethodError, match="numeric target"):
-        make_method(name).fit(X, y)
+        make_method(name, **FAST.get(name, {})).fit(X, y)
 
 
 @pytest.mark.parametrize("name", [n for n, k in CASES if k == "categorical"])
 def test_single_observed_level_is_always_drawn(name):
     X, _ = _data(name, "categorical")
     y = np.full(len(X), 1, dtype=np.int64)
-    out = make_method(name).fit(X, y).draw(X, np.random.default_rng(6))
+    out = make_method(name, **FAST.get(name, {})).fit(X, y).draw(X, np.random.default_rng(6))
     np.testing.assert_array_equal(out, 1)

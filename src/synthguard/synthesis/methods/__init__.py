@@ -8,7 +8,7 @@ Built-in methods: ``sample``, ``norm``, ``normrank``, ``logreg``, ``polyreg``, `
 from synthguard.synthesis.methods.base import SynthesisMethod, check_weights
 from synthguard.synthesis.methods.cart import CartMethod
 from synthguard.synthesis.methods.columns import ColumnsMethod
-from synthguard.synthesis.methods.forest import BagMethod, RandomForestMethod
+from synthguard.synthesis.methods.forest import BagMethod, RandomForestMethod, RangerMethod
 from synthguard.synthesis.methods.loglinear import CatAllMethod, IPFMethod
 from synthguard.synthesis.methods.logreg import LogRegMethod
 from synthguard.synthesis.methods.nested import NestedMethod
@@ -42,6 +42,7 @@ __all__ = [
     "PolrMethod",
     "PolyRegMethod",
     "RandomForestMethod",
+    "RangerMethod",
     "SampleMethod",
     "SqrtNormMethod",
     "SynthesisMethod",
