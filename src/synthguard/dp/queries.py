@@ -22,6 +22,7 @@ import numpy as np
 import pandas as pd
 
 from synthguard._random import RandomState
+from synthguard.data._backend import refuse_dask
 from synthguard.dp import _noise
 from synthguard.dp.mechanisms import gaussian_sigma, laplace_scale, zcdp_rho_for
 from synthguard.dp.sensitivity import (
@@ -169,6 +170,7 @@ def dp_count(
     >>> ledger = PrivacyLedger(epsilon=1.0)
     >>> res = dp_count([True, False, True], epsilon=0.5, ledger=ledger)  # doctest: +SKIP
     """
+    refuse_dask(data, "data", "synthguard.scale.dp_count")
     arr = np.asarray(data)
     true = float(arr.sum()) if arr.dtype == bool else float(len(data))
     sens = count_sensitivity(relation)
@@ -198,6 +200,7 @@ def dp_sum(
     :func:`~synthguard.dp.sensitivity.sum_sensitivity`. Clipping biases the sum when the bounds
     cut real values; choose them from public knowledge, never from the data.
     """
+    refuse_dask(values, "values", "synthguard.scale.dp_sum")
     sens = sum_sensitivity(lower, upper, relation)
     x = np.clip(_values(values, "dp_sum"), lower, upper)
     noisy, scale, src = _release(np.array([x.sum()]), sens, query="sum", epsilon=epsilon,
@@ -228,6 +231,7 @@ def dp_mean(
       sensitivity 1), add/remove neighbours (course, "Means", case 1), clamped to [L, U]
       (post-processing). The reported ``scale`` is the sum's.
     """
+    refuse_dask(values, "values", "synthguard.scale.dp_sum and synthguard.scale.dp_count")
     x = np.clip(_values(values, "dp_mean"), lower, upper)
     if mechanism not in ("laplace", "gaussian"):
         raise ParameterError("parameter 'mechanism': dp_mean takes 'laplace' or 'gaussian'")
@@ -286,6 +290,7 @@ def dp_histogram(
     "Parallel Composition Theorem Example"). ``categories`` must be public: levels read from
     the data would reveal which cells are non-empty.
     """
+    refuse_dask(values, "values", "synthguard.scale.dp_histogram")
     cats = pd.Index(list(categories))
     if cats.has_duplicates or len(cats) == 0:
         raise ParameterError("parameter 'categories': expected a non-empty list of distinct levels")

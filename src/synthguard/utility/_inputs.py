@@ -9,12 +9,14 @@ import numpy as np
 import pandas as pd
 
 from synthguard.data import Schema, as_implicates, infer_schema
+from synthguard.data._backend import refuse_dask
 from synthguard.errors import DataError, ParameterError
 
 __all__: list[str] = []
 
 
 def check_conf(conf: Any, name: str = "conf") -> pd.DataFrame:
+    refuse_dask(conf, name, "the function of the same name in synthguard.scale")
     if not isinstance(conf, pd.DataFrame):
         raise DataError(f"{name}: expected a pandas DataFrame, got {type(conf).__name__}")
     if len(conf) == 0:
