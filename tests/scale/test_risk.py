@@ -186,3 +186,24 @@ def test_distance_to_closest_record_equals_pandas(metric):
     assert np.array_equal(got.implicate, expected.implicate)
     assert got.exact_copy_share == expected.exact_copy_share >= 20 / 650
     assert got.columns == expected.columns
+
+
+def test_release_keys_of_other_dtypes_match_by_value():
+    """A categorical key in conf and text in the release (Dask's strings miss with pd.NA,
+    pandas' with NaN), integer ages in conf and floats in the release."""
+    conf = tied_frame(900, 12)
+    conf = conf.assign(sex=conf["sex"].astype("category"), age=conf["age"].astype(int))
+    syn = perturbed(conf, 13).assign(sex=conf["sex"].astype(object), age=conf["age"] * 1.0)
+    keys = ["sex", "age"]
+    expected = pandas_risk.identification_risk(
+        conf, syn, keys=keys, **{T: "income"}, singletons="one"
+    )
+    got = scale_risk.identification_risk(
+        dd.from_pandas(conf, npartitions=3),
+        dd.from_pandas(syn, npartitions=2),
+        keys=keys,
+        targets="income",
+        singletons="one",
+    )
+    _same(expected, got, ["per_record", "pattern", "match_share"])
+    assert expected.match_share.min() < 1 and expected.match_share.max() == 1

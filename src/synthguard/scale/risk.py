@@ -170,6 +170,21 @@ def _ident_conf_meta(index: pd.Index) -> pd.DataFrame:
     )
 
 
+def _nan_missing(frame: pd.DataFrame, keys: list[str]) -> pd.DataFrame:
+    """Text key columns with every missing value as NaN. Dask turns object columns into
+    strings whose missing value is ``pd.NA``, which the pattern encoder would not match with
+    the NaN of a categorical or object column of another data set (pandas' own text columns
+    use NaN)."""
+    out = frame
+    for k in keys:
+        s = frame[k]
+        if isinstance(s.dtype, pd.StringDtype) and s.dtype.na_value is pd.NA:
+            if out is frame:
+                out = frame.copy(deep=False)
+            out[k] = s.astype(object).where(s.notna(), np.nan)
+    return out
+
+
 def _release_counts(
     conf: pd.DataFrame,
     frames: Sequence[pd.DataFrame],
@@ -186,6 +201,8 @@ def _release_counts(
     pattern, those inside ball i, and whether record i's own row is among the latter. The same
     steps as :func:`synthguard.risk.identification_risk` and
     :func:`synthguard.risk.match_rates` (pattern encoder, ``make_balls``, ``count_inside``)."""
+    conf = _nan_missing(conf, exact)
+    frames = [_nan_missing(f, exact) for f in frames]
     enc = PatternEncoder.fit(conf, exact)
     rows = conf[ROW].to_numpy(dtype=np.int64)
     balls = None
