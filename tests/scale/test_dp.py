@@ -94,3 +94,28 @@ def test_undeclared_or_out_of_domain_levels_are_refused():
         scale_dp.marginal_counts(d, ["region"], CATS)
     with pytest.raises(ParameterError, match="lacking"):
         scale_dp.marginal_counts(d, ["sex", "age"], CATS)
+
+
+def test_mst_on_dask_counts_by_partition_and_equals_the_pandas_release():
+    rng = np.random.default_rng(70)
+    n = 600
+    data = pd.DataFrame(
+        {
+            "a": rng.choice(list("xyz"), n),
+            "b": rng.choice(list("pq"), n),
+            "c": rng.choice(list("uvwrst"), n, p=[0.5, 0.3, 0.1, 0.05, 0.03, 0.02]),
+        }
+    )
+    data["b"] = np.where(data["a"] == "x", "p", data["b"])  # a dependence to select
+    cats = {"a": list("xyz"), "b": list("pq"), "c": list("uvwrst")}
+    kw = dict(epsilon=1.0, categories=cats, iters=100, random_state=3)
+    ledger = dp.PrivacyLedger(epsilon=1.0, delta=1e-5)
+    pandas_mst = dp.MSTSynthesizer(**kw).fit(data)
+    dask_mst = scale_dp.MSTSynthesizer(ledger=ledger, **kw).fit(dd.from_pandas(data, npartitions=4))
+    assert len(ledger.charges) == 1
+    for ours, theirs in zip(dask_mst._noisy_marginals()[1], pandas_mst._noisy_marginals()[1]):
+        assert ours[0] == theirs[0] and np.array_equal(ours[1], theirs[1])
+    with pytest.raises(ParameterError, match="categories="):
+        scale_dp.MSTSynthesizer(epsilon=1.0, domain_from_data="not-dp").fit(
+            dd.from_pandas(data, npartitions=2)
+        )

@@ -27,7 +27,14 @@ except ImportError as exc:  # pragma: no cover - exercised only without the extr
 
 # synthesis, reading, writing and clients (daska); risk, utility, DP and SDC (daskb)
 from synthguard.scale.client import DaskTarget, dask_session, parse_dask
-from synthguard.scale.dp import dp_count, dp_histogram, dp_marginal, dp_sum, marginal_counts
+from synthguard.scale.dp import (
+    MSTSynthesizer,
+    dp_count,
+    dp_histogram,
+    dp_marginal,
+    dp_sum,
+    marginal_counts,
+)
 from synthguard.scale.io import read_dataset, write_implicates
 from synthguard.scale.risk import (
     distance_to_closest_record,
@@ -43,6 +50,7 @@ from synthguard.scale.utility import correlation_fit, ecdf_utility, pmse, univar
 __all__ = [
     "DaskSynthesis",
     "DaskTarget",
+    "MSTSynthesizer",
     "add_noise",
     "bottomcode",
     "correlation_fit",

@@ -31,11 +31,20 @@ from synthguard.dp.sensitivity import (
     histogram_sensitivity,
     sum_sensitivity,
 )
+from synthguard.dp.synthesizers import mst as _mst
+from synthguard.dp.synthesizers._domain import build_domain
 from synthguard.errors import DataError, ParameterError
 from synthguard.risk._patterns import check_columns
-from synthguard.scale._partitions import as_dask
+from synthguard.scale._partitions import as_dask, is_dask
 
-__all__ = ["dp_count", "dp_histogram", "dp_marginal", "dp_sum", "marginal_counts"]
+__all__ = [
+    "MSTSynthesizer",
+    "dp_count",
+    "dp_histogram",
+    "dp_marginal",
+    "dp_sum",
+    "marginal_counts",
+]
 
 
 def _domain(columns: Sequence[str], categories: Mapping[str, Sequence[Any]]) -> list[pd.Index]:
@@ -250,3 +259,80 @@ def dp_sum(
     return DPResult(
         noisy[0].item(), "sum", mechanism, float(epsilon), float(delta), scale, sens, src
     )
+
+
+def _pair_tables(
+    part: pd.DataFrame, build: Any, cols: list[str], sizes: dict[str, int]
+) -> dict[tuple[str, ...], np.ndarray]:
+    """Exact 1-way and 2-way counts of one partition, coded by the public domain."""
+    if len(part) == 0:
+        return {}
+    _, codes = build(part)
+    out: dict[tuple[str, ...], np.ndarray] = {}
+    for c in cols:
+        out[(c,)] = np.bincount(codes[c], minlength=sizes[c])
+    for a, b in itertools.combinations(cols, 2):
+        flat = codes[a].astype(np.int64) * sizes[b] + codes[b]
+        out[(a, b)] = np.bincount(flat, minlength=sizes[a] * sizes[b])
+    return out
+
+
+class MSTSynthesizer(_mst.MSTSynthesizer):
+    """MST (McKenna, Miklau & Sheldon 2021) fitted on a Dask DataFrame: every 1- and 2-way
+    marginal it can read is counted by Dask in one pass (per partition, summed in integers on
+    the client), then :class:`synthguard.dp.MSTSynthesizer` measures, selects and estimates
+    exactly as on pandas (noise drawn once on the client, the ledger charged once). Same
+    parameters; the domain must be public (``categories=``/``bins=``): a domain read from the
+    data would differ between partitions. With the same seed the release equals the pandas
+    release. Pandas input takes the pandas path.
+    """
+
+    def fit(self, data: Any) -> MSTSynthesizer:
+        if not is_dask(data):
+            self._tables = None
+            return super().fit(data)
+        if self.domain_from_data is not None:
+            raise ParameterError(
+                "MSTSynthesizer on Dask: parameter 'domain_from_data': declare the public "
+                "levels with categories=/bins= (levels read from the data differ between "
+                "partitions)"
+            )
+
+        def build(frame: pd.DataFrame) -> Any:
+            return build_domain(
+                frame,
+                columns=self.columns,
+                categories=self.categories,
+                bins=self.bins,
+                schema=self.schema,
+                n_bins=self.n_bins,
+                domain_from_data=None,
+                owner=type(self).__name__,
+            )
+
+        head = data.head(100, npartitions=-1)
+        domain, _ = build(head)
+        cols = list(domain.columns)
+        sizes = dict(zip(cols, domain.sizes))
+        parts = data[cols].to_delayed()
+        blocks = dask.compute(*[dask.delayed(_pair_tables)(p, build, cols, sizes) for p in parts])
+        tables: dict[tuple[str, ...], np.ndarray] = {}
+        for block in blocks:
+            for key, counts in block.items():
+                tables[key] = tables[key] + counts if key in tables else counts
+        self._tables = tables
+        try:
+            return super().fit(head)
+        finally:
+            self._tables = None
+
+    def _counts(
+        self, codes: dict[str, np.ndarray], cols: tuple[str, ...], sizes: tuple[int, ...]
+    ) -> np.ndarray:
+        tables = getattr(self, "_tables", None)
+        if tables is None:
+            return super()._counts(codes, cols, sizes)
+        if cols in tables:
+            return tables[cols]
+        a, b = cols  # the other order of a counted pair
+        return tables[(b, a)].reshape(sizes[1], sizes[0]).T.ravel()

@@ -173,13 +173,20 @@ class MSTSynthesizer(DPSynthesizer):
         sigma1 = math.sqrt(3.0 * d / (2.0 * rho))
         one_way = {}
         for c in cols:
-            counts = np.bincount(codes[c], minlength=sizes[c]).astype(np.float64)
+            counts = self._counts(codes, (c,), (sizes[c],)).astype(np.float64)
             one_way[c] = _noise.add_gaussian(counts, sigma1, rng)
 
         # domain compression: levels with noisy count < 3σ merge into one rare level
         mapping, csize = compress_levels(
             {c: one_way[c] for c in cols}, 3 * sigma1 if self.compress else -math.inf)
-        ccodes = {c: mapping[c][codes[c]] for c in cols}
+
+        def true_pair(a: str, b: str) -> np.ndarray:  # exact 2-way counts, compressed levels
+            full = self._counts(codes, (a, b), (sizes[a], sizes[b]))
+            out = np.zeros((csize[a], csize[b]), dtype=np.int64)
+            np.add.at(out, (mapping[a][:, None], mapping[b][None, :]), full.reshape(
+                sizes[a], sizes[b]))
+            return out.ravel()
+
         full = mbi.Domain(tuple(cols), tuple(sizes[c] for c in cols))
         cdom = mbi.Domain(tuple(cols), tuple(csize[c] for c in cols))
         measurements = []
@@ -198,7 +205,7 @@ class MSTSynthesizer(DPSynthesizer):
         pairs = list(itertools.combinations(cols, 2))
         scores = np.empty(len(pairs))
         for i, (a, b) in enumerate(pairs):
-            true2 = np.bincount(ccodes[a] * csize[b] + ccodes[b], minlength=csize[a] * csize[b])
+            true2 = true_pair(a, b)
             est2 = total * np.outer(marg1[a], marg1[b]).ravel()
             scores[i] = np.abs(true2 - est2).sum()
         rho_select = rho / 3.0 / (d - 1)
@@ -228,8 +235,7 @@ class MSTSynthesizer(DPSynthesizer):
             noisy.append(((c,), np.bincount(mapping[c], weights=one_way[c], minlength=csize[c]),
                           gaussian_mean_abs(sigma1) * np.sqrt(members)))
         for a, b in selected:
-            true2 = np.bincount(ccodes[a] * csize[b] + ccodes[b],
-                                minlength=csize[a] * csize[b]).astype(np.float64)
+            true2 = true_pair(a, b).astype(np.float64)
             y = _noise.add_gaussian(true2, sigma2, rng)
             measurements.append(mbi.LinearMeasurement(y, (a, b), stddev=sigma2))
             noisy.append(((a, b), y, np.full(y.size, gaussian_mean_abs(sigma2))))
@@ -255,6 +261,15 @@ class MSTSynthesizer(DPSynthesizer):
         self._cond = self._conditionals(model)
         self._noisy = noisy
         self._jt = JunctionTree(mbi, model)
+
+    def _counts(self, codes: dict[str, np.ndarray], cols: tuple[str, ...],
+                sizes: tuple[int, ...]) -> np.ndarray:
+        """Exact counts of every cell of ``cols`` (flattened, C order): the only way MST reads
+        the data, so a distributed backend (``synthguard.scale``) can count instead."""
+        flat = codes[cols[0]].astype(np.int64)
+        for c, k in zip(cols[1:], sizes[1:]):
+            flat = flat * k + codes[c]
+        return np.bincount(flat, minlength=int(np.prod(sizes)))
 
     def _noise_plan(self, sizes: dict[str, int], epsilon: float, delta: float
                     ) -> list[tuple[int, float, float]]:
