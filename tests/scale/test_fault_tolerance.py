@@ -19,8 +19,6 @@ scale_risk = pytest.importorskip("synthguard.scale.risk")
 
 from tests.scale.conftest import perturbed, tied_frame  # noqa: E402
 
-T = scale_risk._TARGETS  # the pandas name of the targets parameter (renamed to targets)
-
 
 def _kill_one_worker_when_busy(cluster, client, done: threading.Event, killed: list) -> None:
     """Close (abruptly: no waiting for its running task) the first worker seen running a
@@ -42,7 +40,7 @@ def test_worker_killed_mid_task_gives_the_same_risk():
     conf = tied_frame(20_000, 31)
     syn = perturbed(conf, 32)
     expected = pandas_risk.identification_risk(
-        conf, syn, keys=["sex", "region"], **{T: "income"}, singletons="one"
+        conf, syn, keys=["sex", "region"], targets="income", singletons="one"
     )
     with (
         distributed.LocalCluster(

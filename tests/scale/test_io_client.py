@@ -15,8 +15,9 @@ from synthguard.scale.client import DaskTarget  # noqa: E402
 
 def _frame(n=90):
     rng = np.random.default_rng(2)
-    return pd.DataFrame({"a": rng.integers(0, 5, n), "b": rng.normal(size=n),
-                         "c": rng.choice(["x", "y"], n)})
+    return pd.DataFrame(
+        {"a": rng.integers(0, 5, n), "b": rng.normal(size=n), "c": rng.choice(["x", "y"], n)}
+    )
 
 
 def test_parquet_and_csv_round_trip(tmp_path):
@@ -38,7 +39,7 @@ def test_parquet_and_csv_round_trip(tmp_path):
         assert again["c"].tolist() == pdf["c"].tolist()
         # a glob of CSV parts reads as one frame, one partition per file at least
         for i in range(3):
-            pdf.iloc[30 * i: 30 * (i + 1)].to_csv(tmp_path / f"part-{i}.csv", index=False)
+            pdf.iloc[30 * i : 30 * (i + 1)].to_csv(tmp_path / f"part-{i}.csv", index=False)
         parts = read_dataset(str(tmp_path / "part-*.csv"))
         assert parts.npartitions == 3
         assert parts["a"].sum().compute() == pdf["a"].sum()
@@ -59,22 +60,34 @@ def test_bad_inputs_name_the_path(tmp_path):
         write_implicates([], tmp_path / "o", fmt="xlsx")
 
 
-@pytest.mark.parametrize("spec, want", [
-    ("local", DaskTarget("local")),
-    ("local:2", DaskTarget("local", n_workers=2)),
-    ("LOCAL:12", DaskTarget("local", n_workers=12)),
-    ("sync", DaskTarget("sync")),
-    ("tcp://10.0.0.5:8786", DaskTarget("remote", address="tcp://10.0.0.5:8786")),
-    ("tls://sched.example.org:8786", DaskTarget("remote", address="tls://sched.example.org:8786")),
-])
+@pytest.mark.parametrize(
+    "spec, want",
+    [
+        ("local", DaskTarget("local")),
+        ("local:2", DaskTarget("local", n_workers=2)),
+        ("LOCAL:12", DaskTarget("local", n_workers=12)),
+        ("sync", DaskTarget("sync")),
+        ("tcp://10.0.0.5:8786", DaskTarget("remote", address="tcp://10.0.0.5:8786")),
+        (
+            "tls://sched.example.org:8786",
+            DaskTarget("remote", address="tls://sched.example.org:8786"),
+        ),
+    ],
+)
 def test_dask_targets_parse(spec, want):
     assert parse_dask(spec) == want
 
 
-@pytest.mark.parametrize("spec, match", [
-    ("local:0", "whole number"), ("local:x", "whole number"), ("tcp://host", "host and a port"),
-    ("yarn", "unknown Dask target"), ("", "unknown Dask target"),
-])
+@pytest.mark.parametrize(
+    "spec, match",
+    [
+        ("local:0", "whole number"),
+        ("local:x", "whole number"),
+        ("tcp://host", "host and a port"),
+        ("yarn", "unknown Dask target"),
+        ("", "unknown Dask target"),
+    ],
+)
 def test_bad_dask_targets_are_refused(spec, match):
     with pytest.raises(ParameterError, match=match):
         parse_dask(spec)

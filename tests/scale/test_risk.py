@@ -16,7 +16,6 @@ scale_risk = pytest.importorskip("synthguard.scale.risk")
 from tests.scale.conftest import perturbed, tied_frame  # noqa: E402
 
 KEYS = ["sex", "region"]
-T = scale_risk._TARGETS  # the pandas name of the targets parameter (renamed to targets)
 
 
 def _same(a, b, fields):
@@ -34,7 +33,7 @@ def _same(a, b, fields):
 def test_identification_risk_confidential_equals_pandas(singletons, parts):
     conf = tied_frame(1500, 1)
     expected = pandas_risk.identification_risk(
-        conf, keys=KEYS, **{T: "income"}, singletons=singletons
+        conf, keys=KEYS, targets="income", singletons=singletons
     )
     got = scale_risk.identification_risk(
         dd.from_pandas(conf, npartitions=parts[0]),
@@ -58,7 +57,7 @@ def test_identification_risk_release_equals_pandas(singletons, target):
     conf = tied_frame(1200, 2)
     syn = [perturbed(conf, 10), perturbed(conf, 11)]
     expected = pandas_risk.identification_risk(
-        conf, syn, keys=KEYS, **{T: target}, singletons=singletons, inclusive=True
+        conf, syn, keys=KEYS, targets=target, singletons=singletons, inclusive=True
     )
     got = scale_risk.identification_risk(
         dd.from_pandas(conf, npartitions=3),
@@ -87,7 +86,7 @@ def test_identification_risk_warns_once_with_the_global_count():
 def test_pairwise_risk_equals_pandas():
     conf = tied_frame(1500, 4)
     kw = dict(keys=KEYS, radius=0.3, singletons="one")
-    expected = pandas_risk.pairwise_identification_risk(conf, **{T: ["income", "age"]}, **kw)
+    expected = pandas_risk.pairwise_identification_risk(conf, targets=["income", "age"], **kw)
     got = scale_risk.pairwise_identification_risk(
         dd.from_pandas(conf, npartitions=4), targets=["income", "age"], npartitions=3, **kw
     )
@@ -196,7 +195,7 @@ def test_release_keys_of_other_dtypes_match_by_value():
     syn = perturbed(conf, 13).assign(sex=conf["sex"].astype(object), age=conf["age"] * 1.0)
     keys = ["sex", "age"]
     expected = pandas_risk.identification_risk(
-        conf, syn, keys=keys, **{T: "income"}, singletons="one"
+        conf, syn, keys=keys, targets="income", singletons="one"
     )
     got = scale_risk.identification_risk(
         dd.from_pandas(conf, npartitions=3),

@@ -25,12 +25,14 @@ def _data(n: int = 480, seed: int = 0) -> pd.DataFrame:
     region = rng.choice(["north", "south", "west"], n)
     x = rng.normal(size=n).round(2)
     x[rng.random(n) < 0.1] = np.nan  # missing values: an indicator model per stratum
-    return pd.DataFrame({
-        "region": region,
-        "x": x,
-        "sex": rng.choice(["F", "M"], n),
-        "income": (1000 * rng.gamma(2.0, size=n)).round(0),
-    })
+    return pd.DataFrame(
+        {
+            "region": region,
+            "x": x,
+            "sex": rng.choice(["F", "M"], n),
+            "income": (1000 * rng.gamma(2.0, size=n)).round(0),
+        }
+    )
 
 
 def _pandas_by_stratum(pdf, strata, m, seed, **kw):
@@ -40,8 +42,11 @@ def _pandas_by_stratum(pdf, strata, m, seed, **kw):
     out = [[] for _ in range(m)]
     for b, key in enumerate(keys):
         rows = pdf[(pdf[strata] == list(key)).all(axis=1)].reset_index(drop=True)
-        res = Synthesizer(strata=strata, m=m, random_state=seeds[b], **kw).fit(rows).sample(
-            diagnostics=False)
+        res = (
+            Synthesizer(strata=strata, m=m, random_state=seeds[b], **kw)
+            .fit(rows)
+            .sample(diagnostics=False)
+        )
         for i in range(m):
             out[i].append(res.implicates[i])
     return [pd.concat(f, ignore_index=True) for f in out]
@@ -51,8 +56,9 @@ def _pandas_by_stratum(pdf, strata, m, seed, **kw):
 def test_strata_equal_the_pandas_release_for_the_same_seed(npartitions):
     pdf = _data()
     kw = {"methods": {"x": "cart", "sex": "cart", "income": "norm"}, "min_stratum_size": 0}
-    res = synthesize(dd.from_pandas(pdf, npartitions=npartitions), strata="region", m=2,
-                     random_state=11, **kw)
+    res = synthesize(
+        dd.from_pandas(pdf, npartitions=npartitions), strata="region", m=2, random_state=11, **kw
+    )
     assert (res.plan, res.n_blocks, res.m, res.kind) == ("strata", 3, 2, "full")
     got = res.compute()
     want = _pandas_by_stratum(pdf, ["region"], 2, 11, **kw)
@@ -62,15 +68,26 @@ def test_strata_equal_the_pandas_release_for_the_same_seed(npartitions):
     assert not got[0].equals(got[1])  # implicates differ
     # the stratum sizes are the confidential ones, as the pandas path keeps them
     assert got[0]["region"].value_counts().sort_index().tolist() == (
-        pdf["region"].value_counts().sort_index().tolist())
+        pdf["region"].value_counts().sort_index().tolist()
+    )
 
 
 def test_strata_release_does_not_depend_on_the_partitioning_and_n_is_allocated():
     pdf = _data()
-    a = synthesize(dd.from_pandas(pdf, npartitions=2), strata="region", n=100,
-                   random_state=5, min_stratum_size=0).compute()[0]
-    b = synthesize(dd.from_pandas(pdf, npartitions=5), strata="region", n=100,
-                   random_state=5, min_stratum_size=0).compute()[0]
+    a = synthesize(
+        dd.from_pandas(pdf, npartitions=2),
+        strata="region",
+        n=100,
+        random_state=5,
+        min_stratum_size=0,
+    ).compute()[0]
+    b = synthesize(
+        dd.from_pandas(pdf, npartitions=5),
+        strata="region",
+        n=100,
+        random_state=5,
+        min_stratum_size=0,
+    ).compute()[0]
     pd.testing.assert_frame_equal(a, b)
     sizes = pdf["region"].value_counts().sort_index().to_numpy()
     # largest remainder split of 100 rows over the strata sizes (hand: 100 * size / 480)

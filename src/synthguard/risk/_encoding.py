@@ -35,6 +35,7 @@ import numpy as np
 import pandas as pd
 
 from synthguard.data import Schema, infer_schema
+from synthguard.data._backend import refuse_dask
 from synthguard.errors import DataError, ParameterError
 
 __all__ = ["MAX_LEVELS", "METRICS", "Encoded", "common_columns", "encode_frames", "onehot"]
@@ -94,6 +95,8 @@ def encode_frames(
 ) -> Encoded:
     """Encode ``frames`` on their common columns; scales come from ``frames[0]``."""
     check_metric(metric)
+    for f in frames:
+        refuse_dask(f, "data", "the synthguard.scale function of the same name")
     scale_frame = frames[0]
     cols = common_columns(scale_frame, frames[1:], columns)
     overrides = None

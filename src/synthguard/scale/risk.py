@@ -18,7 +18,6 @@ client (8 bytes per record and array: about 400 MB for 10 million records).
 
 from __future__ import annotations
 
-import inspect
 import warnings
 from collections.abc import Mapping, Sequence
 from typing import Any
@@ -72,10 +71,6 @@ __all__ = [
 ]
 
 _FIRST = "_first"  # row number of the first record of the record's pattern
-# the pandas functions' name of the target parameter ('target' until the rename to 'targets')
-_TARGETS = (
-    "targets" if "targets" in inspect.signature(_ident.identification_risk).parameters else "target"
-)
 
 
 def _any_dask(*objs: Any) -> bool:
@@ -144,7 +139,7 @@ def _ident_conf_block(
     rows = part[ROW].to_numpy(dtype=np.int64)
     if len(part) == 0:
         return _ident_conf_meta(part.index)
-    res = _ident.identification_risk(part, keys=keys, quantiles=(), **{_TARGETS: targets}, **kw)
+    res = _ident.identification_risk(part, keys=keys, quantiles=(), targets=targets, **kw)
     return pd.DataFrame(
         {
             ROW: rows,
@@ -324,7 +319,7 @@ def identification_risk(
             conf,
             synthetic,
             keys=keys,
-            **{_TARGETS: targets},
+            targets=targets,
             radius=radius,
             relative=relative,
             inclusive=inclusive,
@@ -430,7 +425,7 @@ def _pairwise_block(
         return _ident_conf_meta(part.index)
     rows = part[ROW].to_numpy(dtype=np.int64)
     res = _pairwise.pairwise_identification_risk(
-        part, keys=keys, quantiles=(), **{_TARGETS: targets}, **kw
+        part, keys=keys, quantiles=(), targets=targets, **kw
     )
     return pd.DataFrame(
         {
@@ -468,7 +463,7 @@ def pairwise_identification_risk(
         return _pairwise.pairwise_identification_risk(
             conf,
             keys=keys,
-            **{_TARGETS: targets},
+            targets=targets,
             radius=radius,
             relative=relative,
             inclusive=inclusive,
