@@ -32,6 +32,7 @@ from synthguard.dp.sensitivity import (
     sum_sensitivity,
 )
 from synthguard.dp.synthesizers import mst as _mst
+from synthguard.dp.synthesizers._base import DPSynthesizer
 from synthguard.dp.synthesizers._domain import build_domain
 from synthguard.errors import DataError, ParameterError
 from synthguard.risk._patterns import check_columns
@@ -287,7 +288,7 @@ class MSTSynthesizer(_mst.MSTSynthesizer):
     release. Pandas input takes the pandas path.
     """
 
-    def fit(self, data: Any) -> MSTSynthesizer:
+    def fit(self, data: Any) -> DPSynthesizer:
         if not is_dask(data):
             self._tables = None
             return super().fit(data)

@@ -142,7 +142,9 @@ def correlation_fit(
         for m in mats[1:]
     ]
     per = pd.concat([f.implicates for f in fits], ignore_index=True).rename_axis("implicate")
-    diff = sum(f.difference for f in fits) / len(fits)
+    diff = pd.DataFrame(
+        np.mean([f.difference.to_numpy() for f in fits], axis=0), index=num, columns=num
+    )
     return CorrelationFit(
         diff,
         float(per["mae"].mean()),
@@ -167,7 +169,7 @@ def _sample(frame: dd.DataFrame, size: int, seed: int) -> pd.DataFrame:
 def pmse(
     conf: Any,
     synthetic: Any,
-    model: str = "logistic",
+    model: Any = "logistic",
     *,
     sample_size: int = 100_000,
     random_state: int = 0,
