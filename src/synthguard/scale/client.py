@@ -101,7 +101,7 @@ def dask_session(
 
     if target.kind == "local":
         kw: dict[str, Any] = {"threads_per_worker": threads_per_worker, "processes": True,
-                              "dashboard_address": None, "silence_logs": logging.ERROR}
+                              "dashboard_address": ":0", "silence_logs": logging.ERROR}
         if target.n_workers is not None:
             kw["n_workers"] = target.n_workers
         if memory_limit is not None:
