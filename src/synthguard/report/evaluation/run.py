@@ -1,0 +1,194 @@
+"""The one call behind the report and ``synthguard run``: :func:`evaluate` measures every
+release against the confidential data (:mod:`~synthguard.report.evaluation.release`) and
+gathers the results in an :class:`~synthguard.report.evaluation.results.Evaluation`."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+import pandas as pd
+
+from synthguard._random import RandomState, resolve_seed, spawn
+from synthguard.data.implicates import as_implicates
+from synthguard.data.schema import Schema
+from synthguard.errors import DataError
+from synthguard.report.constraints_check import evaluate_constraints
+from synthguard.report.evaluation.kinds import from_disk
+from synthguard.report.evaluation.notes import Notes
+from synthguard.report.evaluation.options import Setting, as_tuple, check_setting
+from synthguard.report.evaluation.record_risk import data_record_risk
+from synthguard.report.evaluation.release import measure_release
+from synthguard.report.evaluation.results import Evaluation, Progress, ReleaseEvaluation
+from synthguard.report.safety import safe_error
+
+__all__ = ["evaluate"]
+
+
+def evaluate(
+    conf: pd.DataFrame,
+    releases: Mapping[str, Any],
+    keys: str | Sequence[str],
+    targets: str | Sequence[str],
+    holdout: pd.DataFrame | None = None,
+    formulas: str | Sequence[str] | None = None,
+    thresholds: Mapping[str, Any] | None = None,
+    radius: float = 0.2,
+    schema: Schema | Mapping[str, Any] | None = None,
+    random_state: RandomState = None,
+    progress: Progress | None = None,
+    kinds: Mapping[str, str] | None = None,
+    max_distance_records: int | None = 10_000,
+    default_thresholds: bool = True,
+    by: str | Sequence[str] | None = None,
+    weights: str | None = None,
+    strata: str | None = None,
+    clusters: str | None = None,
+    attacks: bool = False,
+    n_attacks: int = 500,
+    constraints: Any = None,
+) -> Evaluation:
+    """Evaluate the utility and disclosure risk of several releases of ``conf``.
+
+    Parameters
+    ----------
+    conf : the confidential data the releases were made from (the training part when a
+        holdout was set aside).
+    releases : name → release: a ``SyntheticData`` (its implicates), a ``ProtectedData``
+        (its ``data``), a DataFrame or a list of DataFrames (implicates), normalised with
+        :func:`synthguard.data.as_implicates`; or the path of a release file or folder, read
+        with :func:`synthguard.data.loading.load_releases` (the kind its manifest records).
+    keys : key variables an intruder knows (quasi-identifiers); they define the patterns of
+        the identification risk (Hu, Savitsky & Williams, section 2.1).
+    targets : the sensitive variable(s) the intruder seeks.
+    holdout : confidential records not used to make any release; enables the membership
+        attack and the DCR-against-holdout comparison.
+    formulas : statsmodels formulas for the regression-coefficient comparison.
+    thresholds : the board's rules, e.g. ``{"max_identification_risk": 0.5, "pmse_ratio": 3}``
+        (:mod:`synthguard.report.thresholds`). They are added to the documented
+        :data:`~synthguard.report.thresholds.DEFAULT_THRESHOLDS` (no replicated unique in a
+        synthetic release, DiSCO <= 15%); a rule named here replaces the default for its
+        metric.
+    constraints : rules every record should keep (texts or a table, as
+        :func:`synthguard.synthesis.check_constraints`): checked on the data and on every
+        implicate; each release gets ``constraint_violations`` and, by default, a threshold
+        of 0 (:mod:`synthguard.report.constraints_check`).
+    default_thresholds : apply the documented default thresholds (True, the default). False
+        judges the release by ``thresholds`` alone; say so to the board.
+    radius : relative radius r of the identification ball y_i ± r·|y_i| (paper, eq. 1).
+    schema : column kinds (a :class:`~synthguard.data.Schema` or overrides); inferred otherwise.
+    random_state : seed for the randomised measures (pMSE cross-validation, k-way draws).
+    progress : optional callback ``progress(stage, done, total)``.
+    kinds : per-release kind (``"partial"``, ``"full"``, ``"protected"``). Without one, the
+        kind the release declares is used (``SyntheticData.kind``, a release folder's
+        manifest read by :func:`synthguard.data.loading.load_releases`, ``"protected"``
+        for a ``ProtectedData``); a release that declares nothing (a DataFrame, a list of
+        DataFrames) is **fully synthetic**, whatever its number of rows. ``synthguard
+        evaluate`` applies the same rule (see :func:`~synthguard.report.evaluation.kinds.kind_of` for why).
+    attacks : also run anonymeter's singling-out, linkability and inference attacks on each
+        release (:func:`synthguard.risk.release_attacks`, about 20 s per release on 30,000
+        records), with ``holdout`` as the control set: it must hold confidential records the
+        releases were not made from. Without a holdout the attacks are reported as not
+        computed (no honest control, no risk). The default thresholds then include
+        :data:`~synthguard.report.thresholds.ATTACK_THRESHOLDS`.
+    n_attacks : queries or attacked records per attack (anonymeter's default 500).
+    max_distance_records : above this many released (stacked implicates) or confidential
+        records, the distance to closest record and the membership attack run on random
+        samples of this size (``max_records`` of :func:`synthguard.risk.evaluate_risk`; the
+        other risk measures stay exact). None: every record (slow on large files: nearest neighbours among mixed
+        columns).
+    by, weights, strata, clusters : ``weights`` weights the univariate comparison, ECDF
+        distances and pMSE of every release (:func:`synthguard.utility.evaluate_utility`);
+        with ``by`` (or ``weights``), survey-weighted domain estimates of the targets by the
+        ``by`` columns with the design columns of the data
+        (:func:`synthguard.utility.domain_estimates`), in ``Evaluation.survey`` with
+        sdcMicro's risk block (individual risk weighted by ``weights``, SUDA2, l-diversity of
+        the targets; :mod:`synthguard.report.survey_blocks`).
+
+    Returns
+    -------
+    Evaluation
+        Per-release results, the comparison table (``to_frame()``) and pass/fail.
+
+    Notes
+    -----
+    A measure that cannot be computed on a release (e.g. the record-level identification
+    risk of eq. (1), defined only when the release's rows align with the confidential
+    records, on a fully synthetic release) is recorded in ``errors`` and left empty in the
+    table; it never stops the other measures or releases.
+
+    Raises
+    ------
+    ParameterError
+        Bad keys, targets, thresholds, radius or kinds.
+    DataError
+        A release that cannot be read as implicates or shares no column with ``conf`` (a
+        release lacking some columns is measured on the others; lacking a key or target, its
+        risk measures are recorded as not computed).
+    """
+    t_all = time.perf_counter()
+    s = check_setting(
+        conf, releases, keys, targets, holdout=holdout, formulas=formulas,
+        thresholds=thresholds, radius=radius, schema=schema, kinds=kinds,
+        max_distance_records=max_distance_records, default_thresholds=default_thresholds,
+        weights=weights, attacks=attacks, n_attacks=n_attacks, constraints=constraints,
+    )
+    rng, seed = resolve_seed(random_state)
+    child_rngs = spawn(rng, len(releases))
+    releases = {name: from_disk(name, rel) for name, rel in releases.items()}
+    impl_map = _implicates(conf, releases)
+    checked = evaluate_constraints(conf, impl_map, constraints) if s.constrained else None
+    total = len(releases) + 1
+    data_notes = Notes()
+    data_risk, data_risk_error = data_record_risk(s, data_notes)
+    if progress is not None:
+        progress("risk of the data", 1, total)
+    results: dict[str, ReleaseEvaluation] = {}
+    for i, (name, rel) in enumerate(releases.items()):
+        name = str(name)
+        results[name] = measure_release(s, name, rel, impl_map[name], child_rngs[i], checked)
+        if progress is not None:
+            progress(f"release '{name}'", i + 2, total)
+    survey = _survey(s, impl_map, results, data_notes, by, strata, clusters)
+    return Evaluation(
+        releases=results, keys=s.keys, targets=s.targets, radius=s.radius,
+        thresholds=s.thresholds, formulas=s.formulas, schema=s.schema,
+        n_records=len(conf), n_holdout=0 if holdout is None else len(holdout),
+        data_risk=data_risk, data_risk_error=data_risk_error,
+        data_notes=tuple(data_notes.messages), seed=seed,
+        seconds=time.perf_counter() - t_all, conf=conf, holdout=holdout,
+        implicates=impl_map, survey=survey, constraints=checked,
+    )
+
+
+def _implicates(conf: pd.DataFrame, releases: Mapping[str, Any]) -> dict[str, list[pd.DataFrame]]:
+    """Each release as its list of implicates; one sharing no column with the data is refused."""
+    impl_map: dict[str, list[pd.DataFrame]] = {}
+    for name, rel in releases.items():
+        impl = as_implicates(rel, name=f"release '{name}'")
+        if not any(c in conf.columns for c in impl[0].columns):
+            raise DataError(f"release '{name}' shares no column with the confidential data")
+        impl_map[str(name)] = impl
+    return impl_map
+
+
+def _survey(
+    s: Setting, impl_map: dict[str, list[pd.DataFrame]], results: dict[str, ReleaseEvaluation],
+    data_notes: Notes, by: Any, strata: str | None, clusters: str | None,
+) -> Any:
+    """sdcMicro's risk block and the domain estimates (:mod:`synthguard.report.survey_blocks`)."""
+    survey = None
+    try:
+        from synthguard.report.survey_blocks import survey_measures
+
+        survey = data_notes.run(
+            survey_measures, s.conf, impl_map, {n: r.kind for n, r in results.items()}, s.keys,
+            s.targets, s.schema, by=as_tuple(by, "by"), weights=s.weights, strata=strata,
+            clusters=clusters,
+        )
+    except Exception as e:  # pragma: no cover - survey_measures records its own failures
+        data_notes.messages.append(f"sdcMicro and domain blocks not computed: {safe_error(e)}")
+    if survey is not None:
+        data_notes.messages.extend(n for n in survey.notes if n not in data_notes.messages)
+    return survey
