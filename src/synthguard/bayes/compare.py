@@ -12,6 +12,9 @@ Pairwise risk-weighted synthesizers, Top-coding, ...):
 * estimates with confidence intervals of the mean, median and 90% quantile and, given a
   formula, regression coefficients, combined over implicates with the partial-synthesis
   rules (Reiter 2003) -- Tables 4 and 6, Figures 7 and 10.
+
+The record-level risk, its profile and the whack-a-mole records are the report's own
+(:mod:`synthguard.risk.profile`), so a comparison here and a report give the same numbers.
 """
 
 from __future__ import annotations
@@ -28,7 +31,7 @@ from synthguard._display import Summarized
 from synthguard._random import RandomState, check_random_state
 from synthguard.data import as_implicates
 from synthguard.errors import ParameterError
-from synthguard.risk import identification_risk
+from synthguard.risk.profile import record_risk, risk_profile, whack_a_mole
 from synthguard.utility import compare_regression, compare_statistics, ecdf_utility
 
 __all__ = ["ReleaseComparison", "compare_releases"]
@@ -62,8 +65,8 @@ class ReleaseComparison(Summarized):
             raise ParameterError(
                 f"release '{release}': whack-a-mole needs a baseline and a release in the comparison"
             )
-        up = self.per_record[release] - self.per_record[self.baseline]
-        return np.flatnonzero(up.to_numpy() >= self.whack)
+        return np.flatnonzero(whack_a_mole(self.per_record[self.baseline].to_numpy(),
+                                           self.per_record[release].to_numpy(), self.whack))
 
     def to_frame(self) -> pd.DataFrame:
         """Risk profile and ECDF utility, one row per release."""
@@ -129,11 +132,8 @@ def compare_releases(
     target = tlist[0]
     y = conf[target].to_numpy(dtype=float)
     for name, rel in releases.items():
-        res = identification_risk(
-            conf, None if rel is None else rel, keys=list(keys), targets=target, radius=radius,
-            relative=relative, singletons="zero",
-        )
-        per[name] = np.asarray(res.per_record, dtype=float)
+        per[name] = record_risk(conf, rel, keys=keys, targets=target, radius=radius,
+                                relative=relative)
         if rel is None:
             util[name] = (0.0, 0.0)
         else:
@@ -158,16 +158,16 @@ def compare_releases(
     per_record = pd.DataFrame(per, index=conf.index)
     rows = []
     for name, r in per.items():
-        q25, q50, q75 = np.quantile(r, [0.25, 0.5, 0.75])
         n_wm = (
-            int(((r - per[baseline]) >= whack).sum())
+            int(whack_a_mole(per[baseline], r, whack).sum())
             if baseline is not None and name != baseline and releases[name] is not None
             else 0
         )
+        profile = risk_profile(r, threshold)
         rows.append(
-            {"release": name, "mean": r.mean(), "q25": q25, "median": q50, "q75": q75,
-             "iqr": q75 - q25, "max": r.max(), "n_above": int((r > threshold).sum()),
-             "n_whack_a_mole": n_wm}
+            {"release": name, "mean": profile.mean, "q25": profile.q25,
+             "median": profile.median, "q75": profile.q75, "iqr": profile.iqr,
+             "max": profile.max, "n_above": profile.n_above, "n_whack_a_mole": n_wm}
         )
     risk = pd.DataFrame(rows).set_index("release")
     utility = pd.DataFrame(util, index=["u_max", "u_avg"]).T.rename_axis("release")

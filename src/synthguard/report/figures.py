@@ -33,6 +33,7 @@ from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 
 from synthguard.report.safety import SUPPRESSED, Redactor, round_sig, tail_bounds
+from synthguard.risk.profile import whack_a_mole as risk_whack_a_mole
 
 __all__ = [
     "DATA_COLOR",
@@ -338,7 +339,7 @@ def whack_a_mole(
     """
     x = np.asarray(x, dtype=float)
     y = np.asarray(y, dtype=float)
-    up = (y - x) >= increase
+    up = risk_whack_a_mole(x, y, increase)  # as bayes.compare_releases (risk/profile.py)
     idx = np.flatnonzero(~up)
     if idx.size > max_points:
         idx = np.sort(np.random.default_rng(random_state).choice(idx, max_points, replace=False))

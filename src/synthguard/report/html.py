@@ -47,6 +47,7 @@ from synthguard.report.sections import (
 )
 from synthguard.report.survey_sections import survey_context
 from synthguard.report.utility_tables_section import add_utility_tables_figure
+from synthguard.risk.profile import risk_profile
 
 __all__ = ["Figure", "build_report", "write_report"]
 
@@ -174,14 +175,14 @@ def _risk_distribution(ev: Evaluation, count: Callable[[int], str] = _exact_coun
     risks.update({n: r.record_risk for n, r in ev.releases.items() if r.record_risk is not None})
     out = []
     for name, r in risks.items():
-        q = np.quantile(r, [0.25, 0.5, 0.75])
+        p = risk_profile(r, 0.5)  # as bayes.compare_releases (risk/profile.py)
         out.append({
             "name": name,
-            "mean": format_number(r.mean(), 3),
-            "q1": format_number(q[0], 3), "median": format_number(q[1], 3),
-            "q3": format_number(q[2], 3), "iqr": format_number(q[2] - q[0], 3),
-            "max": format_number(r.max(), 3),
-            "above": count(int((r > 0.5).sum())),
+            "mean": format_number(p.mean, 3),
+            "q1": format_number(p.q25, 3), "median": format_number(p.median, 3),
+            "q3": format_number(p.q75, 3), "iqr": format_number(p.iqr, 3),
+            "max": format_number(p.max, 3),
+            "above": count(p.n_above),
         })
     return out
 
