@@ -36,7 +36,7 @@ from synthguard.data.schema import ColumnSchema, Kind, Schema
 from synthguard.errors import DataError, NotFittedError, ParameterError
 from synthguard.synthesis import Synthesizer, SyntheticData
 
-__all__ = ["RiskWeightedSynthesizer"]
+__all__ = ["RiskWeightedSynthesizer", "likelihood_weights"]
 
 _TRANSFORMS = (None, "log", "signed_log")
 
@@ -60,6 +60,37 @@ def _inverse(z: np.ndarray, transform: str | None) -> np.ndarray:
     if transform == "log":
         return np.exp(z)
     return np.sign(z) * np.expm1(np.abs(z))
+
+
+def likelihood_weights(
+    conf: pd.DataFrame,
+    *,
+    kind: Literal["marginal", "pairwise"] | None,
+    keys: Sequence[str],
+    targets: str | Sequence[str],
+    radius: float = 0.2,
+    relative: bool = True,
+    floor: float = 0.0,
+    rescale: tuple[float, float] | None = None,
+    singleton_weight: Literal["marginal"] | float = "marginal",
+    survey: np.ndarray | Sequence[float] | pd.Series | None = None,
+) -> tuple[RiskWeights | None, np.ndarray | None]:
+    """Steps 1 and 2 of the risk-weighted synthesizer: the risk weights alpha_i of ``conf``
+    (eq. 3 for ``kind="marginal"``, eq. 9 for ``"pairwise"``, none for None;
+    :func:`~synthguard.bayes.risk_weights`) times the normalised survey weights
+    (:func:`~synthguard.bayes.combine_weights`, Savitsky & Toth 2016).
+
+    Returns the risk weights (or None) and the likelihood weights (None when there are
+    neither risk nor survey weights). The one place both :class:`RiskWeightedSynthesizer`
+    and ``synthguard synthesize --risk-weights`` compute them.
+    """
+    rw = None
+    if kind is not None:
+        rw = risk_weights(conf, list(keys), targets, radius, kind, relative=relative,
+                          floor=floor, rescale=rescale, singleton_weight=singleton_weight)
+    if rw is None and survey is None:
+        return None, None
+    return rw, combine_weights(rw, survey)
 
 
 class RiskWeightedSynthesizer(ParamsRepr):
@@ -174,17 +205,13 @@ class RiskWeightedSynthesizer(ParamsRepr):
                 raise DataError(f"survey weight column '{survey}' is not in the data")
             drop = [survey]
             survey = conf[survey].to_numpy(dtype=float)
-        self.risk_weights_: RiskWeights | None = None
-        if self.kind is not None:
-            self.risk_weights_ = risk_weights(
-                conf, list(self.keys), self.target_, self.radius, self.kind,
-                relative=self.relative, floor=self.floor, rescale=self.rescale,
-                singleton_weight=self.singleton_weight,
-            )
-        if self.risk_weights_ is None and survey is None:
-            self.weights_: np.ndarray | None = None
-        else:
-            self.weights_ = combine_weights(self.risk_weights_, survey)
+        self.risk_weights_: RiskWeights | None
+        self.weights_: np.ndarray | None
+        self.risk_weights_, self.weights_ = likelihood_weights(
+            conf, kind=self.kind, keys=self.keys, targets=self.target_, radius=self.radius,
+            relative=self.relative, floor=self.floor, rescale=self.rescale,
+            singleton_weight=self.singleton_weight, survey=survey,
+        )
         kept = [c for c in conf.columns if c != self.target_ and c not in drop]
         preds = kept if self.predictors is None else list(self.predictors)
         unknown = [c for c in preds if c not in kept]

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 import sys
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 import click
 import numpy as np
@@ -257,17 +257,19 @@ def synthesize_cmd(
     weights: np.ndarray | str | None = weights_col
     # --- issue 5: risk weights computed from the options above replace `weights` here ---
     if risk_kind is not None and df is not None:
-        from synthguard.bayes import combine_weights, risk_weights
+        from synthguard.bayes.workflow import likelihood_weights
 
         if not risk_target:
             raise click.UsageError("--risk-weights needs --target COL, the sensitive column")
         if weights_col is not None and weights_col not in df.columns:
             raise click.BadParameter(f"column '{weights_col}' is not in the data",
                                      param_hint="--weights")
-        kind = "pairwise" if risk_kind == "pairwise" else "marginal"
-        rw = risk_weights(df, split_columns(risk_keys) or [], risk_target, risk_radius, kind)
-        survey = None if weights_col is None else df[weights_col]
-        weights = combine_weights(rw, survey)
+        kind: Literal["marginal", "pairwise"] = (
+            "pairwise" if risk_kind == "pairwise" else "marginal")
+        _, weights = likelihood_weights(
+            df, kind=kind, keys=split_columns(risk_keys) or [], targets=risk_target,
+            radius=risk_radius, survey=None if weights_col is None else df[weights_col],
+        )
     params = dict(
         methods=parse_pairs(methods, "--method") or None,
         visit_sequence=split_columns(visit),
