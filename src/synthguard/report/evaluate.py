@@ -7,7 +7,7 @@ public names importable from here.
 
 from __future__ import annotations
 
-from synthguard.report.evaluation.results import (
+from synthguard.report.evaluation.results import (  # noqa: F401 - KINDS, Progress, Verdict: importable here
     KINDS,
     Evaluation,
     Progress,
@@ -16,4 +16,4 @@ from synthguard.report.evaluation.results import (
 )
 from synthguard.report.evaluation.run import evaluate
 
-__all__ = ["KINDS", "Evaluation", "Progress", "ReleaseEvaluation", "Verdict", "evaluate"]
+__all__ = ["Evaluation", "ReleaseEvaluation", "evaluate"]

@@ -15,7 +15,7 @@ against the board's thresholds. The report's other modules render the result.
 - :mod:`~synthguard.report.evaluation.run`: :func:`evaluate`.
 """
 
-from synthguard.report.evaluation.results import (
+from synthguard.report.evaluation.results import (  # noqa: F401 - KINDS, Progress, Verdict: importable here
     KINDS,
     Evaluation,
     Progress,
@@ -24,4 +24,4 @@ from synthguard.report.evaluation.results import (
 )
 from synthguard.report.evaluation.run import evaluate
 
-__all__ = ["KINDS", "Evaluation", "Progress", "ReleaseEvaluation", "Verdict", "evaluate"]
+__all__ = ["Evaluation", "ReleaseEvaluation", "evaluate"]
