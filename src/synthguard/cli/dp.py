@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import inspect
 import json
 import os
 import warnings
@@ -18,7 +19,32 @@ from synthguard.errors import ParameterError, PrivacyWarning
 
 __all__ = ["dp_cmd"]
 
-_METHODS = ("mst", "aim", "stratified", "fieldgroups")
+
+
+class _Registered(click.Choice):
+    """The names of the DP synthesizers' registry, read when the command runs (so one
+    registered by a plug-in appears in ``--method`` and its help with no edit here; the
+    registry is imported then, not when the command line starts)."""
+
+    def __init__(self) -> None:
+        super().__init__(())
+
+    @property  # type: ignore[override]
+    def choices(self) -> tuple[str, ...]:
+        from synthguard.dp.synthesizers.registry import DP_SYNTHESIZERS
+
+        return tuple(DP_SYNTHESIZERS)
+
+    @choices.setter
+    def choices(self, value: Any) -> None:  # click.Choice sets it; the registry decides
+        pass
+
+
+def _own_params(cls: type[Any]) -> dict[str, inspect.Parameter]:
+    """The keyword parameters ``cls.__init__`` declares itself (not its ``**kwargs``)."""
+    params = inspect.signature(cls.__init__).parameters
+    return {n: p for n, p in params.items()
+            if n != "self" and p.kind is not inspect.Parameter.VAR_KEYWORD}
 
 
 def _split(value: str) -> list[str]:
@@ -80,7 +106,8 @@ def dp_cmd() -> None:
 @dp_cmd.command("synthesize")
 @click.argument("data", type=click.Path(exists=True, dir_okay=False, path_type=Path))
 @read_options
-@click.option("--method", type=click.Choice(_METHODS), default="mst", show_default=True)
+@click.option("--method", type=_Registered(), default="mst", show_default=True,
+              help="A registered DP synthesizer (synthguard.dp.synthesizers.registry).")
 @click.option("--epsilon", type=float, required=True, help="Privacy-loss budget of this fit.")
 @click.option("--delta", type=float, default=None, help="delta (MST, AIM; default 1e-6).")
 @click.option("--workload", type=click.IntRange(min=1), default=2, show_default=True,
@@ -143,13 +170,8 @@ def synthesize_dp(data: Path, read_kw: dict[str, Any], method: str, epsilon: flo
         release_folder,
         write_manifest,
     )
-    from synthguard.dp import (
-        AIMSynthesizer,
-        FieldGroupsSynthesizer,
-        MSTSynthesizer,
-        PrivacyLedger,
-        StratifiedSynthesizer,
-    )
+    from synthguard.dp import PrivacyLedger
+    from synthguard.dp.synthesizers.registry import get_dp_synthesizer
 
     df = read_table(data, **read_kw)
     cats, file_bins = load_domain(levels_file)  # column -> levels, or a 'dp domain' file
@@ -179,7 +201,11 @@ def synthesize_dp(data: Path, read_kw: dict[str, Any], method: str, epsilon: flo
                               "bins": {c: e for c, e in bins_map.items() if c in cols},
                               "random_state": seed,
                               "domain_from_data": "not-dp" if levels_from_data else None}
-    d = delta if delta is not None else (1e-6 if method in ("mst", "aim") else 0.0)
+    cls = get_dp_synthesizer(method)
+    declared = _own_params(cls)
+    # delta: the synthesizer's own default when it takes one (1e-6 for MST and AIM), else 0
+    default_delta = declared["delta"].default if "delta" in declared else 0.0
+    d = delta if delta is not None else float(default_delta)
     check_release_target(out, force=force, inputs=[data])  # before any budget is spent
     new_ledger = ledger_path is not None and not ledger_path.exists()
     ledger = _open_ledger(ledger_path, budget, budget_delta, epsilon, d)
@@ -189,20 +215,18 @@ def synthesize_dp(data: Path, read_kw: dict[str, Any], method: str, epsilon: flo
             own = tmp / METADATA_DIR / "ledger.json"
             ledger = PrivacyLedger(epsilon=epsilon, delta=d, path=own)
         common["ledger"] = ledger
-        try:
-            if method == "mst":
-                syn: Any = MSTSynthesizer(delta=d, **common)
-            elif method == "aim":
-                def progress(t: int, used: float, rho: float) -> None:
-                    click.echo(f"aim round {t}: rho {used:.4g} of {rho:.4g} "
-                               f"({100 * used / rho:.0f} %)", err=True)
+        def progress(t: int, used: float, rho: float) -> None:
+            click.echo(f"{method} round {t}: rho {used:.4g} of {rho:.4g} "
+                       f"({100 * used / rho:.0f} %)", err=True)
 
-                syn = AIMSynthesizer(delta=d, workload=workload, max_rounds=max_rounds,
-                                     max_seconds=max_seconds, progress=progress, **common)
-            elif method == "stratified":
-                syn = StratifiedSynthesizer(**common)
-            else:
-                syn = FieldGroupsSynthesizer(groups=[_split(g) for g in groups], **common)
+        # the method's own options, passed to the synthesizers that declare them
+        specific: dict[str, Any] = {
+            "delta": d, "workload": workload, "max_rounds": max_rounds,
+            "max_seconds": max_seconds, "progress": progress,
+            "groups": [_split(g) for g in groups],
+        }
+        try:
+            syn: Any = cls(**{k: v for k, v in specific.items() if k in declared}, **common)
             with warnings.catch_warnings(record=True) as caught:
                 warnings.simplefilter("always", PrivacyWarning)
                 release = syn.fit(df).sample(n=n_rows, m=m, random_state=seed)

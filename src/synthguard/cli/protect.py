@@ -13,7 +13,7 @@ from synthguard.cli._drop import drop_columns, drop_option
 from synthguard.cli._options import read_options
 from synthguard.data.io import read_table, write_table
 
-__all__ = ["parse_spec", "protect_cmd"]
+__all__ = ["parse_spec", "parse_step", "protect_cmd"]
 
 #: the fixed order in which steps run (each acts on the previous step's release)
 ORDER = ("generalize", "topcode", "bottomcode", "noise", "swap", "rank_swap", "suppress",
@@ -43,6 +43,44 @@ def _censor_args(arg: str, option: str) -> tuple[float | None, float | None]:
     if arg.lower().startswith("p"):
         return None, _number(arg[1:], option)
     return _number(arg, option), None
+
+
+def parse_step(text: str) -> tuple[str, Any, dict[str, Any]]:
+    """``"topcode: {column: income, percentile: 94}"`` -> the registered SDC step's name,
+    function and parameters (YAML, as a plan's ``steps:`` entry); BadParameter naming what is
+    wrong (the user's own text, never a data value)."""
+    import inspect
+
+    import yaml
+
+    from synthguard.sdc.steps import SDC_STEPS
+
+    try:
+        step = yaml.safe_load(text)
+    except yaml.YAMLError:
+        step = None
+    if not isinstance(step, dict) or len(step) != 1:
+        raise click.BadParameter(f"expected 'NAME: {{PARAM: VALUE, ...}}', got '{text}'",
+                                 param_hint="--step")
+    (name, kwargs), = step.items()
+    fn = SDC_STEPS.get(str(name))
+    if fn is None:
+        raise click.BadParameter(f"unknown SDC step '{name}'; use one of "
+                                 f"{', '.join(SDC_STEPS)}", param_hint="--step")
+    kwargs = {} if kwargs is None else kwargs
+    if not isinstance(kwargs, dict):
+        raise click.BadParameter(f"step '{name}': expected a mapping of parameters",
+                                 param_hint="--step")
+    params = inspect.signature(fn).parameters
+    accepted = {n for i, n in enumerate(params) if i > 0 and n != "random_state"}
+    var = any(p.kind is inspect.Parameter.VAR_KEYWORD for p in params.values())
+    unknown = [str(k) for k in kwargs if str(k) not in accepted and not var]
+    if unknown:
+        raise click.BadParameter(f"step '{name}': unknown parameter(s) {', '.join(unknown)}; "
+                                 f"accepted: {', '.join(sorted(accepted))}", param_hint="--step")
+    if "random_state" in params:
+        kwargs = {**kwargs, "random_state": None}  # set from --seed when the step runs
+    return str(name), fn, {str(k): v for k, v in kwargs.items()}
 
 
 def _one(names: list[str], option: str) -> str:
@@ -108,6 +146,10 @@ def _write_folder(release: Any, df: Any, out: Path, data: Path, force: bool, see
               help="Local suppression until k-anonymity on the keys, e.g. sex,age,region:3.")
 @click.option("--subsample", default=None, type=click.FloatRange(0, 1, min_open=True),
               help="Release this fraction of the records.")
+@click.option("--step", "extra_steps", multiple=True, metavar="'NAME: {PARAM: VALUE}'",
+              help="Any registered SDC step (synthguard.sdc.steps) with its parameters as in a "
+                   "plan, e.g. --step 'topcode: {column: income, percentile: 94}'; run after the "
+                   "options above, in the order given; repeat.")
 @click.option("--record", "record", default=None, type=click.Path(dir_okay=False, path_type=Path),
               help="Write what each step did (counts and public parameters) as JSON.")
 @click.option("--seed", default=None, type=click.IntRange(min=0),
@@ -130,6 +172,7 @@ def protect_cmd(
     within: str | None,
     suppress_: str | None,
     subsample: float | None,
+    extra_steps: tuple[str, ...],
     record: Path | None,
     seed: int | None,
     force: bool,
@@ -148,7 +191,8 @@ def protect_cmd(
     Exit codes: 0 written, 2 bad input (nothing written).
 
     Steps run in this order, each on the previous step's output: generalize, topcode,
-    bottomcode, noise, swap, rank-swap, suppress, subsample. Thresholds derived from
+    bottomcode, noise, swap, rank-swap, suppress, subsample, then each --step (any step of
+    the SDC registry, synthguard.sdc.steps, written as in a plan). Thresholds derived from
     percentiles are confidential statistics: they are not printed, nor written to --record.
 
     \b
@@ -166,6 +210,7 @@ def protect_cmd(
     as_folder = out.is_dir() or not out.suffix  # a name with an extension is one data file
     if as_folder:
         check_release_target(out, force=force, inputs=[data])
+    parsed_steps = [parse_step(t) for t in extra_steps]  # before reading any data
     df = read_table(data, **read_kw)
     if seed is None:
         seed = int(np.random.SeedSequence().generate_state(1, dtype=np.uint32)[0])
@@ -221,6 +266,11 @@ def protect_cmd(
         apply("suppress", sdc.suppress(release, names, k=int(k)), names)
     if subsample is not None:
         apply("subsample", sdc.subsample(release, subsample, strata=strata, random_state=rng))
+    for name, fn, kw in parsed_steps:
+        if "random_state" in kw:
+            kw["random_state"] = rng
+        cols = kw.get("columns", kw.get("column"))
+        apply(name, fn(release, **kw), [cols] if isinstance(cols, str) else list(cols or []))
     if not steps:
         raise click.UsageError("choose at least one method (see --help)")
     # what each step did: counts and public parameters (percentile thresholds are withheld)

@@ -16,11 +16,11 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from synthguard import sdc
 from synthguard.data.schema import Schema
 from synthguard.errors import ParameterError, PlanError
 from synthguard.pipeline.dp_tables_release import make_dp_tables
 from synthguard.pipeline.plan import MAKERS, Plan, ReleaseSpec, resolve_maker
+from synthguard.sdc.steps import SDC_STEPS
 
 __all__ = ["make_release", "register_maker"]
 
@@ -79,7 +79,7 @@ def _sdc(spec: ReleaseSpec, data: pd.DataFrame, schema: Schema, plan: Plan,
     result: Any = None
     for step in spec.params["steps"]:
         (fname, kwargs), = step.items()
-        fn = getattr(sdc, fname)
+        fn = SDC_STEPS[fname]
         kw = dict(kwargs or {})
         if _takes(fn, "random_state"):
             kw["random_state"] = rng

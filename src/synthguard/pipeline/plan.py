@@ -63,16 +63,12 @@ import yaml
 
 from synthguard import sdc
 from synthguard.bayes import RiskWeightedSynthesizer
-from synthguard.dp.synthesizers import (
-    AIMSynthesizer,
-    FieldGroupsSynthesizer,
-    MSTSynthesizer,
-    StratifiedSynthesizer,
-)
+from synthguard.dp.synthesizers.registry import DP_SYNTHESIZERS
 from synthguard.dp.tables import dp_tables
 from synthguard.errors import ParameterError, PlanError
 from synthguard.pipeline.sweep_plan import check_sweep
 from synthguard.report.metrics import METRICS
+from synthguard.sdc.steps import SDC_STEPS
 from synthguard.synthesis import Synthesizer
 
 __all__ = ["MAKERS", "Plan", "ReleaseSpec", "load_plan", "parse_plan"]
@@ -97,12 +93,7 @@ MAKERS: dict[str, tuple[Any, tuple[str, ...]]] = {
 }
 DP_METHODS = ("dp", "dp_tables")  # release methods charging the plan's privacy ledger
 
-DP_SYNTHESIZERS: dict[str, type[Any]] = {
-    "stratified": StratifiedSynthesizer,
-    "fieldgroups": FieldGroupsSynthesizer,
-    "mst": MSTSynthesizer,
-    "aim": AIMSynthesizer,
-}
+# DP_SYNTHESIZERS (dp/synthesizers/registry.py) and SDC_STEPS (sdc/steps.py): one registry each
 
 
 @dataclass(frozen=True)
@@ -329,7 +320,7 @@ def _check_sdc(base: Path_, params: dict[str, Any], p: _Problems) -> None:
         p.add((*base, "steps"), "expected a non-empty list such as "
                                 "[{topcode: {column: income, percentile: 95}}]")
         return
-    public = [n for n in getattr(sdc, "__all__", []) if n != "ProtectedData"]
+    public = list(SDC_STEPS)
     for i, step in enumerate(steps):
         where = (*base, "steps", i)
         if not isinstance(step, Mapping) or len(step) != 1:
@@ -337,7 +328,7 @@ def _check_sdc(base: Path_, params: dict[str, Any], p: _Problems) -> None:
                          "e.g. {topcode: {column: income, percentile: 95}}")
             continue
         (fname, kwargs), = step.items()
-        fn = getattr(sdc, str(fname), None) if fname in public else None
+        fn = SDC_STEPS.get(str(fname))
         if fn is None:
             p.add((*where, fname), f"unknown SDC function; use one of {', '.join(public)}")
             continue
