@@ -20,7 +20,7 @@ def test_compare_releases_and_evaluate_agree_on_record_risk():
     syn = RiskWeightedSynthesizer(kind=None, random_state=1, **kw).fit(conf).sample()
     mar = RiskWeightedSynthesizer(kind="marginal", random_state=1, **kw).fit(conf).sample()
     cmp = compare_releases(conf, {"Synthesizer": syn, "Marginal": mar}, keys=["k"],
-                           target="income", radius=0.1, statistics=("mean",), n_boot=10,
+                           targets="income", radius=0.1, statistics=("mean",), n_boot=10,
                            random_state=0)
     ev = evaluate(conf, {"Synthesizer": syn, "Marginal": mar}, keys=["k"], targets=["income"],
                   radius=0.1, random_state=0, default_thresholds=False)
