@@ -15,7 +15,7 @@ def test_compare_releases_and_evaluate_agree_on_record_risk():
     k = rng.integers(0, 3, n)
     conf = pd.DataFrame({"k": pd.Categorical(k), "x": rng.normal(size=n),
                          "income": np.exp(10 + 0.3 * k + rng.normal(scale=0.7, size=n))})
-    kw = {"model": "bayes_norm", "keys": ["k"], "target": "income", "transform": "log",
+    kw = {"model": "bayes_norm", "keys": ["k"], "targets": "income", "transform": "log",
           "predictors": ["k", "x"], "m": 3}
     syn = RiskWeightedSynthesizer(kind=None, random_state=1, **kw).fit(conf).sample()
     mar = RiskWeightedSynthesizer(kind="marginal", random_state=1, **kw).fit(conf).sample()
