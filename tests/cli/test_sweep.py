@@ -119,3 +119,17 @@ def test_sweep_needs_one_swept_release_exit_2(folder):
         "    sweep:\n      rare_values: [0, 5]\n", ""))
     r = CliRunner().invoke(main, ["sweep", str(folder / "plan.yaml")])
     assert r.exit_code == 2 and "exactly one release with a 'sweep:'" in r.output
+
+
+def test_chosen_but_failing_its_full_evaluation_is_not_released_exit_1(folder):
+    # membership AUC is not measured per configuration: the gate chooses, the full evaluation
+    # of the choice fails it, and nothing is released
+    plan = _plan(folder, "replicated_uniques: 1.0, singling_out_multivariate_risk: 1.0, "
+                         "membership_auc: 0.0")
+    r = CliRunner().invoke(main, ["sweep", plan, "--n-attacks", "50"])
+    assert r.exit_code == 1, r.output
+    assert "chosen: rare_values=5" in r.output
+    assert "but its full evaluation fails (membership AUC ≤ 0: FAIL" in r.output
+    assert not (folder / "out" / "releases").exists()
+    html = (folder / "out" / "report.html").read_text()
+    assert "Nothing released:" in html and "<b>(released)</b>" not in html

@@ -147,6 +147,8 @@ class SweepResult(Summarized):
     deferred : those on metrics a sweep does not measure (e.g. record-level identification
         risk): not checked per configuration; the chosen release's full evaluation checks
         them (:func:`~synthguard.pipeline.run_sweep` releases nothing that fails one).
+    released : set by :func:`~synthguard.pipeline.run_sweep`: whether the chosen release passed
+        its full evaluation and was written (None: not run through it).
     train, holdout : the training part and the holdout every configuration was measured with.
     seconds : wall time of the whole sweep.
     """
@@ -160,6 +162,7 @@ class SweepResult(Summarized):
     utility_metric: str = "pmse_ratio"
     thresholds: tuple[Threshold, ...] = ()
     deferred: tuple[Threshold, ...] = ()
+    released: bool | None = None
     train: pd.DataFrame | None = field(default=None, repr=False)
     holdout: pd.DataFrame | None = field(default=None, repr=False)
     seconds: float = 0.0

@@ -240,7 +240,8 @@ def run_sweep(plan: Plan | str | os.PathLike[str], *, progress: Progress | None 
     }
     report_path = write_report(evaluation, out / plan.report_file, title=plan.title,
                                plan_text=plan.text, provenance=provenance,
-                               min_cell=plan.min_cell, frontier=result)
+                               min_cell=plan.min_cell,
+                               frontier=replace(result, released=released))
     timings["write"] = time.perf_counter() - t
     return SweepRun(sweep=result, evaluation=evaluation, released=released,
                     release_path=release_path, output=out, report_path=report_path,

@@ -116,12 +116,19 @@ def frontier_context(frontier: Any, scrub: Any, to_png: Any) -> dict[str, Any]:
             return str(text)
     t = frontier.table
     shown = [m for m in _SHOWN if m in t.columns]
+    released = getattr(frontier, "released", None)
+    if released is None:
+        released = frontier.chosen is not None
+    verdict = frontier.verdict
+    if frontier.chosen is not None and not released:
+        verdict += ("; but the chosen release fails its full evaluation (see the Summary), so "
+                    "nothing was released")
     rows = []
     for i, (label, row) in enumerate(t.iterrows(), start=1):
         rows.append({
             "n": i,
             "label": scrub(str(label)),
-            "chosen": label == frontier.chosen,
+            "chosen": label == frontier.chosen and released,
             "cells": [_cell(row[m]) for m in shown],
             "pareto": bool(row.get("pareto", False)),
             "passed": bool(row["passed"]),
@@ -131,7 +138,8 @@ def frontier_context(frontier: Any, scrub: Any, to_png: Any) -> dict[str, Any]:
         "png": to_png(frontier_figure(frontier)),
         "header": [METRICS[m].label for m in shown],
         "rows": rows,
-        "verdict": scrub(frontier.verdict),
+        "verdict": scrub(verdict),
+        "released": released,
         "risk": METRICS[frontier.risk_metric].label,
         "utility": METRICS[frontier.utility_metric].label,
         "thresholds": "; ".join(th.describe() for th in frontier.thresholds) or "none",
