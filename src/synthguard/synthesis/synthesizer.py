@@ -547,10 +547,9 @@ class Synthesizer(ParamsRepr):
             begin = resolve_start(start, start_origin, schema, self.visit_sequence_, m_,
                                   partial=partial, strata=self.strata_, blocks=self.blocks_)
             block_n = begin.block_sizes(0)
-        elif partial or (self.n_ is None and n_out is None):
-            block_n = sizes
         else:
-            block_n = allocate(sizes, self.n_ if n_out is None else n_out)
+            total = self.n_ if n_out is None else n_out
+            block_n = sizes if partial or total is None else allocate(sizes, total)
         self._start_columns = () if begin is None else begin.columns
         enforcer: ConstraintEnforcer | None = getattr(self, "enforcer_", None)
         creport: ConstraintReport | None = None if enforcer is None else enforcer.report()
