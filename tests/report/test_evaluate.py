@@ -34,7 +34,10 @@ def test_table_equals_underlying_function_outputs(conf, releases):
     assert list(table.index) == ["shuffled", "topcoded"]
     for name in ("shuffled", "topcoded"):
         # logistic pMSE has an analytic null and correlations are deterministic: recompute them
-        ref = evaluate_utility(conf, releases[name], formulas=["spend ~ income"], random_state=1)
+        # a protected file is analysed as the data (rule 'none'), a synthetic one by its rule
+        rule = "none" if name == "topcoded" else "partial"
+        ref = evaluate_utility(conf, releases[name], formulas=["spend ~ income"], random_state=1,
+                               method=rule)
         assert table.loc[name, "pmse_ratio"] == pytest.approx(ref.pmse.ratio, rel=1e-12)
         assert table.loc[name, "auc"] == pytest.approx(ref.pmse.auc, rel=1e-12)
         assert table.loc[name, "correlation_mae"] == pytest.approx(ref.correlation.mae, rel=1e-12)
@@ -255,3 +258,16 @@ def test_categorical_target_makes_identification_risk_not_applicable(conf, relea
     r = ev["shuffled"]
     assert "identification risk" in r.inapplicable and r.record_risk is None
     assert r.metrics["pmse_ratio"] is not None  # the other measures ran
+
+
+def test_protected_copy_of_the_data_keeps_its_regression_intervals(conf):
+    # one SDC-protected file is analysed as the data (combining rule 'none'): a copy overlaps
+    # fully; a synthesis rule with m = 1 would have capped its overlap at (1 + 1/sqrt 2)/2
+    copy = conf.copy()
+    formula = "income ~ kids"
+    prot = evaluate(conf, {"copy": copy}, keys=KEYS, targets="income", random_state=1,
+                    kinds={"copy": "protected"}, formulas=[formula])
+    assert prot["copy"].metrics["ci_overlap"] == pytest.approx(1.0, abs=1e-12)
+    part = evaluate(conf, {"copy": copy}, keys=KEYS, targets="income", random_state=1,
+                    kinds={"copy": "partial"}, formulas=[formula])
+    assert part["copy"].metrics["ci_overlap"] < 0.86

@@ -132,3 +132,13 @@ def test_proper_rule_covers_95_percent_for_posterior_predictive_synthesis():
         # the simple rule ignores the posterior draws and under-covers here
         lo_s, hi_s = combine(q, v, method="simple", n=n, n_synthetic=n_syn).ci(0.95)
         assert np.mean((lo_s <= mu) & (mu <= hi_s)) < cover - 0.02
+
+
+def test_none_rule_keeps_the_one_files_own_variance_and_refuses_implicates():
+    # "none": one protected file analysed as the data, T = v (Karr et al. 2006)
+    r = combine([2.5], [0.09], method="none")
+    assert r.method == "none" and r.variance == pytest.approx(0.09) and r.df == np.inf
+    lo, hi = r.ci(0.95)
+    assert hi - lo == pytest.approx(2 * 1.959963985 * 0.3, rel=1e-9)
+    with pytest.raises(ParameterError, match="'none' analyses one released file"):
+        combine([1.0, 2.0], [0.1, 0.1], method="none")

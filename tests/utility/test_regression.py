@@ -120,3 +120,18 @@ def test_failed_sso_match_counts_as_false_not_missing():
         row["syn_estimate"], (row["syn_lower"], row["syn_upper"]),
     )
     assert not direct.match
+
+
+def test_protected_file_equal_to_the_data_overlaps_fully_only_under_the_none_rule():
+    rng = np.random.default_rng(4)
+    x = rng.normal(size=300)
+    conf = pd.DataFrame({"x": x, "y": 1.5 * x + rng.normal(size=300)})
+    simple = compare_regression("y ~ x", conf, conf.copy())
+    assert set(simple.table["rule"]) == {"simple"}
+    # the synthesis rule with m = 1 doubles the variance: overlap (1 + 1/sqrt(2))/2 up to t vs z
+    assert simple.mean_overlap == pytest.approx(0.5 * (1 + 1 / np.sqrt(2)), abs=2e-3)
+    none = compare_regression("y ~ x", conf, conf.copy(), method="none")
+    assert none.mean_overlap == pytest.approx(1.0, abs=1e-12)
+    t = none.table
+    np.testing.assert_allclose(t["syn_lower"], t["conf_lower"], rtol=1e-12)
+    np.testing.assert_allclose(t["syn_upper"], t["conf_upper"], rtol=1e-12)

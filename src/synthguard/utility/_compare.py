@@ -3,6 +3,8 @@ SSO and the standardised difference for a table of estimands."""
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import numpy as np
 import pandas as pd
 
@@ -23,11 +25,18 @@ def comparison_columns(
     n: int,
     n_syn: int,
     level: float,
+    df: np.ndarray | None = None,
 ) -> pd.DataFrame:
-    """Columns comparing estimands: ``q`` and ``v`` have shape (m, n_estimands)."""
+    """Columns comparing estimands: ``q`` and ``v`` have shape (m, n_estimands).
+
+    ``df``: with ``method="none"`` (one file analysed as the data), the release fit's own
+    degrees of freedom per estimand, so its interval is the one its analyst computes (a t
+    interval for OLS); without it the reference is normal."""
     m = q.shape[0]
-    rule = method if m > 1 or method == "proper" else "simple"
+    rule = method if m > 1 or method in ("proper", "none") else "simple"
     comb = combine(q, v, method=rule, n=n, n_synthetic=n_syn)  # type: ignore[arg-type]
+    if rule == "none" and df is not None:
+        comb = replace(comb, df=np.asarray(df, dtype=float))
     lo, hi = comb.ci(level)
     lo, hi = np.atleast_1d(lo), np.atleast_1d(hi)
     est = np.atleast_1d(comb.estimate)

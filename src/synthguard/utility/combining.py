@@ -37,7 +37,7 @@ from synthguard.utility._metric import ResultDisplay
 
 __all__ = ["CombinedEstimate", "combine"]
 
-CombineMethod = Literal["partial", "full", "simple", "proper"]
+CombineMethod = Literal["partial", "full", "simple", "proper", "none"]
 
 
 @dataclass(frozen=True)
@@ -55,7 +55,8 @@ class CombinedEstimate(ResultDisplay, Summarized):
     b_m : between-implicate variance (NaN for ``m = 1``).
     v_bar : mean within-implicate variance ``v̄_m``.
     m : number of implicates.
-    method : ``"partial"``, ``"full"``, ``"simple"`` or ``"proper"`` — the rule actually applied.
+    method : ``"partial"``, ``"full"``, ``"simple"``, ``"proper"`` or ``"none"`` — the rule
+        actually applied.
     adjusted : for ``"full"``, where ``T_f < 0`` so that ``T_f*`` replaced it.
     """
 
@@ -132,7 +133,9 @@ def combine(
         & Dibben 2016, ``T_s = v̄_m (1/m + n_synthetic/n)``, normal reference; synthesis from a fitted
         model rather than posterior draws) or ``"proper"`` (Raab, Nowok & Dibben 2016 for
         fully synthetic data from the posterior predictive, ``T_r = v̄_m (n_synthetic/n + (1 +
-        n_synthetic/n)/m)``, normal reference; see Notes).
+        n_synthetic/n)/m)``, normal reference; see Notes), or ``"none"``: one released file
+        analysed as if it were the data, ``T = v``, as an analyst of a masked (SDC-protected)
+        file does (Karr et al. 2006 measure such files' interval overlap this way); ``m = 1`` only.
     n, n_synthetic : sizes of the confidential data and of each synthetic implicate. Used by ``T_f*``
         and by the ``m = 1`` / ``"simple"`` / ``"proper"`` rules; ``n_synthetic/n`` is taken as 1 when
         either is None.
@@ -175,9 +178,9 @@ def combine(
     >>> round(r.variance, 6), round(r.df, 6)
     (0.833333, 12.5)
     """
-    if method not in ("partial", "full", "simple", "proper"):
+    if method not in ("partial", "full", "simple", "proper", "none"):
         raise ParameterError(
-            "parameter 'method': expected 'partial', 'full', 'simple' or 'proper', "
+            "parameter 'method': expected 'partial', 'full', 'simple', 'proper' or 'none', "
             f"got {method!r}"
         )
     qa = np.asarray(q, dtype=float)
@@ -200,6 +203,17 @@ def combine(
     def out(x: Any) -> Any:
         return float(x) if scalar else np.asarray(x, dtype=float)
 
+    if method == "none":
+        if m != 1:
+            raise ParameterError(
+                "parameter 'method': 'none' analyses one released file as the data; with "
+                f"{m} implicates use 'partial', 'full', 'simple' or 'proper'"
+            )
+        nan = np.full_like(q_bar, np.nan)
+        return CombinedEstimate(
+            out(q_bar), out(v_bar), out(np.full_like(q_bar, np.inf)), out(nan), out(v_bar), 1,
+            "none",
+        )
     if m == 1 and method in ("partial", "full"):
         warnings.warn(
             f"combine: one implicate, so the between-implicate variance of the {method} "

@@ -280,7 +280,7 @@ def domain_estimates(
     quantiles: Sequence[float] = (0.5,),
     statistics: Sequence[str] = NUMERIC_STATISTICS,
     schema: Schema | None = None,
-    method: Literal["partial", "full", "proper"] = "partial",
+    method: Literal["partial", "full", "proper", "none"] = "partial",
     level: float = 0.95,
     lonely_psu: Literal["fail", "certainty"] = "fail",
 ) -> DomainEstimates:
@@ -347,9 +347,9 @@ def domain_estimates(
         with one PSU under ``lonely_psu = "fail"``.
     """
     level = check_level(level)
-    if method not in ("partial", "full", "proper"):
+    if method not in ("partial", "full", "proper", "none"):
         raise ParameterError(
-            f"parameter 'method': expected 'partial', 'full' or 'proper', got {method!r}"
+            f"parameter 'method': expected 'partial', 'full', 'proper' or 'none', got {method!r}"
         )
     stats_ = tuple(statistics)
     for s in stats_:

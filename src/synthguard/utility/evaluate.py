@@ -117,7 +117,7 @@ def evaluate_utility(
     pmse_options: Mapping[str, Any] | None = None,
     k: int = 3,
     n_draws: int = 100,
-    method: Literal["partial", "full", "proper"] | None = None,
+    method: Literal["partial", "full", "proper", "none"] | None = None,
     statistics: Sequence[str] | Mapping[str, Any] | None = ("mean",),
     random_state: RandomState = None,
     weights: str | None = None,
@@ -137,9 +137,9 @@ def evaluate_utility(
         DataFrames or one DataFrame).
     formulas : regression formulas of the analysts, or ``{formula: family}``.
     schema, columns : column kinds (default inferred from ``conf``) and columns to use.
-    method : combining rule for regressions and statistics (``"partial"``, ``"full"`` or
-        ``"proper"``, see :func:`combine`); default: the release's ``kind`` when it says,
-        else ``"partial"``.
+    method : combining rule for regressions and statistics (``"partial"``, ``"full"``,
+        ``"proper"`` or ``"none"`` for one SDC-protected file analysed as the data, see
+        :func:`combine`); default: the release's ``kind`` when it says, else ``"partial"``.
     random_state : seed or Generator (pMSE permutations and trees, marginal draws).
     weights : sampling-weight column of the data: the univariate comparison, the ECDF
         distances and the pMSE family are then survey-weighted (estimates for the population

@@ -101,7 +101,7 @@ def compare_regression(
     conf: Any,
     synthetic: Any,
     family: Family = "gaussian",
-    method: Literal["partial", "full", "proper"] = "partial",
+    method: Literal["partial", "full", "proper", "none"] = "partial",
     *,
     level: float = 0.95,
 ) -> RegressionComparison:
@@ -114,7 +114,9 @@ def compare_regression(
     standard error ``v^(l)`` are combined with :func:`synthguard.utility.combine` (``method``:
     Reiter 2003 for partially, Reiter 2002 for fully synthetic data, ``"proper"``: Raab, Nowok
     & Dibben 2016 for fully synthetic data from the posterior predictive; with one implicate
-    ``"partial"``/``"full"`` fall back to their ``"simple"`` rule). Per coefficient the table gives both
+    ``"partial"``/``"full"`` fall back to their ``"simple"`` rule; ``"none"``: one
+    SDC-protected file analysed as if it were the data, its own t or Wald interval, as Karr et
+    al. 2006 compare masked files). Per coefficient the table gives both
     interval overlaps (Snoke et al. 2018; Drechsler & Reiter 2009), the SSO match (Barrientos
     et al. 2021) and the standardised difference ``(q̄_m - β̂_conf)/se(β̂_conf)``.
 
@@ -124,7 +126,8 @@ def compare_regression(
     conf : confidential DataFrame.
     synthetic : SyntheticData, list of DataFrames (implicates) or one DataFrame.
     family : ``"gaussian"``, ``"binomial"`` or ``"poisson"``.
-    method : combining rule, ``"partial"``, ``"full"`` or ``"proper"``.
+    method : combining rule, ``"partial"``, ``"full"``, ``"proper"`` or ``"none"`` (one
+        protected file, no synthesis: identical data give overlap 1).
     level : confidence level.
 
     Returns
@@ -140,9 +143,9 @@ def compare_regression(
         raise ParameterError(
             f"parameter 'family': expected 'gaussian', 'binomial' or 'poisson', got {family!r}"
         )
-    if method not in ("partial", "full", "proper"):
+    if method not in ("partial", "full", "proper", "none"):
         raise ParameterError(
-            f"parameter 'method': expected 'partial', 'full' or 'proper', got {method!r}"
+            f"parameter 'method': expected 'partial', 'full', 'proper' or 'none', got {method!r}"
         )
     level = check_level(level)
     conf = check_conf(conf)
@@ -158,6 +161,7 @@ def compare_regression(
     ci = np.asarray(fc.conf_int(alpha=1 - level))
     q = np.empty((len(imps), len(terms)))
     v = np.empty_like(q)
+    own_df = np.inf
     for i, df in enumerate(imps):
         try:
             fs = _fit(formula, _align_categories(conf, df), family)
@@ -168,6 +172,8 @@ def compare_regression(
             ) from None
         q[i] = fs.params.reindex(terms).to_numpy()
         v[i] = (fs.bse.reindex(terms).to_numpy()) ** 2
+        if family == "gaussian":  # OLS: t intervals on the residual df, as for the data
+            own_df = float(fs.df_resid)
     bad = np.asarray(~np.isfinite(q).all(axis=0) | ~np.isfinite(v).all(axis=0))
     if bad.any():
         raise DataError(
@@ -178,6 +184,7 @@ def compare_regression(
     table = comparison_columns(
         fc.params.to_numpy(), fc.bse.to_numpy(), ci[:, 0], ci[:, 1], q, v, method,
         int(fc.nobs), int(np.mean([len(df) for df in imps])), level,
+        df=np.full(len(terms), own_df),
     )
     table.insert(0, "term", terms)
     return RegressionComparison(

@@ -137,7 +137,7 @@ def compare_statistics(
     *,
     columns: Sequence[str] | None = None,
     schema: Schema | None = None,
-    method: Literal["partial", "full", "proper"] = "partial",
+    method: Literal["partial", "full", "proper", "none"] = "partial",
     level: float = 0.95,
     n_boot: int = 500,
     random_state: RandomState = None,
@@ -176,9 +176,9 @@ def compare_statistics(
     StatisticsComparison
     """
     level = check_level(level)
-    if method not in ("partial", "full", "proper"):
+    if method not in ("partial", "full", "proper", "none"):
         raise ParameterError(
-            f"parameter 'method': expected 'partial', 'full' or 'proper', got {method!r}"
+            f"parameter 'method': expected 'partial', 'full', 'proper' or 'none', got {method!r}"
         )
     if n_boot < 10:
         raise ParameterError("parameter 'n_boot': expected at least 10 bootstrap resamples")

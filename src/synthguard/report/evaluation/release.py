@@ -110,6 +110,14 @@ def _release_argument(s: Setting, w: _Work) -> Any:
     return rel_arg
 
 
+def _combining_rule(kind: str, m: int) -> str:
+    """The combining rule for a release kind: one protected file is the data masked, analysed
+    as it is (Karr et al. 2006), where a synthesis rule would widen its intervals by sqrt(2)."""
+    if kind == "protected" and m == 1:
+        return "none"
+    return "full" if kind == "full" else "partial"
+
+
 def _measure_utility(s: Setting, w: _Work, conf_u: pd.DataFrame, rel_arg: Any) -> Any:
     """:func:`synthguard.utility.evaluate_utility`, read at call time (so a replaced
     function, a plug-in or a test, is the one called) with the documented arguments; when
@@ -118,7 +126,7 @@ def _measure_utility(s: Setting, w: _Work, conf_u: pd.DataFrame, rel_arg: Any) -
     if utility_fn is None:
         return None
     u_kw: dict[str, Any] = dict(schema=s.schema.subset(w.common), random_state=w.rng,
-                                method="full" if w.kind == "full" else "partial")
+                                method=_combining_rule(w.kind, len(w.implicates)))
     if s.weights is not None:  # survey-weighted univariate, ECDF and pMSE
         u_kw["weights"] = s.weights
     try:
