@@ -87,3 +87,21 @@ def test_guard_by_hand():
     assert changed == {"x": 3}
     assert not np.isin(out["x"], spec.rare).any() and out["x"][2] == 3.0
     assert RareGuard({"x": x}, schema, ["x"], 0).active is False
+
+
+def test_a_passive_lookup_column_leaves_the_guard_on_its_other_predictors():
+    # passive 'of=g' reads g's values up in a table, so g keeps its drawn values; x is only
+    # another predictor of the passive column and must stay guarded (it was excluded, so
+    # Adult's near-unique fnlwgt came back exactly whenever education_num was passive)
+    rng = np.random.default_rng(0)
+    g = rng.choice(["a", "b", "c"], 600)
+    conf = pd.DataFrame({"g": pd.Categorical(g), "x": rng.normal(50, 10, 600).round(3),
+                         "gnum": pd.Series(g).map({"a": 1, "b": 2, "c": 3}).astype(int)})
+    syn = Synthesizer(methods={"g": "sample", "x": "cart", "gnum": "passive:of=g"},
+                      visit_sequence=["g", "x", "gnum"], random_state=1).fit(conf)
+    out = syn.sample().implicates[0]
+    counts = conf["x"].value_counts()
+    assert not out["x"].isin(set(counts[counts < 5].index)).any()
+    # ... and the passive column still follows its source exactly
+    assert (out.groupby("g", observed=True)["gnum"].nunique() == 1).all()
+    assert dict(zip(out["g"], out["gnum"])) == {"a": 1, "b": 2, "c": 3}

@@ -416,12 +416,15 @@ class Synthesizer(ParamsRepr):
             levels_declared = declared_levels(plan.overrides, c)
             if levels_declared is not None:
                 public[c] = public.get(c, set()) | levels_declared
-        # derived columns, and the columns they are derived from (a passive method looks their
-        # values up in the data), keep their drawn values: smoothing a source would leave the
-        # derived column without a value
+        # derived columns, and the columns a lookup derives them from (passive 'of' looks
+        # their values up in the data), keep their drawn values: smoothing such a source would
+        # leave the derived column without a value. Only those sources: every other predictor
+        # keeps the guard (excluding all of them released Adult's near-unique fnlwgt values
+        # whenever education_num was passive)
         derived = {c for block in self.blocks_ for cm in block.models
                    if cm.value is not None and getattr(cm.value.method, "derived", False)
-                   for c in (cm.target, *cm.predictors)}
+                   for c in (cm.target,
+                             *getattr(cm.value.method, "sources_", cm.predictors))}
         self.rare_guard_ = RareGuard(arrays, schema, [c for c in visit if c not in derived],
                                      self.rare_values_, public, self.tail_thresholds_)
         self._unique_guard: UniqueGuard | None = None

@@ -203,6 +203,14 @@ class PassiveMethod(ColumnsMethod):
         self.fitted_ = True
         return self
 
+    @property
+    def sources_(self) -> tuple[str, ...]:
+        """The columns whose drawn values must be values of the data: with ``of`` the lookup
+        table is keyed on them, so a smoothed or redrawn value would have no entry; a formula
+        or function evaluates any value, so it needs none."""
+        self._check_fitted("fitted_")
+        return tuple(self.names_) if self.of is not None else ()
+
     def draw(self, X: Any, rng: np.random.Generator) -> np.ndarray:
         """The column's value for each row of ``X`` (no randomness is used)."""
         self._check_fitted("fitted_")
