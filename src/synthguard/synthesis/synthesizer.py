@@ -473,7 +473,7 @@ class Synthesizer(ParamsRepr):
         state["noise"] = without_ledgers(state.get("noise"))  # a ledger is never pickled
         if "blocks_" in state:
             state["_fingerprint"] = self.fingerprint_
-            if getattr(self, "replicated_uniques_", "keep") != "keep":
+            if hasattr(self, "replicated_uniques_"):  # 'keep' still counts them at sample
                 state["_unique_guard"] = self.unique_guard_
             state["_confidential"] = None
         return state
