@@ -125,7 +125,7 @@ def dask_stages(folder: Path, out: Path, workers: int, memory: str) -> dict[str,
 
     times: dict[str, float] = {}
     with LocalCluster(n_workers=workers, threads_per_worker=1, memory_limit=memory,
-                      dashboard_address=None, silence_logs=40) as cluster, \
+                      dashboard_address=":0", silence_logs=40) as cluster, \
             Client(cluster) as client, PeakMemory(client) as mem:
         conf = scale.read_dataset(folder)
         t, c = time.perf_counter(), mem.cpu()
