@@ -34,13 +34,14 @@ def compute(*collections: Any, progress: Progress | None = None) -> tuple[Any, .
 
     if progress is None:
         return tuple(dask.compute(*collections))
+    report: Progress = progress  # bound once: the nested classes below call it
     client = _client()
     if client is not None and dask.config.get("scheduler", None) in (None, "dask.distributed"):
         from distributed.diagnostics.progressbar import TextProgressBar
 
         class _Feed(TextProgressBar):  # type: ignore[misc]
             def _draw_bar(self, remaining: int, all: int, **kwargs: Any) -> None:
-                progress(int(all) - int(remaining), int(all))
+                report(int(all) - int(remaining), int(all))
 
             def _draw_stop(self, **kwargs: Any) -> None:
                 pass
@@ -55,10 +56,10 @@ def compute(*collections: Any, progress: Progress | None = None) -> tuple[Any, .
 
         def _start_state(self, dsk: Any, state: Any) -> None:
             self.total = sum(len(state[k]) for k in ("ready", "waiting", "running", "finished"))
-            progress(len(state["finished"]), self.total)
+            report(len(state["finished"]), self.total)
 
         def _posttask(self, key: Any, result: Any, dsk: Any, state: Any, worker_id: Any) -> None:
-            progress(len(state["finished"]), self.total)
+            report(len(state["finished"]), self.total)
 
     with _Count():
         return tuple(dask.compute(*collections))
