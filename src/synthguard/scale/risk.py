@@ -276,6 +276,25 @@ def _ident_release_meta(index: pd.Index, n_impl: int) -> pd.DataFrame:
     return pd.DataFrame(cols, index=index[:0])
 
 
+
+def _check_ball_arguments(
+    conf: Any, keys: Any, targets: Any, radius: Any, singletons: Any
+) -> tuple[list[str], list[str], np.ndarray, str, bool]:
+    """The checks of the pandas ball-risk functions, on the Dask frame's metadata: key and
+    target lists (disjoint, at least one numeric target), the radius per target and the
+    singleton policy."""
+    keys_l = as_list(keys, name="keys")
+    targets_l = as_list(targets, name="targets")
+    if not targets_l:
+        raise ParameterError("parameter 'targets': name at least one numeric target column")
+    if set(keys_l) & set(targets_l):
+        raise ParameterError("parameters 'keys' and 'targets': a column cannot be both")
+    check_columns(conf._meta, keys_l, name="conf", role="key")
+    r = radius_vector(radius, targets_l)
+    policy, warn = check_singletons(singletons)
+    target_matrix(conf._meta, targets_l, name="conf", allow_missing=True)
+    return keys_l, targets_l, r, policy, warn
+
 def identification_risk(
     conf: Any,
     synthetic: Any = None,
@@ -327,16 +346,8 @@ def identification_risk(
             quantiles=quantiles,
         )
     conf = as_dask(conf, name="conf")
-    keys_l = as_list(keys, name="keys")
-    targets = as_list(targets, name="targets")
-    if not targets:
-        raise ParameterError("parameter 'targets': name at least one numeric target column")
-    if set(keys_l) & set(targets):
-        raise ParameterError("parameters 'keys' and 'targets': a column cannot be both")
-    check_columns(conf._meta, keys_l, name="conf", role="key")
-    r = radius_vector(radius, targets)
-    policy, warn = check_singletons(singletons)
-    target_matrix(conf._meta, targets, name="conf", allow_missing=True)
+    keys_l, targets, r, policy, warn = _check_ball_arguments(conf, keys, targets, radius,
+                                                             singletons)
     columns = keys_l + targets
     shuffled, n, parts = _prepare(conf, columns, keys_l, npartitions)
     kw: dict[str, Any] = dict(relative=relative, inclusive=inclusive)
@@ -470,16 +481,8 @@ def pairwise_identification_risk(
             singletons=singletons,
             quantiles=quantiles,
         )
-    keys_l = as_list(keys, name="keys")
-    targets = as_list(targets, name="targets")
-    if not targets:
-        raise ParameterError("parameter 'targets': name at least one numeric target column")
-    if set(keys_l) & set(targets):
-        raise ParameterError("parameters 'keys' and 'targets': a column cannot be both")
-    check_columns(conf._meta, keys_l, name="conf", role="key")
-    r = radius_vector(radius, targets)
-    policy, warn = check_singletons(singletons)
-    target_matrix(conf._meta, targets, name="conf", allow_missing=True)
+    keys_l, targets, r, policy, warn = _check_ball_arguments(conf, keys, targets, radius,
+                                                             singletons)
     shuffled, n, _ = _prepare(conf, keys_l + targets, keys_l, npartitions)
     out = shuffled.map_partitions(
         _pairwise_block,
