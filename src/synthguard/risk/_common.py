@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import warnings
 from collections.abc import Mapping, Sequence
-from typing import Literal
+from typing import Any, Literal
 
 import numpy as np
 import pandas as pd
@@ -113,6 +113,27 @@ def quantile_dict(values: np.ndarray, qs: Sequence[float]) -> dict[float, float]
     if v.size == 0:
         return {float(q): float("nan") for q in qs}
     return {float(q): float(x) for q, x in zip(qs, np.quantile(v, qs))}
+
+
+def risk_summary(
+    risk: np.ndarray, single: np.ndarray, n: int, warn: bool, quantiles: Sequence[float],
+    what: str,
+) -> dict[str, Any]:
+    """The summary fields every per-record ball risk reports: the risks themselves, their mean,
+    maximum and quantiles over the records not excluded (NaN), and the singletons (records
+    alone in their key pattern), warned about when ``warn``."""
+    n_single = int(single.sum())
+    if warn:
+        warn_singletons(n_single, n, what)
+    valid = risk[~np.isnan(risk)]
+    return {
+        "per_record": risk,
+        "mean": float(valid.mean()) if valid.size else float("nan"),
+        "max": float(valid.max()) if valid.size else float("nan"),
+        "quantiles": quantile_dict(risk, quantiles),
+        "n_singletons": n_single,
+        "singleton_share": n_single / n if n else 0.0,
+    }
 
 
 def check_rows(conf: pd.DataFrame, frames: Sequence[pd.DataFrame], what: str) -> None:

@@ -25,10 +25,9 @@ from synthguard.risk._common import (
     as_list,
     check_rows,
     check_singletons,
-    quantile_dict,
     radius_vector,
+    risk_summary,
     target_matrix,
-    warn_singletons,
 )
 from synthguard.risk._patterns import PatternEncoder, check_columns
 
@@ -274,17 +273,8 @@ def identification_risk(
             risk = np.where(single, match_share, risk)
     if policy == "exclude":
         risk = np.where(single, np.nan, risk)
-    n_single = int(single.sum())
-    if warn:
-        warn_singletons(n_single, n, "identification_risk")
-    valid = risk[~np.isnan(risk)]
     return IdentificationRisk(
-        per_record=risk,
-        mean=float(valid.mean()) if valid.size else float("nan"),
-        max=float(valid.max()) if valid.size else float("nan"),
-        quantiles=quantile_dict(risk, quantiles),
-        n_singletons=n_single,
-        singleton_share=n_single / n if n else 0.0,
+        **risk_summary(risk, single, n, warn, quantiles, "identification_risk"),
         pattern=enc.codes,
         pattern_size=sizes,
         n_inside=n_inside,

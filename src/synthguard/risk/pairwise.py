@@ -17,10 +17,9 @@ from synthguard.risk._common import (
     DEFAULT_QUANTILES,
     as_list,
     check_singletons,
-    quantile_dict,
     radius_vector,
+    risk_summary,
     target_matrix,
-    warn_singletons,
 )
 from synthguard.risk._patterns import PatternEncoder, check_columns
 
@@ -224,18 +223,9 @@ def pairwise_identification_risk(
     fill = {"zero": 0.0, "one": 1.0, "exclude": np.nan}[policy]
     risk = np.where(single, fill, risk)
     n = len(conf)
-    n_single = int(single.sum())
-    if warn:
-        warn_singletons(n_single, n, "pairwise_identification_risk")
-    valid = risk[~np.isnan(risk)]
     return PairwiseIdentificationRisk(
-        per_record=risk,
+        **risk_summary(risk, single, n, warn, quantiles, "pairwise_identification_risk"),
         weights=1.0 - risk,
-        mean=float(valid.mean()) if valid.size else float("nan"),
-        max=float(valid.max()) if valid.size else float("nan"),
-        quantiles=quantile_dict(risk, quantiles),
-        n_singletons=n_single,
-        singleton_share=n_single / n if n else 0.0,
         pattern=enc.codes,
         pattern_size=m,
         n_inside=inside,

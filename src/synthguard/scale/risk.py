@@ -39,10 +39,9 @@ from synthguard.risk._common import (
     DEFAULT_QUANTILES,
     as_list,
     check_singletons,
-    quantile_dict,
     radius_vector,
+    risk_summary,
     target_matrix,
-    warn_singletons,
 )
 from synthguard.risk._encoding import check_metric, common_columns, encode_frames
 from synthguard.risk._neighbours import nearest
@@ -400,17 +399,8 @@ def identification_risk(
         risk = np.where(single, match_share, risk)
     if policy == "exclude" and synthetic is not None:
         risk = np.where(single, np.nan, risk)
-    n_single = int(single.sum())
-    if warn:
-        warn_singletons(n_single, n, "identification_risk")
-    valid = risk[~np.isnan(risk)]
     return IdentificationRisk(
-        per_record=risk,
-        mean=float(valid.mean()) if valid.size else float("nan"),
-        max=float(valid.max()) if valid.size else float("nan"),
-        quantiles=quantile_dict(risk, quantiles),
-        n_singletons=n_single,
-        singleton_share=n_single / n if n else 0.0,
+        **risk_summary(risk, single, n, warn, quantiles, "identification_risk"),
         pattern=_pattern_codes(res[_FIRST].to_numpy(dtype=np.int64)),
         pattern_size=sizes,
         n_inside=n_inside,
@@ -498,18 +488,9 @@ def pairwise_identification_risk(
     risk = res["risk"].to_numpy(dtype=np.float64)
     m = res["size"].to_numpy(dtype=np.int64)
     single = m == 1
-    n_single = int(single.sum())
-    if warn:
-        warn_singletons(n_single, n, "pairwise_identification_risk")
-    valid = risk[~np.isnan(risk)]
     return PairwiseIdentificationRisk(
-        per_record=risk,
+        **risk_summary(risk, single, n, warn, quantiles, "pairwise_identification_risk"),
         weights=1.0 - risk,
-        mean=float(valid.mean()) if valid.size else float("nan"),
-        max=float(valid.max()) if valid.size else float("nan"),
-        quantiles=quantile_dict(risk, quantiles),
-        n_singletons=n_single,
-        singleton_share=n_single / n if n else 0.0,
         pattern=_pattern_codes(res[_FIRST].to_numpy(dtype=np.int64)),
         pattern_size=m,
         n_inside=res["inside"].to_numpy(dtype=np.int64),
