@@ -137,6 +137,8 @@ class DPSynthesizer(ParamsRepr, ABC):
         n_hat = float(self._default_n())
         plan = self._noise_plan(dict(zip(domain.columns, domain.sizes)), eps, delta)
         self.expected_error_ = planned_error(plan, total=n_hat) if plan else None
+        self.expected_basis_ = self._expected_basis(
+            dict(zip(domain.columns, domain.sizes)), eps, delta) if plan else None
         fitted = self._noisy_marginals()
         self.fit_error_ = fit_error(fitted[0], fitted[1], n_hat) if fitted else None
         self.domain_: Domain = domain  # set last: a refused charge leaves the object unfitted
@@ -171,12 +173,22 @@ class DPSynthesizer(ParamsRepr, ABC):
         plan = self._noise_plan(sizes, eps, delta)
         if not plan:
             raise ParameterError(f"{type(self).__name__}: no expected error for this method")
-        return planned_error(plan, total=n)
+        table = planned_error(plan, total=n)
+        basis = self._expected_basis(sizes, eps, delta)
+        if basis:  # what the figure assumes (AIM: its planned rounds), for a report
+            table.attrs["basis"] = basis
+        return table
 
     def _noise_plan(self, sizes: dict[str, int], epsilon: float, delta: float
                     ) -> list[tuple[int, float, float]]:
         """``(order, mean absolute noise per cell, cells)`` of each planned measurement."""
         return []
+
+    def _expected_basis(self, sizes: dict[str, int], epsilon: float, delta: float
+                        ) -> str | None:
+        """One public line saying what the expected error assumes, when it is not simply the
+        noise of the measurements the method always makes (AIM: its planned rounds)."""
+        return None
 
     def _noisy_marginals(self) -> tuple[Any, list[NoisyMarginal]] | None:
         """After fit: (model marginal function, noisy measurements), or None."""
@@ -251,4 +263,6 @@ class DPSynthesizer(ParamsRepr, ABC):
             "dp": self.domain_.dp,
             **({"expected_error": as_records(expected)} if expected is not None else {}),
             **({"fit_error": as_records(fitted)} if fitted is not None else {}),
+            **({"expected_error_basis": basis}
+               if (basis := getattr(self, "expected_basis_", None)) else {}),
         }

@@ -58,14 +58,14 @@ def planned_error(plan: Sequence[tuple[int, float, float]], total: float | None 
     ``mean_abs`` is the mean absolute noise of one cell (σ√(2/π) Gaussian, b Laplace).
     Columns: ``marginals``, ``noise`` (mean absolute noise per cell, records), ``cells``
     (mean), ``expected_l1`` (records off per marginal, a·c) and, with ``total`` (N),
-    ``expected_tv`` (½ a c / N).
+    ``expected_tv`` (min(1, ½ a c / N): no release is further than 1 in total variation).
     """
     rows = []
     for order, mean_abs, cells in plan:
         row = {"order": int(order), "noise": float(mean_abs), "cells": float(cells),
                "expected_l1": float(mean_abs) * float(cells)}
         if total is not None:
-            row["expected_tv"] = 0.5 * row["expected_l1"] / max(float(total), 1.0)
+            row["expected_tv"] = min(1.0, 0.5 * row["expected_l1"] / max(float(total), 1.0))
         rows.append(row)
     return by_order(rows)
 
@@ -101,8 +101,8 @@ def describe(expected: pd.DataFrame, fitted: pd.DataFrame | None = None) -> str:
     """One line for a report: expected TV by order, and the fit's residual and bound.
 
     The expected part counts the marginals it is stated for: those measured (MST, the
-    stratified and field-group tables) or, for AIM, the workload's marginals as if measured at
-    the first rounds' noise (the rounds measure a subset of them, with less noise as they go).
+    stratified and field-group tables) or, for AIM, the workload's marginals as if measured in
+    one of its planned rounds (``expected_error_basis`` says which; the rounds measure a subset).
     """
     parts = []
     if "expected_tv" in expected.columns:
