@@ -168,6 +168,27 @@ def exit_with_verdict(ev: Any) -> None:
         sys.exit(EXIT_NOT_COMPUTED)
 
 
+def _run_split(conf_df: pd.DataFrame, loaded: dict[str, Any],
+               rel: dict[str, list[pd.DataFrame]], kinds: dict[str, str],
+               echo: Callable[[str], None]
+               ) -> tuple[pd.DataFrame, pd.DataFrame | None, str | None]:
+    """Releases of one ``synthguard run`` with a holdout, given the full data file: cut it as
+    the run did (:mod:`synthguard.pipeline.split`) and measure against the training part with
+    the rest as the holdout. Otherwise the data as given, without a holdout."""
+    from synthguard.pipeline.split import find_run_split
+
+    split = find_run_split({n: r.manifest for n, r in loaded.items()}, len(conf_df),
+                           {n: [len(df) for df in dfs] for n, dfs in rel.items()}, kinds)
+    if split is None:
+        return conf_df, None, None
+    train, hold = split.apply(conf_df)
+    echo(f"data: the releases were made by synthguard run from a training part of CONF "
+         f"({split.describe()}, in their manifests): measured against that part, with the "
+         f"records it set aside as the holdout, as the run did (pass --holdout FILE to "
+         f"measure against CONF whole)")
+    return train, hold, f"training part cut as synthguard run did ({split.describe()})"
+
+
 def _constraints(path: str | None) -> Any:
     """Constraints read from ``--constraints`` (None without it)."""
     if path is None:
@@ -322,6 +343,9 @@ def evaluate_cmd(conf: str, read_kw: dict[str, Any], releases: tuple[str, ...], 
                              f"not in the data: {', '.join(unknown)}")
     rel = _align_columns(conf_df, loaded, common_columns, echo)
     kind_map = _resolve_kinds(loaded, kind_map, echo)
+    split_note = None
+    if hold_df is None:
+        conf_df, hold_df, split_note = _run_split(conf_df, loaded, rel, kind_map, echo)
     ledger = _open_ledgers(loaded, lambda s: click.echo(_line(s), err=True))
     with warnings_to_stderr(quiet):
         with progress_bar(quiet, "synthguard evaluate") as cb:
@@ -341,6 +365,8 @@ def evaluate_cmd(conf: str, read_kw: dict[str, Any], releases: tuple[str, ...], 
             write_table(ev.to_frame().reset_index(), table)
         if report:
             provenance = {"data": conf, "releases": ", ".join(releases)}
+            if split_note is not None:
+                provenance["data"] += f"; {split_note}"
             for name, r in loaded.items():
                 provenance[f"release {name}"] = f"{r.describe()}; evaluated as {kind_map[name]}"
                 if r.manifest is not None:

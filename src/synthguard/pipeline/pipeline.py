@@ -181,8 +181,11 @@ def _manifest_kind(method: str, release: Any) -> str:
 
 
 def _write_release(stage: Path, name: str, release: Any, method: str, columns: list[str],
-                   ledger: Any, ledger_path: Path | None, plan_seed: int | None) -> list[Path]:
-    """Write one release folder (implicates and manifest) into the staging folder."""
+                   ledger: Any, ledger_path: Path | None, plan_seed: int | None,
+                   holdout_share: float = 0.0) -> list[Path]:
+    """Write one release folder (implicates and manifest) into the staging folder. The
+    manifest records the plan's seed and holdout share, from which ``synthguard evaluate``
+    cuts the full data file again (:mod:`synthguard.pipeline.split`)."""
     folder = stage / name
     if is_tables(release):  # DP tables: one CSV per table and release.json
         ref = None if ledger_path is None else "../../" + ledger_path.name
@@ -204,7 +207,8 @@ def _write_release(stage: Path, name: str, release: Any, method: str, columns: l
         kept=tuple(str(c) for c in getattr(release, "kept", None) or ()),
         dropped=tuple(c for c in columns if c not in released), columns=tuple(released),
         ledger=None if ledger_path is None or method != "dp" else "../../" + ledger_path.name,
-        spent=spent, details={"plan method": method, "plan seed": plan_seed},
+        spent=spent, details={"plan method": method, "plan seed": plan_seed,
+                              "plan holdout": holdout_share},
     ))
     return paths
 
@@ -302,7 +306,8 @@ def run_plan(plan: Plan | str | os.PathLike[str], *, progress: Progress | None =
             stage = Path(tempfile.mkdtemp(dir=out, prefix=".releases.new-"))
         release_paths[name] = [
             releases_dir / name / p.name for p in _write_release(
-                stage, name, releases[name], method, columns, ledger, ledger_path, seed)]
+                stage, name, releases[name], method, columns, ledger, ledger_path, seed,
+                plan.holdout)]
 
     def paid_or_discard() -> None:
         """After a failure: a paid DP release is kept (moved into releases/), else nothing."""

@@ -11,7 +11,7 @@ import pandas as pd
 from synthguard.data.implicates import release_kind
 from synthguard.errors import ParameterError
 
-__all__ = ["aligned", "from_disk", "kind_of", "undefined"]
+__all__ = ["RECORD_LEVEL", "aligned", "from_disk", "kind_of", "undefined"]
 
 
 def kind_of(release: Any, implicates: list[pd.DataFrame], conf: pd.DataFrame, given: str | None) -> str:
@@ -62,7 +62,7 @@ def aligned(kind: str, implicates: list[pd.DataFrame], conf: pd.DataFrame) -> bo
     return all(len(df) == len(conf) for df in implicates)
 
 
-_RECORD_LEVEL = frozenset({"mean_identification_risk", "max_identification_risk",
+RECORD_LEVEL = frozenset({"mean_identification_risk", "max_identification_risk",
                            "expected_match_risk", "true_match_rate"})
 _NEEDS_HOLDOUT = frozenset({"membership_auc", "closer_to_data"})
 
@@ -72,7 +72,7 @@ def undefined(kind: str, implicates: list[pd.DataFrame], conf: pd.DataFrame,
     """Metrics that do not apply to a release (rather than failed on it)."""
     out: set[str] = set()
     if not aligned(kind, implicates, conf):
-        out |= _RECORD_LEVEL
+        out |= RECORD_LEVEL
     if holdout is None:
         out |= _NEEDS_HOLDOUT
     return frozenset(out)

@@ -21,7 +21,7 @@ from synthguard import risk as _risk
 from synthguard import utility as _utility
 from synthguard.report.attacks import run_attacks
 from synthguard.report.constraints_check import METRIC as CONSTRAINT_METRIC
-from synthguard.report.evaluation.kinds import aligned, kind_of, undefined
+from synthguard.report.evaluation.kinds import RECORD_LEVEL, aligned, kind_of, undefined
 from synthguard.report.evaluation.notes import Notes
 from synthguard.report.evaluation.options import Setting
 from synthguard.report.evaluation.record_risk import record_risk
@@ -78,6 +78,10 @@ def measure_release(
     bundles = {"utility": utility, "risk": risk, "attacks": attack_result}
     metrics = _metrics(s, w, bundles, conf_u, checked, per_record)
     not_applicable = undefined(kind, implicates, s.conf, s.holdout)
+    if kind != "full" and "identification risk" not in w.inapplicable:
+        # rows that stand for records: a record-level figure missing is not computed (a
+        # threshold on it fails), never "not applicable"
+        not_applicable = not_applicable - RECORD_LEVEL
     if kind == "protected":
         not_applicable = not_applicable | s.synthetic_only
     if checked is not None and metrics.get(CONSTRAINT_METRIC) is None:
@@ -186,11 +190,19 @@ def _record_level(s: Setting, w: _Work, risk: Any) -> np.ndarray | None:
             )
         except Exception as e:
             w.errors["identification risk"] = safe_error(e)
-    elif w.kind == "partial":  # declared row for row, yet the rows do not line up
+    elif w.kind == "protected" and len(getattr(w.release, "removed", ())):
+        w.inapplicable.add("identification risk")  # a sample of the records (sdc.subsample)
         w.errors["identification risk"] = (
-            "the release is declared partially synthetic but its implicates do not have as "
-            "many rows as the data; evaluate it against the confidential file it was made "
-            "from (the training part when a holdout was set aside)"
+            "not defined: the release is a sample of the confidential records, and the "
+            "record-level risk pairs released row i with confidential record i"
+        )
+    elif w.kind in ("partial", "protected"):  # declared row for row, yet the rows do not line up
+        what = "partially synthetic" if w.kind == "partial" else "protected (SDC)"
+        w.errors["identification risk"] = (
+            f"the release is declared {what}, so its rows are the confidential records, but "
+            f"its implicates do not have as many rows as the data; evaluate it against the "
+            f"confidential file it was made from (for the releases of synthguard run: the "
+            f"full data file without --holdout, which is cut as the run cut it)"
         )
     else:
         w.inapplicable.add("identification risk")
