@@ -219,8 +219,40 @@ class Evaluation(Summarized):
             + (f" (holdout {self.n_holdout:,})" if self.n_holdout else ""),
             text.to_string(),
         ]
+        lines.extend(self._reading_notes(table.columns))
         lines.extend(r.verdict for r in self.releases.values())
         return "\n".join(lines)
+
+    @property
+    def baseline_share(self) -> float | None:
+        """The closer-to-data share expected when nothing is memorized: the training records'
+        share of training + holdout records (None without a holdout)."""
+        for r in self.releases.values():  # the DCR's own, when it sampled the records
+            d = getattr(r.risk, "distance", None) if r.risk is not None else None
+            b = getattr(d, "baseline_share", None)
+            if isinstance(b, int | float) and np.isfinite(b):
+                return float(b)
+        if not self.n_holdout:
+            return None
+        return self.n_records / (self.n_records + self.n_holdout)
+
+    def _reading_notes(self, shown: Any) -> list[str]:
+        """How to read the figures that mean nothing alone (the report says the same), and
+        which holdout measures were not computed."""
+        out = []
+        base = self.baseline_share
+        if "closer_to_data" in shown and base is not None:
+            out.append(f"closer to data: share of released records nearer the training records "
+                       f"than the holdout's; about {base:.3g} when nothing is memorized "
+                       f"(training / (training + holdout) records); well above it, the "
+                       f"release copies or memorizes records")
+        if "membership_auc" in shown:
+            out.append("membership AUC: 0.5 is guessing; above it, the release gives away "
+                       "which records it was made from")
+        if base is None:
+            out.append("closer to data, membership AUC: not computed, they need a holdout "
+                       "(records the releases were not made from)")
+        return out
 
     def __repr__(self) -> str:
         verdict = f"failed: {', '.join(self.failed)}" if self.failed else self.status
