@@ -19,8 +19,7 @@ import pandas as pd
 from synthguard.data.schema import Schema
 from synthguard.errors import ParameterError, PlanError
 from synthguard.pipeline.dp_tables_release import make_dp_tables
-from synthguard.pipeline.plan import MAKERS, Plan, ReleaseSpec, resolve_maker
-from synthguard.sdc.steps import SDC_STEPS
+from synthguard.pipeline.plan import MAKERS, Plan, ReleaseSpec, resolve_maker, resolve_step
 
 __all__ = ["make_release", "register_maker"]
 
@@ -79,7 +78,7 @@ def _sdc(spec: ReleaseSpec, data: pd.DataFrame, schema: Schema, plan: Plan,
     result: Any = None
     for step in spec.params["steps"]:
         (fname, kwargs), = step.items()
-        fn = SDC_STEPS[fname]
+        fn = resolve_step(fname)
         kw = dict(kwargs or {})
         if _takes(fn, "random_state"):
             kw["random_state"] = rng

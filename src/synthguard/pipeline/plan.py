@@ -61,7 +61,6 @@ from typing import Any
 
 import yaml
 
-from synthguard import sdc
 from synthguard.bayes import RiskWeightedSynthesizer
 from synthguard.dp.synthesizers.registry import DP_SYNTHESIZERS
 from synthguard.dp.tables import dp_tables
@@ -82,12 +81,13 @@ EVAL_KEYS = ("keys", "targets", "radius", "formulas", "thresholds", "default_thr
 REPORT_KEYS = ("title", "min_cell", "file")
 PRIVACY_KEYS = ("epsilon", "delta")
 
-# method -> (what it calls, parameters the pipeline sets itself); "sdc" calls the functions
-# of synthguard.sdc named by its steps, "dp" the synthesizer named by its 'synthesizer'
+# method -> (what it calls, parameters the pipeline sets itself); "sdc" calls the steps of
+# the SDC step registry (sdc/steps.py) named by its steps, "dp" the synthesizer named by its
+# 'synthesizer' in the DP registry
 MAKERS: dict[str, tuple[Any, tuple[str, ...]]] = {
     "synthesis": (Synthesizer, ("random_state", "schema")),
     "risk_weighted": (RiskWeightedSynthesizer, ("random_state", "schema")),
-    "sdc": (sdc, ()),
+    "sdc": (SDC_STEPS, ()),
     "dp": (None, ("random_state", "ledger", "schema")),
     "dp_tables": (dp_tables, ("random_state", "ledger", "data", "label")),
 }
@@ -248,8 +248,18 @@ def _accepted(obj: Callable[..., Any]) -> tuple[set[str], bool]:
     return names, var
 
 
+def resolve_step(name: str) -> Callable[..., Any]:
+    """The function of an sdc release's step ``name``, from the SDC step registry
+    (:data:`synthguard.sdc.steps.SDC_STEPS`; PlanError for an unknown one)."""
+    fn = SDC_STEPS.get(str(name))
+    if fn is None:
+        raise PlanError(f"unknown SDC step '{name}'; expected one of {', '.join(SDC_STEPS)}")
+    return fn  # type: ignore[no-any-return]
+
+
 def resolve_maker(method: str, params: Mapping[str, Any]) -> Callable[..., Any]:
-    """The class or function a release method calls (PlanError for an unknown one)."""
+    """The class or function a release method calls (PlanError for an unknown one); for
+    ``sdc``, the SDC step registry (its steps are looked up with :func:`resolve_step`)."""
     if method not in MAKERS:
         raise PlanError(f"unknown release method '{method}'; expected one of {', '.join(MAKERS)}")
     obj, _ = MAKERS[method]
