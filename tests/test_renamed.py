@@ -273,3 +273,41 @@ def test_every_alias_has_a_case_here() -> None:
     covered = {n for n in aliased if n.split(".")[0] + "(" in text or
                n.split(".")[-1] + "(" in text}
     assert aliased and aliased == covered, sorted(aliased - covered)
+
+
+def test_result_fields_keep_their_old_names_one_release() -> None:
+    """Result attributes speak the API's words (n_synthetic, targets); the old attribute and
+    constructor keyword work one release with a RenamedWarning naming the new one."""
+    import dataclasses
+
+    from synthguard.risk.disclosure import Disclosure
+    from synthguard.utility.ecdf import ECDFUtility
+
+    conf, syn = _frames()
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", FutureWarning)
+        e = utility.ecdf_utility(conf.x, synthetic_values=syn.x.iloc[:45])
+        d = risk.disclosure(conf, syn, keys=["g"], targets="x")
+        w = risk_weights(conf, ["g"], targets="x", radius=0.3)
+        assert (e.n_conf, e.n_synthetic, d.targets, w.targets) == (60, 45, "x", ("x",))
+        assert "Disclosure of 'x'" in d.summary() and "['x']" in w.summary()
+        assert dataclasses.replace(d, targets="y").targets == "y"
+    for obj, old, new, value in ((e, "n_syn", "n_synthetic", 45), (d, "target", "targets", "x"),
+                                 (w, "target", "targets", ("x",))):
+        with pytest.warns(RenamedWarning, match=rf"{type(obj).__name__}\.{old} is now called "
+                                                rf"'{new}'; read \.{new}"):
+            assert getattr(obj, old) == value
+    fields = dict(u_max=0.1, u_avg=0.01, u_max_implicates=(0.1,), u_avg_implicates=(0.01,),
+                  n_conf=5)
+    with pytest.warns(RenamedWarning, match="parameter 'n_syn' is now called 'n_synthetic'"):
+        assert ECDFUtility(**fields, n_syn=7) == ECDFUtility(**fields, n_synthetic=7)
+    with pytest.raises(ParameterError, match="'n_syn' and 'n_synthetic'"):
+        ECDFUtility(**fields, n_syn=7, n_synthetic=7)
+    from synthguard.bayes.weights import RiskWeights
+
+    for obj in (d, w):  # built with the old keyword: the same result
+        kw = {f.name: getattr(obj, f.name) for f in dataclasses.fields(obj) if f.name != "targets"}
+        with pytest.warns(RenamedWarning, match="parameter 'target' is now called 'targets'"):
+            again = (Disclosure(**kw, target="x") if isinstance(obj, Disclosure)
+                     else RiskWeights(**kw, target=("x",)))
+        _same(obj, again)

@@ -7,6 +7,8 @@ which emit :class:`~synthguard.errors.RenamedWarning` (a ``FutureWarning``) nami
 spelling, and then call the function with the new one - so the result is the same.
 
 * :func:`renamed` - ``@renamed(synth="synthetic")``: the old keyword is accepted and mapped.
+* :func:`renamed_fields` - ``@renamed_fields(n_syn="n_synthetic")`` on a result dataclass:
+  reading ``result.n_syn`` (and building it with ``n_syn=``) still works and warns.
 * :func:`reordered` - ``@reordered(("train", "holdout", "synthetic"), train="conf")``: a call
   that does not bind to the new signature but binds to the old positional order is mapped.
   Only use it when the new signature makes every old call fail to bind (e.g. the moved
@@ -26,7 +28,7 @@ from typing import Any, TypeVar
 
 from synthguard.errors import ParameterError, RenamedWarning
 
-__all__ = ["renamed", "reordered"]
+__all__ = ["renamed", "renamed_fields", "reordered"]
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -74,6 +76,34 @@ def renamed(**old_to_new: str) -> Callable[[F], F]:
         return wrapper  # type: ignore[return-value]
 
     return decorate
+
+
+C = TypeVar("C", bound=type)
+
+
+def renamed_fields(**old_to_new: str) -> Callable[[C], C]:
+    """Keep the old name ``old`` of a result class's attribute now called ``new``: reading
+    ``obj.old`` returns ``obj.new`` with a :class:`~synthguard.errors.RenamedWarning`, and the
+    constructor accepts ``old=`` as :func:`renamed` does. Apply it above ``@dataclass``."""
+
+    def decorate(cls: C) -> C:
+        for old, new in old_to_new.items():
+            if old in vars(cls) or new not in inspect.signature(cls).parameters:
+                raise TypeError(f"renamed_fields({old}={new!r}) does not fit {cls.__name__}")
+            setattr(cls, old, _old_attribute(cls.__name__, old, new))
+        cls.__init__ = renamed(**old_to_new)(cls.__init__)  # type: ignore[misc]
+        return cls
+
+    return decorate
+
+
+def _old_attribute(owner: str, old: str, new: str) -> property:
+    def get(self: Any) -> Any:
+        warnings.warn(f"{owner}.{old} is now called '{new}'; read .{new} ({REMOVAL})",
+                      RenamedWarning, stacklevel=2)
+        return getattr(self, new)
+
+    return property(get, doc=f"Old name of ``{new}``, kept one release (warns).")
 
 
 def reordered(old_order: Sequence[str], **old_to_new: str) -> Callable[[F], F]:

@@ -31,7 +31,7 @@ from typing import Literal
 import numpy as np
 import pandas as pd
 
-from synthguard._compat import renamed
+from synthguard._compat import renamed, renamed_fields
 from synthguard._display import Summarized
 from synthguard.errors import DataError, DisclosureWarning, ParameterError
 from synthguard.risk import identification_risk, pairwise_identification_risk
@@ -39,6 +39,7 @@ from synthguard.risk import identification_risk, pairwise_identification_risk
 __all__ = ["RiskWeights", "combine_weights", "normalize_survey_weights", "risk_weights"]
 
 
+@renamed_fields(target="targets")
 @dataclass(frozen=True, eq=False)
 class RiskWeights(Summarized):
     """Record-level likelihood weights alpha_i in [0, 1] and how they were made.
@@ -50,7 +51,8 @@ class RiskWeights(Summarized):
     risk : the confidential risk behind them: IR_i^c (marginal) or
         ``1 - alpha~_i`` (pairwise).
     singleton : True for records alone in their pattern.
-    kind, keys, target, radius, relative, floor, rescale, singleton_weight : the settings.
+    kind, keys, targets, radius, relative, floor, rescale, singleton_weight : the settings
+        (``target``, the old name of ``targets``, works one release with a RenamedWarning).
     """
 
     weights: np.ndarray
@@ -60,7 +62,7 @@ class RiskWeights(Summarized):
     pattern_size: np.ndarray
     kind: str
     keys: tuple[str, ...]
-    target: tuple[str, ...]
+    targets: tuple[str, ...]
     radius: float
     relative: bool
     floor: float
@@ -112,7 +114,7 @@ class RiskWeights(Summarized):
         q = np.quantile(self.weights, [0.25, 0.5, 0.75])
         return (
             f"{self.kind} risk weights for {self.n} records (keys {list(self.keys)}, target "
-            f"{list(self.target)}, radius {self.radius}{' relative' if self.relative else ''}): "
+            f"{list(self.targets)}, radius {self.radius}{' relative' if self.relative else ''}): "
             f"mean {self.mean:.3f}, min {self.min:.3f}, quartiles {q[0]:.3f}/{q[1]:.3f}/{q[2]:.3f}; "
             f"{self.n_downweighted} downweighted, {self.n_singletons} singletons"
         )
@@ -217,7 +219,7 @@ def risk_weights(
         pattern_size=np.asarray(marg.pattern_size),
         kind=kind,
         keys=keys_t,
-        target=targets,
+        targets=targets,
         radius=float(radius),
         relative=relative,
         floor=float(floor),

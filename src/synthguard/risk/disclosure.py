@@ -13,7 +13,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from synthguard._compat import renamed
+from synthguard._compat import renamed, renamed_fields
 from synthguard._display import Summarized
 from synthguard.data import as_implicates
 from synthguard.errors import DataError, ParameterError
@@ -35,6 +35,7 @@ _HEADLINE = ("uio", "uis", "uisio", "repu", "dorig", "dsyn", "iso", "dis", "disc
              "dcap", "tcap")  # fmt: skip
 
 
+@renamed_fields(target="targets")
 @dataclass(frozen=True, eq=False)
 class Disclosure(Summarized):
     """synthpop's disclosure measures of one target from a set of keys.
@@ -54,6 +55,8 @@ class Disclosure(Summarized):
     check_1way : per implicate, the target level with most DiSCO records, their number and their
         share of DiSCO, and whether it passes ``thresh_1way`` (synthpop's ``check_1way``: the
         disclosure may come from one dominant level rather than from the keys).
+    keys, targets : the keys and the one target measured (``targets``, as the parameter; its
+        old name ``target`` works one release with a RenamedWarning).
     """
 
     uio: float
@@ -74,7 +77,7 @@ class Disclosure(Summarized):
     max_denom: float
     mean_denom: float
     keys: tuple[str, ...]
-    target: str
+    targets: str
     n_conf: int
     n_implicates: int
     per_implicate: pd.DataFrame = field(repr=False)
@@ -95,7 +98,7 @@ class Disclosure(Summarized):
 
     def summary(self) -> str:
         lines = [
-            f"Disclosure of '{self.target}' from keys {', '.join(self.keys)} "
+            f"Disclosure of '{self.targets}' from keys {', '.join(self.keys)} "
             f"({self.n_conf} confidential records, {self.n_implicates} implicate(s); % of "
             f"records, mean over implicates)",
             f"  identity:  UiO {self.uio:.2%}  UiS {self.uis:.2%}  UiOiS {self.uisio:.2%}  "
@@ -568,7 +571,7 @@ def _one_target(
     return Disclosure(
         **{name: float(means[name]) for name in MEASURES},
         keys=tuple(keys),
-        target=target,
+        targets=target,
         n_conf=n_conf,
         n_implicates=len(imps),
         per_implicate=frame,

@@ -10,7 +10,7 @@ from typing import Any, ClassVar
 import numpy as np
 import pandas as pd
 
-from synthguard._compat import renamed
+from synthguard._compat import renamed, renamed_fields
 from synthguard._display import Summarized
 from synthguard.errors import DataError
 from synthguard.utility._metric import MetricInfo, ResultDisplay
@@ -52,6 +52,7 @@ def ecdf_distances(
     return float(np.max(np.abs(d))), float(np.sum(omega * d * d) / z.size)
 
 
+@renamed_fields(n_syn="n_synthetic")
 @dataclass(frozen=True)
 class ECDFUtility(ResultDisplay, Summarized):
     """ECDF utility of one variable, per implicate and averaged.
@@ -62,7 +63,8 @@ class ECDFUtility(ResultDisplay, Summarized):
     u_avg : ``U_a``, the mean squared ECDF difference over the pooled values (average over
         implicates).
     u_max_implicates, u_avg_implicates : the values for each implicate.
-    n_conf, n_syn : numbers of non-missing values used (``n_syn`` of the first implicate).
+    n_conf, n_synthetic : numbers of non-missing values used (``n_synthetic`` of the first
+        implicate; ``n_syn``, its old name, works one release with a RenamedWarning).
     n_missing_conf : missing values dropped from the confidential values.
     """
 
@@ -71,7 +73,7 @@ class ECDFUtility(ResultDisplay, Summarized):
     u_max_implicates: tuple[float, ...]
     u_avg_implicates: tuple[float, ...]
     n_conf: int
-    n_syn: int
+    n_synthetic: int
     n_missing_conf: int = 0
 
     goal: ClassVar[str] = "minimize"
@@ -212,6 +214,6 @@ def ecdf_utility(
         u_max_implicates=tuple(um),
         u_avg_implicates=tuple(ua),
         n_conf=int(conf.size),
-        n_syn=int(n_syn[0]),
+        n_synthetic=int(n_syn[0]),
         n_missing_conf=int(miss.sum()),
     )
