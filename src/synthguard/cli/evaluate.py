@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
+from synthguard.cli._dask import dask_option
 from synthguard.cli._drop import drop_columns, drop_option
 from synthguard.cli._options import read_options
 from synthguard.cli.run import progress_bar, warnings_to_stderr
@@ -199,7 +200,7 @@ def _constraints(path: str | None) -> Any:
 
 
 @click.command("evaluate")
-@click.argument("conf", type=click.Path(exists=True, dir_okay=False))
+@click.argument("conf", type=click.Path())  # a Parquet folder or CSV glob with --dask
 @click.argument("releases", nargs=-1, required=True, type=click.Path(exists=True))
 @read_options
 @click.option("--keys", "keys", multiple=True, help="Key variables (comma-separated or repeated).")
@@ -261,6 +262,7 @@ def _constraints(path: str | None) -> Any:
               show_default=True, help="Queries or attacked records per attack (--attacks).")
 @drop_option("Columns left out of the evaluation (identifiers such as record numbers), removed "
              "from CONF, the holdout and the releases; repeat or separate by commas.")
+@dask_option
 def evaluate_cmd(conf: str, read_kw: dict[str, Any], releases: tuple[str, ...], keys: tuple[str, ...],
                  targets: tuple[str, ...], holdout: str | None, radius: float,
                  formulas: tuple[str, ...], thresholds: tuple[str, ...], no_defaults: bool,
@@ -269,7 +271,8 @@ def evaluate_cmd(conf: str, read_kw: dict[str, Any], releases: tuple[str, ...], 
                  quiet: bool, by: tuple[str, ...] = (), weights: str | None = None,
                  strata: str | None = None, clusters: str | None = None,
                  attacks: bool = False, n_attacks: int = 500,
-                 drop: tuple[str, ...] = (), constraints_file: str | None = None) -> None:
+                 drop: tuple[str, ...] = (), constraints_file: str | None = None,
+                 dask: Any = None) -> None:
     """Evaluate the utility and disclosure risk of RELEASES against the confidential file CONF
     and print the comparison table. A release is a data file, a release folder (as written by
     synthesize, protect, dp synthesize and run: its synthguard_manifest.json lists the
@@ -300,6 +303,13 @@ def evaluate_cmd(conf: str, read_kw: dict[str, Any], releases: tuple[str, ...], 
     from synthguard.report.evaluate import KINDS, evaluate
     from synthguard.report.html import write_report
 
+    if dask is not None:  # --- issue 17: the Dask path (cli/evaluate_dask.py) ---
+        from synthguard.cli.evaluate_dask import evaluate_on_dask
+
+        return evaluate_on_dask(dict(locals()))
+    from synthguard.cli.evaluate_dask import require_file
+
+    require_file(conf)
     echo: Callable[[str], None] = (lambda s: None) if quiet else click.echo
     schema_map = _pairs(schema, "--schema")
     text_ok = [c for c, k in schema_map.items() if k in ("categorical", "ordinal", "binary")]

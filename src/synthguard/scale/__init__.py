@@ -35,6 +35,7 @@ from synthguard.scale.dp import (
     dp_sum,
     marginal_counts,
 )
+from synthguard.scale.evaluation import evaluate
 from synthguard.scale.io import read_dataset, write_implicates
 from synthguard.scale.risk import (
     distance_to_closest_record,
@@ -61,6 +62,7 @@ __all__ = [
     "dp_marginal",
     "dp_sum",
     "ecdf_utility",
+    "evaluate",
     "identification_risk",
     "k_anonymity",
     "marginal_counts",

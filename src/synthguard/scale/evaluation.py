@@ -1,0 +1,344 @@
+"""The evaluation of :func:`synthguard.evaluate` on Dask data: the measures of
+:mod:`synthguard.scale`, gathered in the same :class:`~synthguard.report.evaluate.Evaluation`,
+so the same comparison table, verdict, thresholds and HTML report follow.
+
+What is measured on all records, exactly as the pandas evaluation measures it:
+
+* risk: identification risk of the release and of the data and match rates (Hu, Savitsky &
+  Williams eq. 1; Reiter & Mitra 2009), for releases whose rows align with the confidential
+  records; k-anonymity of the keys (sdcMicro); distance to closest record (gower) of every
+  released record against every confidential record, or of a seeded sample of
+  ``max_distance_records`` released records when the release is larger (as the pandas path
+  samples);
+* utility: univariate comparison, ECDF distances (Woo et al. 2009), correlation fit, from
+  exact value counts and Pearson matrices; pMSE (Snoke et al. 2018) on a seeded sample of
+  about ``sample_size`` records of each data set, with the null of the sample sizes used.
+
+What the Dask path does not compute (attribute disclosure, synthpop's repU, DiSCO and
+replicated uniques, sdcMicro's individual risk and SUDA2, k-way marginals and the workload
+error, the comparison of means) is recorded in each release's ``errors`` as *not computed*:
+the terminal lists it, the report shows it, and the command line exits 3 (never silently
+left out). The report's figures (per-variable distributions, correlation maps, utility
+tables) are drawn from a seeded sample of about ``sample_size`` records of the data and of
+each implicate (``Evaluation.conf`` and ``Evaluation.implicates`` hold those samples; a
+category held by fewer than ``min_cell`` sampled records is withheld, which withholds at
+least what the whole data would); every number of the tables is computed on all records.
+"""
+
+from __future__ import annotations
+
+import time
+import warnings
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any, cast
+
+import dask
+import numpy as np
+import pandas as pd
+
+from synthguard._random import RandomState, resolve_seed, spawn
+from synthguard.data.schema import Schema, infer_schema
+from synthguard.errors import DataError, ParameterError
+from synthguard.report.evaluation.kinds import aligned as _aligned
+from synthguard.report.evaluation.kinds import undefined
+from synthguard.report.evaluation.notes import Notes
+from synthguard.report.evaluation.options import check_setting
+from synthguard.report.evaluation.results import Evaluation, ReleaseEvaluation
+from synthguard.report.metrics import METRICS, extract_metric
+from synthguard.report.safety import safe_error
+from synthguard.report.thresholds import check_thresholds
+from synthguard.risk.evaluate import RiskEvaluation
+from synthguard.scale import risk as _risk
+from synthguard.scale import utility as _utility
+from synthguard.scale._partitions import as_dask, as_dask_implicates
+from synthguard.scale.utility import _expand
+from synthguard.utility.evaluate import UtilityEvaluation
+
+__all__ = ["NOT_ON_DASK", "evaluate"]
+
+_WHY = "no Dask version yet; evaluate a sample without --dask for it"
+
+#: The measures of the pandas evaluation that the Dask evaluation does not compute: part of
+#: the report -> the metrics it would give. Each is recorded as not computed.
+NOT_ON_DASK: dict[str, tuple[str, ...]] = {
+    "attribute disclosure": ("attribute_excess",),
+    "repU, DiSCO and replicated uniques": ("repu", "disco", "replicated_uniques"),
+    "sdcMicro individual risk, SUDA2 and l-diversity": (),
+    "k-way marginals and workload error": ("kway_tv", "tv_1way", "tv_2way", "tv_3way"),
+    "comparison of means": (),
+}
+
+Progress = Callable[[str, int, int], None]
+
+
+def _schema(conf: Any, overrides: Mapping[str, Any] | None) -> Schema:
+    """Each column's kind inferred from the column's whole multiset of values (exact value
+    counts computed by Dask, expanded on the client one column at a time), as
+    :func:`synthguard.data.infer_schema` infers it on the pandas frame."""
+    src = dict(overrides or {})
+    unknown = [c for c in src if c not in conf.columns]
+    if unknown:
+        raise ParameterError(f"schema names column(s) {', '.join(map(str, unknown))} that are "
+                             f"not in the data; check the names")
+    cols = list(conf.columns)
+    counts = dask.compute(*[conf[c].value_counts(dropna=False) for c in cols])
+    out = {}
+    for c, cnt in zip(cols, counts, strict=True):
+        values = _expand(cnt, conf._meta[c].dtype, c).to_frame()
+        out[c] = infer_schema(values, overrides={c: src[c]} if c in src else None)[c]
+    return Schema(columns=out)
+
+
+def _sample(frame: Any, n: int, size: int, seed: int) -> pd.DataFrame:
+    """A Bernoulli sample of about ``size`` of the ``n`` records (all when there are no more),
+    reproducible for the same seed and partitioning."""
+    if n <= size:
+        return cast(pd.DataFrame, frame.compute())
+    return cast(pd.DataFrame, frame.sample(frac=size / n, random_state=seed).compute())
+
+
+def _run(notes: Notes, fn: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
+    """``notes.run(fn, ...)`` without numpy's and pandas' RuntimeWarnings (an empty slice in
+    one partition's partial sums: the combined result accounts for it)."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)
+        return notes.run(fn, *args, **kwargs)
+
+
+def _seed(rng: np.random.Generator) -> int:
+    return int(rng.integers(0, 2**31 - 1))  # leaves room for seed + i below 2**32
+
+
+def evaluate(
+    conf: Any,
+    releases: Mapping[str, Any],
+    keys: str | Sequence[str],
+    targets: str | Sequence[str],
+    *,
+    kinds: Mapping[str, str] | None = None,
+    thresholds: Mapping[str, Any] | None = None,
+    radius: float = 0.2,
+    schema: Schema | Mapping[str, Any] | None = None,
+    random_state: RandomState = None,
+    max_distance_records: int | None = 10_000,
+    sample_size: int = 100_000,
+    default_thresholds: bool = True,
+    progress: Progress | None = None,
+) -> Evaluation:
+    """:func:`synthguard.evaluate` of Dask data: utility and disclosure risk of several
+    releases of ``conf``, measured by :mod:`synthguard.scale`, in the pandas
+    :class:`~synthguard.report.evaluate.Evaluation` (table, verdicts, thresholds, report).
+
+    Parameters
+    ----------
+    conf : the confidential data (a ``dask.dataframe.DataFrame``; pandas is accepted).
+    releases : name -> the release's implicates (a Dask DataFrame or a list of them).
+    keys, targets, thresholds, radius, schema, default_thresholds
+        As in :func:`synthguard.evaluate`.
+    kinds : name -> ``"partial"``, ``"full"`` or ``"protected"`` (default ``"full"``: rows of
+        a release stand for no confidential record unless declared).
+    random_state : seed of the samples (pMSE, figures, distance sample).
+    max_distance_records : above this many released records (stacked implicates), the
+        distance to closest record is computed for a seeded sample of this many of them,
+        against every confidential record (None: every released record).
+    sample_size : about this many records of each data set for the pMSE and the figures.
+    progress : ``progress(stage, done, total)`` after each measure.
+
+    Returns
+    -------
+    Evaluation
+        ``n_records`` counts every confidential record; ``conf`` and ``implicates`` are the
+        samples the figures are drawn from. What is not computed on Dask is listed in each
+        release's ``errors`` (:data:`NOT_ON_DASK`), so ``status`` is ``"incomplete"`` unless
+        a threshold failed.
+
+    Raises
+    ------
+    ParameterError
+        Bad keys, targets, thresholds, radius, kinds or sizes.
+    DataError
+        A release sharing no column with ``conf``.
+    """
+    t_all = time.perf_counter()
+    if isinstance(sample_size, bool) or not isinstance(sample_size, int) or sample_size < 100:
+        raise ParameterError("parameter 'sample_size': expected an integer >= 100")
+    conf = as_dask(conf, name="conf")
+    rel = {str(k): as_dask_implicates(v, name=f"release '{k}'") for k, v in releases.items()}
+    for name, imps in rel.items():
+        if not any(c in conf.columns for c in imps[0].columns):
+            raise DataError(f"release '{name}' shares no column with the confidential data")
+    rng, seed = resolve_seed(random_state)
+    child = spawn(rng, len(rel) + 1)
+    sizes = dask.compute(conf.shape[0], *[f.shape[0] for imps in rel.values() for f in imps])
+    n_conf = int(sizes[0])
+    sample_seed = _seed(child[-1])
+    conf_sample = _sample(conf, n_conf, sample_size, sample_seed)
+    exact_schema = schema if isinstance(schema, Schema) else _schema(conf, schema)
+    s = check_setting(
+        conf_sample, rel, keys, targets, holdout=None, formulas=None, thresholds=thresholds,
+        radius=radius, schema=exact_schema, kinds=kinds, attacks=False, n_attacks=500,
+        max_distance_records=max_distance_records, default_thresholds=default_thresholds,
+        weights=None, constraints=None,
+    )
+    total = len(rel)
+    results: dict[str, ReleaseEvaluation] = {}
+    samples: dict[str, list[pd.DataFrame]] = {}
+    pos = 1
+    for i, (name, imps) in enumerate(rel.items()):
+        lens = [int(x) for x in sizes[pos:pos + len(imps)]]
+        pos += len(imps)
+        results[name], samples[name] = _measure(
+            s, name, conf, n_conf, imps, lens, child[i], sample_size, max_distance_records)
+        if progress is not None:
+            progress(f"release '{name}'", i + 1, total)
+    notes = [
+        f"figures drawn from a seeded sample of {len(conf_sample):,} records of the data and "
+        f"about as many of each implicate (Dask evaluation); every number of the tables uses "
+        f"all records",
+        "record-level risk figures (violins, riskiest records, whack-a-mole) are not drawn on "
+        "Dask: the identification risk's summaries are in the tables",
+    ]
+    return Evaluation(
+        releases=results, keys=s.keys, targets=s.targets, radius=s.radius,
+        thresholds=s.thresholds, formulas=(), schema=s.schema, n_records=n_conf, n_holdout=0,
+        data_risk=None, data_risk_error=None, data_notes=tuple(notes), seed=seed,
+        seconds=time.perf_counter() - t_all, conf=conf_sample, holdout=None,
+        implicates=samples, survey=None, constraints=None,
+    )
+
+
+def _measure(
+    s: Any, name: str, conf: Any, n_conf: int, imps: list[Any], lens: list[int],
+    rng: np.random.Generator, sample_size: int, max_distance_records: int | None,
+) -> tuple[ReleaseEvaluation, list[pd.DataFrame]]:
+    """Utility, risk, metrics and threshold checks of one release held in Dask."""
+    t0 = time.perf_counter()
+    notes = Notes()
+    errors: dict[str, str] = {}
+    inapplicable: set[str] = set()
+    kind = s.kinds.get(name, "full")
+    rows = cast(list[pd.DataFrame], [range(k) for k in lens])  # lengths are all kinds need
+    is_aligned = _aligned(kind, rows, cast(pd.DataFrame, range(n_conf)))
+    common = [c for c in conf.columns if all(c in f.columns for f in imps)]
+    if len(common) < len(conf.columns):
+        inapplicable.add("columns")
+        errors["columns"] = (
+            f"the release lacks {len(conf.columns) - len(common)} column(s) of the data "
+            f"({', '.join(c for c in conf.columns if c not in common)}); utility is measured "
+            f"on the others")
+    conf_u = conf[common]
+    imps_u = [f[common] for f in imps]
+    seeds = [_seed(g) for g in spawn(rng, 3)]
+    utility = _utility_of(s, conf_u, imps_u, common, seeds[0], sample_size, notes, errors)
+    lacking = [c for c in (*s.keys, *s.targets) if c not in common]
+    risk = None
+    if lacking:
+        errors["risk"] = (f"the release lacks the key or target column(s) {', '.join(lacking)};"
+                          f" the disclosure-risk measures need them")
+    else:
+        risk = _risk_of(s, conf, imps, is_aligned, sum(lens), seeds[1], max_distance_records,
+                        notes, errors)
+    if not is_aligned:
+        inapplicable.add("identification risk")
+        errors["identification risk"] = (
+            "not defined: the release's records do not correspond to confidential records "
+            "(fully synthetic); see distance to closest record and membership inference")
+    elif s.no_ball:
+        inapplicable.add("identification risk")
+        errors["identification risk"] = s.no_ball
+    for part in NOT_ON_DASK:
+        errors[part] = _WHY
+    bundles = {"utility": utility, "risk": risk, "attacks": None}
+    metrics: dict[str, float | None] = {}
+    for m in METRICS.values():
+        try:
+            metrics[m.name] = extract_metric(bundles.get(m.section), m)
+        except Exception as e:
+            metrics[m.name] = None
+            errors[m.name] = f"could not be read from the {m.section} result: {safe_error(e)}"
+    not_applicable = undefined(kind, rows, cast(pd.DataFrame, range(n_conf)), None)
+    if kind == "protected":
+        not_applicable = not_applicable | s.synthetic_only
+    n_sample = max(1, sample_size // max(1, len(imps)))
+    samples = [_sample(f[common], k, n_sample, seeds[2] + li)
+               for li, (f, k) in enumerate(zip(imps, lens, strict=True))]
+    ev = ReleaseEvaluation(
+        name=name, kind=kind, m=len(imps), n_rows=lens[0], utility=utility, risk=risk,
+        metrics=metrics, record_risk=None, errors=errors,
+        checks=check_thresholds(s.thresholds, metrics, not_applicable),
+        seconds=time.perf_counter() - t0, notes=tuple(notes.messages),
+        inapplicable=frozenset(inapplicable),
+    )
+    return ev, samples
+
+
+def _utility_of(s: Any, conf: Any, imps: list[Any], common: list[str], seed: int,
+                sample_size: int, notes: Notes, errors: dict[str, str]) -> Any:
+    """Univariate, ECDF, correlation fit (exact) and pMSE (on samples) by synthguard.scale."""
+    schema = s.schema.subset(common)
+    try:
+        uni = _run(notes, _utility.univariate, conf, imps, schema=schema, columns=common)
+        ecdf = {}
+        for c in common:
+            if schema[c].is_numeric and pd.api.types.is_numeric_dtype(conf._meta[c].dtype):
+                e = _run(notes, _utility.ecdf_utility, conf, imps, c)
+                if np.isfinite(e.u_max):
+                    ecdf[c] = e
+        try:
+            corr = _run(notes, _utility.correlation_fit, conf, imps, columns=common)
+        except DataError:
+            corr = None
+        pm = _run(notes, _utility.pmse, conf, imps if len(imps) > 1 else imps[0],
+                       sample_size=sample_size, random_state=seed, schema=schema,
+                       columns=common)
+    except Exception as e:
+        errors["utility"] = safe_error(e)
+        return None
+    return UtilityEvaluation(uni, ecdf, corr, pm, None, {}, None, seed)
+
+
+def _risk_of(s: Any, conf: Any, imps: list[Any], is_aligned: bool, n_released: int,
+             seed: int, max_records: int | None, notes: Notes,
+             errors: dict[str, str]) -> RiskEvaluation | None:
+    """Identification risk and match rates (aligned releases), k-anonymity and distance to
+    closest record, by synthguard.scale: exact, the distance on a sample of released records
+    above ``max_records``."""
+    keys, targets = list(s.keys), list(s.targets)
+    msgs: list[str] = []
+    try:
+        ident = conf_ident = match = None
+        numeric = list(s.ir_targets)
+        if is_aligned and numeric:
+            kw: dict[str, Any] = dict(keys=keys, targets=numeric, radius=s.radius,
+                                      singletons="zero")
+            ident = _run(notes, _risk.identification_risk, conf, imps, **kw)
+            conf_ident = _run(notes, _risk.identification_risk, conf, **kw)
+        elif is_aligned:
+            msgs.append("identification risk skipped: no numeric target to cast a ball around")
+        if is_aligned:
+            match = _run(notes, _risk.match_rates, conf, imps, keys=keys, targets=targets,
+                              radius=s.radius, schema=s.schema)
+        else:
+            msgs.append(
+                "identification risk and match rates skipped: the release's rows do not align "
+                "with the confidential records (fully synthetic data); see distance to closest "
+                "record")
+        query: Any = imps
+        if max_records is not None and n_released > max_records:
+            stacked = [f.sample(frac=max_records / n_released, random_state=seed + i).compute()
+                       for i, f in enumerate(imps)]
+            query = pd.concat(stacked, ignore_index=True)
+            msgs.append(f"distance to closest record on a random sample of {len(query):,} of "
+                        f"the {n_released:,} released records (against every confidential "
+                        f"record)")
+        distance = _run(notes, _risk.distance_to_closest_record, conf, query, schema=s.schema)
+        kanon = _run(notes, _risk.k_anonymity, conf, keys, k=3) if keys else None
+    except Exception as e:
+        errors["risk"] = safe_error(e)
+        return None
+    msgs.append("membership inference skipped: pass a holdout (not available with --dask)")
+    notes.messages.extend(m for m in msgs if m not in notes.messages)
+    return RiskEvaluation(identification=ident, confidential_identification=conf_ident,
+                          match=match, attribute=None, distance=distance, membership=None,
+                          k_anonymity=kanon, notes=tuple(msgs))
+
