@@ -7,16 +7,26 @@ order, in a temporary folder of its own. What a block shows under its source com
 run:
 
 * what it prints;
-* the value of each expression statement that is not None (as a notebook does), after the
+* the value of each expression statement that is not None and not ended by ``;`` (as a
+  notebook does), after the
   expression's own text when the block shows more than one, so ``gaussian_sigma(...)`` on a
   line of its own shows the σ it computes;
+* an expression's value with a ``_repr_html_`` method (as a notebook shows it), as that HTML:
+  the gallery's figures copied from a report (docs/_tools/gallery.py);
 * every matplotlib figure it leaves open, as an inline SVG image (then closed);
+* paths under the page's temporary folder printed relative to it;
 * every warning it raises (and the page's own filters let through), as a line
   ``⚠ WarningClass: message``, except that a
   ``FutureWarning`` or ``DeprecationWarning`` from synthguard (an old parameter name) fails the
   build, so the pages keep up with the API.
 
 A block that raises fails the strict build, with its traceback in the log.
+
+Data outside the repository: a block that reads a file under ``../shared/data/`` (the public
+data beside a checkout, as CI's fresh clone has it; ``SYNTHGUARD_SHARED_DATA`` points
+elsewhere) runs only when that file exists. When it does not, the block and every later block
+of its page (they share its namespace) are shown unexecuted, the first under a note naming the
+missing file, so the strict build passes and the page says plainly what it could not run.
 """
 
 from __future__ import annotations
@@ -50,8 +60,12 @@ def _is_artist(value: Any) -> bool:
     return all(type(v).__module__.startswith("matplotlib") for v in items)
 
 
-def _show_value(value: Any, text: str, out: io.StringIO, several: bool) -> None:
+def _show_value(value: Any, text: str, out: io.StringIO, several: bool,
+                html_parts: list[str] | None = None) -> None:
     if value is None or _is_artist(value):
+        return
+    if html_parts is not None and callable(getattr(value, "_repr_html_", None)):
+        html_parts.append(value._repr_html_())
         return
     shown = repr(value)
     if several:
@@ -63,9 +77,16 @@ def _show_value(value: Any, text: str, out: io.StringIO, several: bool) -> None:
 def _transform(code: str) -> tuple[str, str]:
     """(code that runs, code that is shown): top-level expressions get displayed."""
     tree = ast.parse(code)
+    lines = code.splitlines()
+
+    def silenced(node: ast.stmt) -> bool:  # a trailing ';' hides the value, as in a notebook
+        rest = lines[node.end_lineno - 1][node.end_col_offset:] if node.end_lineno else ""
+        return rest.lstrip().startswith(";")
+
     shown = [n for n in tree.body if isinstance(n, ast.Expr) and not (
         isinstance(n.value, ast.Call) and isinstance(n.value.func, ast.Name)
-        and n.value.func.id in _NOT_SHOWN) and not isinstance(n.value, ast.Constant)]
+        and n.value.func.id in _NOT_SHOWN) and not isinstance(n.value, ast.Constant)
+        and not silenced(n)]
     several = len(shown) > 1
     for node in shown:
         text = ast.get_source_segment(code, node.value) or ""
@@ -100,7 +121,8 @@ def _run(code: str, returncode: int | None = None, session: str | None = None,
     namespace = _namespaces[session] if session else {}
     namespace.setdefault("__name__", "__docs__")
     out = io.StringIO()
-    namespace["__docs_show__"] = lambda v, t, s: _show_value(v, t, out, s)
+    rich: list[str] = []
+    namespace["__docs_show__"] = lambda v, t, s: _show_value(v, t, out, s, rich)
     folder = _folders.setdefault(session or "", tempfile.mkdtemp(prefix="synthguard-docs-"))
     here = os.getcwd()
     with warnings.catch_warnings(record=True) as caught:
@@ -128,9 +150,12 @@ def _run(code: str, returncode: int | None = None, session: str | None = None,
         if w.category.__module__.startswith("synthguard") or issubclass(w.category, UserWarning):
             notes.append(f"⚠ {name}: {w.message}")
     text = out.getvalue() + "".join(n + "\n" for n in dict.fromkeys(notes))
+    # paths print as the reader would see them: relative to the page's folder, and the
+    # shared data as ../shared/data
+    text = text.replace(folder + os.sep, "").replace(str(SHARED_DATA), "../shared/data")
     body = f'<pre class="sg-output"><code>{html.escape(text.rstrip())}</code></pre>' \
         if text.strip() else ""
-    return body + _figures_html()
+    return body + "".join(rich) + _figures_html()
 
 
 def format_python(**kwargs: Any) -> Any:
@@ -150,18 +175,38 @@ def install() -> None:
 
 
 _FENCE = re.compile(r"^```python[ \t]*\n(.*?)^```[ \t]*$", re.M | re.S)
+_SHARED_PATH = re.compile(r"\.\./shared/data((?:/[\w.+-]+)*)")
+
+
+def missing_data(code: str) -> list[str]:
+    """The ``../shared/data/...`` paths a block names that this checkout does not have."""
+    missing = []
+    for match in _SHARED_PATH.finditer(code):
+        rel = match.group(1).lstrip("/")
+        if not (SHARED_DATA / rel).exists():
+            missing.append(f"../shared/data/{rel}".rstrip("/"))
+    return list(dict.fromkeys(missing))
 
 
 def mark_blocks(markdown: str, session: str) -> str:
     """Give each plain ```python block of a page the options that execute it in the page's
-    session; a block reading ../shared/data stays unexecuted (with a note) when that folder
-    is absent, as on a fresh clone."""
+    session. A block naming a file under ../shared/data that this checkout lacks stays
+    unexecuted with a note, and so does every later block of the page (module doc)."""
+    skipped: list[str] = []
 
     def mark(match: re.Match[str]) -> str:
         body = match.group(1)
-        if "../shared/data" in body and not SHARED_DATA.exists():
-            return (match.group(0) + "\n\n!!! note \"Not run in this build\"\n"
-                    "    It reads `../shared/data/`, which this checkout does not have.\n")
+        missing = missing_data(body)
+        if missing and not skipped:
+            skipped.extend(missing)
+            names = ", ".join(f"`{m}`" for m in missing)
+            return (match.group(0) + "\n\n!!! warning \"Not run in this build: data absent\"\n"
+                    f"    This block reads {names}, public data kept beside the repository "
+                    "(see `../shared/data/README.md`), which this checkout does not have. "
+                    "It and the blocks after it are shown without their output; build the "
+                    "site where that folder exists to see them run.\n")
+        if skipped:
+            return match.group(0)
         return f'```python exec="on" session="{session}" source="above"\n{body}```'
 
     return _FENCE.sub(mark, markdown)

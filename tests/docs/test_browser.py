@@ -170,3 +170,30 @@ def test_tutorial_page_shows_its_figures(devtools, site_url, tmp_path):
     out.write_bytes(png)
     assert figures >= 1, "the DP tutorial's noise figure is not drawn"
     assert png[:8] == b"\x89PNG\r\n\x1a\n" and len(png) > 20_000
+
+
+def test_gallery_index_shows_each_page_thumbnail_and_build_time(devtools, site_url, tmp_path):
+    if not (SITE / "gallery" / "index.html").is_file():
+        pytest.skip("this site was built without the gallery")
+
+    async def steps(page):
+        await page.call("Page.navigate", url=f"{site_url}/gallery/index.html")
+        await page.wait_for("document.readyState === 'complete' && Array.from("
+                            "document.querySelectorAll('.sg-gallery img')).every(i => i.complete)")
+        thumbs = await page.evaluate(
+            "Array.from(document.querySelectorAll('.sg-gallery img'))"
+            ".map(i => [i.getAttribute('src'), i.naturalWidth, i.naturalHeight])")
+        times = await page.evaluate(
+            "Array.from(document.querySelectorAll('.sg-build-time')).map(s => s.textContent)")
+        await page.call("Page.navigate", url=f"{site_url}/gallery/ce.html")
+        await page.wait_for("document.readyState === 'complete'")
+        figures = await page.evaluate(
+            "Array.from(document.querySelectorAll('.sg-report-figure img'))"
+            ".filter(i => i.complete && i.naturalWidth > 300).length")
+        return thumbs, times, figures
+
+    thumbs, times, figures = _drive(devtools, steps)
+    assert len(thumbs) == 5, thumbs
+    assert all(w == 360 and h == 220 for _, w, h in thumbs), thumbs   # drawn by the build
+    assert len(times) == 5 and all(t.endswith("s of CPU)") for t in times), times
+    assert figures == 4           # the CE page runs on bundled data: its report's figures show

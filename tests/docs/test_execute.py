@@ -92,3 +92,32 @@ def test_blocks_are_marked_for_their_page_and_shared_data_is_optional(monkeypatc
     monkeypatch.setattr(execute, "SHARED_DATA", ROOT / "no-such-folder")
     marked = execute.mark_blocks("```python\npd.read_csv('../shared/data/x.csv')\n```\n", "b")
     assert 'exec="on"' not in marked and "Not run in this build" in marked
+
+
+def test_a_missing_shared_file_leaves_its_block_and_the_rest_of_the_page_unrun(
+        monkeypatch, tmp_path):
+    (tmp_path / "adult").mkdir()
+    (tmp_path / "adult" / "adult_train.csv").write_text("a\n1\n")
+    monkeypatch.setattr(execute, "SHARED_DATA", tmp_path)
+    md = ("```python\nx = open('../shared/data/adult/adult_train.csv').read()\n```\n\n"
+          "```python\nimport pandas as pd\nd = pd.read_csv('../shared/data/sd2011/SD2011.csv')\n"
+          "```\n\n```python\nd.shape\n```\n")
+    marked = execute.mark_blocks(md, "g")
+    assert marked.count('exec="on"') == 1                      # only the block whose file exists
+    assert marked.count("Not run in this build: data absent") == 1
+    assert "`../shared/data/sd2011/SD2011.csv`" in marked       # the note names the missing file
+    assert marked.rstrip().endswith("```python\nd.shape\n```")  # later blocks shown, not run
+    assert execute.missing_data("open('../shared/data/adult/adult_train.csv')") == []
+
+
+def test_a_trailing_semicolon_hides_a_value_and_html_values_are_inlined():
+    out = _run("x = 21\nx * 2;\nx + 1\n", "t6")
+    assert out == '<pre class="sg-output"><code>22</code></pre>'
+    out = _run("class Rich:\n    def _repr_html_(self):\n        return '<b>rich &amp; raw</b>'\n"
+               "Rich()\n", "t6")
+    assert out == "<b>rich &amp; raw</b>"
+
+
+def test_printed_paths_are_relative_to_the_page_folder():
+    out = _run("import os\nprint(os.path.join(os.getcwd(), 'out', 'report.html'))\n", "t7")
+    assert "<code>out/report.html</code>" in out
