@@ -151,25 +151,31 @@ def disclosure(
 
     Identity (counts of quasi-identifiers, i.e. of unique records):
 
-    * UiO   = sum_q [d_.q = 1] / N_d                 (unique in original)
-    * UiS   = sum_q [s_.q = 1] / N_s                 (unique in synthetic)
-    * UiOiS = sum_q [d_.q = 1][s_.q > 0] / N_d       (unique in original, found in synthetic)
-    * repU  = sum_q [d_.q = 1][s_.q = 1] / N_d       (replicated uniques)
+    ```text
+    UiO   = sum_q [d_.q = 1] / N_d                 (unique in original)
+    UiS   = sum_q [s_.q = 1] / N_s                 (unique in synthetic)
+    UiOiS = sum_q [d_.q = 1][s_.q > 0] / N_d       (unique in original, found in synthetic)
+    repU  = sum_q [d_.q = 1][s_.q = 1] / N_d       (replicated uniques)
+    ```
 
     Attribute (records whose target would be disclosed):
 
-    * Dorig  = sum_tq s.t. pd_tq = 1 of d_tq / N_d   (disclosive in original: q has one level)
-    * Dsyn   = sum_tq s.t. ps_tq = 1 of s_tq / N_s   (disclosive in synthetic, as if real)
-    * iS     = sum_tq d_tq [s_.q > 0] / N_d          (q found in synthetic)
-    * DiS    = sum_tq d_tq [some t': ps_t'q = 1] / N_d (q disclosive in synthetic)
-    * DiSCO  = sum_tq d_tq [ps_tq = 1] / N_d         (disclosive in synthetic, correct original)
-    * DiSDiO = sum_tq d_tq [ps_tq = 1][pd_tq = 1] / N_d (... and disclosive in original)
+    ```text
+    Dorig  = sum_tq s.t. pd_tq = 1 of d_tq / N_d   (disclosive in original: q has one level)
+    Dsyn   = sum_tq s.t. ps_tq = 1 of s_tq / N_s   (disclosive in synthetic, as if real)
+    iS     = sum_tq d_tq [s_.q > 0] / N_d          (q found in synthetic)
+    DiS    = sum_tq d_tq [some t': ps_t'q = 1] / N_d (q disclosive in synthetic)
+    DiSCO  = sum_tq d_tq [ps_tq = 1] / N_d         (disclosive in synthetic, correct original)
+    DiSDiO = sum_tq d_tq [ps_tq = 1][pd_tq = 1] / N_d (... and disclosive in original)
+    ```
 
     Correct attribution probabilities (Appendix 2; Taub et al. 2018, Little et al. 2022):
 
-    * baseCAPd = sum_t (d_t. / N_d)^2;  CAPd = sum_tq pd_tq d_tq / N_d;
-      CAPs = sum_tq ps_tq s_tq / N_s;  DCAP = sum_tq ps_tq d_tq / N_d;
-    * TCAP = DiSCO N_d / sum_q d_.q [s_.q > 0]  (DiSCO among the records whose q is in both).
+    ```text
+    baseCAPd = sum_t (d_t. / N_d)^2;  CAPd = sum_tq pd_tq d_tq / N_d;
+    CAPs = sum_tq ps_tq s_tq / N_s;   DCAP = sum_tq ps_tq d_tq / N_d;
+    TCAP = DiSCO N_d / sum_q d_.q [s_.q > 0]   (DiSCO among the records whose q is in both)
+    ```
 
     The recommended pair is repU (identity) and DiSCO (attribute), each compared with the
     original's UiO and Dorig. The tables run over the union of q and t levels of both data

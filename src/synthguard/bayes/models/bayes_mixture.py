@@ -164,10 +164,15 @@ class BayesMixture(StoredDrawsMethod):
     random_state : seed of the chain; None runs it from the generator ``fit`` receives
         (so the synthesizer's seed governs it), or from fresh randomness without one.
 
-    After the chain has run, ``draws_`` holds the kept draws (``pi`` (S, K), ``beta``
-    (S, K, p+1), ``sigma2`` (S, K)) and ``diagnostics_`` an :class:`MCMCDiagnostics`
-    (HMC acceptance; ESS of the log pseudo-likelihood and of the mixture mean and variance
-    at the average predictor, quantities that do not depend on the labelling).
+    Attributes
+    ----------
+    draws_ : dict
+        Set when the chain has run: the kept draws, ``pi`` (S, K), ``beta`` (S, K, p+1) and
+        ``sigma2`` (S, K).
+    diagnostics_ : MCMCDiagnostics
+        The run: HMC acceptance; ESS of the log pseudo-likelihood and of the mixture mean
+        and variance at the average predictor, quantities that do not depend on the
+        labelling.
     """
 
     target_kinds = frozenset({"numeric"})

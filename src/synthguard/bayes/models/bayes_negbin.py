@@ -77,8 +77,12 @@ class BayesNegBin(StoredDrawsMethod):
     random_state : seed of the chain; None runs it from the generator ``fit`` receives,
         or from fresh randomness without one.
 
-    After the chain has run, ``draws_`` holds ``beta`` (S, p+1) and ``phi`` (S,), and
-    ``diagnostics_`` the run, with ``ess`` for every parameter.
+    Attributes
+    ----------
+    draws_ : dict
+        Set when the chain has run: the kept draws, ``beta`` (S, p+1) and ``phi`` (S,).
+    diagnostics_ : MCMCDiagnostics
+        The run, with ``ess`` for every parameter.
     """
 
     target_kinds = frozenset({"numeric"})
