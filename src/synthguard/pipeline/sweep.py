@@ -252,7 +252,7 @@ def sweep(
         aside as the holdout and the rest trains every configuration; with a DataFrame,
         ``data`` is the training part and ``holdout`` the records set aside before.
     grid : synthesizer parameter -> values to try, e.g. ``{"rare_values": [0, 5],
-        "method_params": [None, {"income": {"min_leaf": 20}}]}``.
+        "method_params": [None, {"income": {"min_samples_leaf": 20}}]}``.
     keys, targets : the intruder's key variables and the sensitive targets (repU, DiSCO).
     formulas : analysts' formulas for the CI overlap, or ``{formula: family}``.
     thresholds, default_thresholds : the gate's rules (:func:`~synthguard.pipeline.gate.

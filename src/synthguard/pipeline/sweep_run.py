@@ -11,7 +11,7 @@ configuration)::
         sweep:
           rare_values: [0, 5, 10]
           extremes: [0, 5]
-          method_params: [null, {default: {min_leaf: 20}}]
+          method_params: [null, {income: {min_samples_leaf: 20}}]
     evaluation:
       keys: [age, sex, race, marital_status]
       targets: [income]

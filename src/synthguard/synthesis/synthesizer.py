@@ -130,7 +130,7 @@ class Synthesizer(ParamsRepr):
         (e.g. ``{"Race": "categorical", "Income": {"kind": "numeric", "lower": 0}}``).
     method_params : dict, optional
         Column -> dict of keyword arguments for that column's method (e.g.
-        ``{"income": {"min_leaf": 10}}``).
+        ``{"income": {"min_samples_leaf": 10}}``).
     default_method : str, default "cart"
         Method for columns not listed in ``methods`` (except a first column with no
         predictors, which gets ``"sample"``).
