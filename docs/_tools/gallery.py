@@ -17,7 +17,7 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
-__all__ = ["ReportFigures", "report_figures", "thumbnail", "placeholder_png"]
+__all__ = ["ReportFigures", "placeholder_png", "report_figures", "thumbnail"]
 
 _FIGURE = re.compile(r'<figure id="(?P<id>[^"]+)">(?P<body>.*?)</figure>', re.S)
 _IMG = re.compile(r'<img alt="(?P<alt>[^"]*)" src="data:image/png;base64,(?P<png>[^"]+)"')
