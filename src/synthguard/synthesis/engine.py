@@ -21,6 +21,7 @@ order in which blocks are run.
 from __future__ import annotations
 
 import copy
+import inspect
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
@@ -370,6 +371,15 @@ def _draws_from_leaves(method: SynthesisMethod) -> bool:
     return issubclass(leaves_owner, draw_owner)
 
 
+def _adjusts(method: SynthesisMethod) -> bool:
+    """Whether a leaf method moves its donors along within-leaf slopes (``cart``'s
+    ``adjust``) and its ``draw_from_leaves`` takes their ``linear`` predictor (a subclass
+    overriding it without ``linear`` draws as it says)."""
+    if not getattr(method, "adjusts_", False):
+        return False
+    return "linear" in inspect.signature(method.draw_from_leaves).parameters  # type: ignore[attr-defined]
+
+
 def _draw_part(
     part: _Part,
     syn: Mapping[str, np.ndarray],
@@ -397,6 +407,8 @@ def _draw_part(
     if _draws_from_leaves(method):
         m = n if rows is None else len(rows)
         leaf = np.empty(m, dtype=np.int64)
+        # cart's within-leaf adjustment: b_w' d(x) of each row, from the same chunks
+        linear = np.empty(m) if _adjusts(method) else None
         for lo in range(0, m, _CHUNK_ROWS):
             hi = min(lo + _CHUNK_ROWS, m)
             r = np.arange(lo, hi) if rows is None else rows[lo:hi]
@@ -404,11 +416,14 @@ def _draw_part(
             if part.mask is not None:
                 Xc = Xc[:, part.mask]
             leaf[lo:hi] = method.leaf_index(Xc)  # type: ignore[attr-defined]
+            if linear is not None:
+                linear[lo:hi] = method.linear_predictor(Xc)  # type: ignore[attr-defined]
+        kw = {} if linear is None else {"linear": linear}
         if smooth and callable(getattr(method, "smooth_values", None)) and not getattr(
             method, "categorical_", True
         ):
-            return np.asarray(method.draw_from_leaves(leaf, rng, smooth=True))  # type: ignore[attr-defined]
-        return np.asarray(method.draw_from_leaves(leaf, rng))  # type: ignore[attr-defined]
+            return np.asarray(method.draw_from_leaves(leaf, rng, smooth=True, **kw))  # type: ignore[attr-defined]
+        return np.asarray(method.draw_from_leaves(leaf, rng, **kw))  # type: ignore[attr-defined]
     if "X" not in full:
         full["X"] = _design(syn, predictors, schema, n, None, *form)
     X = full["X"]

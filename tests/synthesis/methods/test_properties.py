@@ -58,7 +58,7 @@ def test_cart_leaf_grouping_matches_brute_force(n, p, leaf, categorical, seed):
     rng = np.random.default_rng(seed)
     X = np.round(rng.normal(size=(n, p)), 1)
     y = rng.integers(0, 3, n) if categorical else np.round(rng.normal(size=n), 1)
-    m = CartMethod(min_samples_leaf=leaf).fit(X, y)
+    m = CartMethod(min_samples_leaf=leaf, adjust=False).fit(X, y)
     leaf_of = m.leaf_index(X)
     groups: dict[int, list] = {}
     for i, g in enumerate(leaf_of):

@@ -10,6 +10,7 @@ import pandas as pd
 from synthguard._random import check_random_state
 from synthguard.errors import ParameterError
 from synthguard.synthesis.methods._tree import NOMINAL, NUMERIC, ORDINAL, Tree, grow_tree
+from synthguard.synthesis.methods._within import WithinSlopes
 from synthguard.synthesis.methods.base import SynthesisMethod, check_weights
 from synthguard.synthesis.methods.sample import _check_draw_data, _check_fit_data
 from synthguard.synthesis.registry import register_method
@@ -131,6 +132,18 @@ class CartMethod(SynthesisMethod):
       (at most 8), so an integer column stays integer, as synthpop rounds to
       ``decimalplaces``.
 
+    With ``adjust="within"`` (numeric targets with predictors) a donor drawn for a record is
+    moved along the within-leaf least-squares slopes of the target on the predictors,
+    ``y* = y_d + b_w' (d(x*) - d(x_d))`` (see :mod:`synthguard.synthesis.methods._within`),
+    so the part of a predictor's effect that the leaf did not split on is kept: inside a leaf
+    the donors differ from the record in the predictors, and a plain donor draw pulls every
+    such effect towards zero (on diamonds, ``price ~ carat + cut + color + clarity`` lost
+    about 3 standard errors of every ``cut`` effect even with the confidential predictors).
+    Point masses are drawn unchanged; adjusted values are reflected into the confidential
+    range and rounded to its precision, as smoothed ones; with ``smoothing`` too, the adjusted
+    value is then smoothed. A record in its donor's place (same predictors) gets the donor's
+    value.
+
     ``draw_from_leaves(leaf, rng, smooth=True)`` smooths one draw even when ``smoothing`` is
     off: the synthesizer uses it to redraw records that replicate a confidential unique.
 
@@ -166,6 +179,10 @@ class CartMethod(SynthesisMethod):
         quantiles) before the tree is grown, so splits can only fall on those cut points
         (the histogram idea of LightGBM, Ke et al. 2017). About twice as fast on large
         files (1M rows); None grows the exact tree, as synthpop does.
+    adjust : {False, "within"}, default False
+        ``"within"`` moves each donor drawn for a numeric target along the within-leaf
+        slopes (see above); False draws the donor's value unchanged, as synthpop's
+        ``syn.cart``. Command line and plans: ``--method price=cart:adjust=within``.
 
     Attributes
     ----------
@@ -210,6 +227,7 @@ class CartMethod(SynthesisMethod):
         max_bins: int | None = None,
         point_mass: float = 0.01,
         exact_min_samples: int | None = None,
+        adjust: bool | str = False,
     ) -> None:
         self.min_samples_leaf = min_samples_leaf
         self.min_samples_split = min_samples_split
@@ -219,6 +237,7 @@ class CartMethod(SynthesisMethod):
         self.max_bins = max_bins
         self.point_mass = point_mass
         self.exact_min_samples = exact_min_samples
+        self.adjust = adjust
 
     def _check_params(self) -> None:
         name = self.name
@@ -239,6 +258,10 @@ class CartMethod(SynthesisMethod):
         if self.smoothing not in (False, True, "density", "", None, "none"):
             raise ParameterError(
                 f"method '{name}': parameter 'smoothing' must be 'density' or False"
+            )
+        if self.adjust not in (False, True, "within", "", None, "none", "false"):
+            raise ParameterError(
+                f"method '{name}': parameter 'adjust' must be 'within' or False"
             )
         if not (isinstance(self.point_mass, int | float) and self.point_mass > 0):
             raise ParameterError(f"method '{name}': parameter 'point_mass' must be > 0")
@@ -321,8 +344,20 @@ class CartMethod(SynthesisMethod):
         # levels), as the synthesizer's working form, since a fitted model keeps them
         held = y if not categorical else y.astype(np.min_scalar_type(-int(y.max()) - 1))
         self.donors_ = held[order]
-        del order, held
+        del held
         start = np.flatnonzero(np.r_[True, node_sorted[1:] != node_sorted[:-1]])
+        self.slopes_: WithinSlopes | None = None
+        self.donor_fit_: np.ndarray | None = None
+        if self.adjust in (True, "within") and not categorical and p > 0:
+            slopes = WithinSlopes(kind_codes).fit(X, self.donors_, start, order)
+            if np.any(slopes.coef_ != 0):
+                self.slopes_ = slopes
+                # b_w' d(x_d) of each donor, in the donors' order (one float per donor)
+                self.donor_fit_ = np.concatenate([
+                    slopes.predict(X[order[lo:lo + (1 << 16)]])
+                    for lo in range(0, n, 1 << 16)
+                ])
+        del order
         self.leaf_start_ = start
         self.leaf_size_ = np.diff(np.r_[start, n])
         self.leaf_node_ = node_sorted[start]
@@ -406,6 +441,21 @@ class CartMethod(SynthesisMethod):
             return np.zeros(X.shape[0], dtype=np.int64)
         return self.node_to_leaf_[tree.apply(self._design(X))]
 
+    @property
+    def adjusts_(self) -> bool:
+        """Whether draws are moved along within-leaf slopes (``adjust``; see
+        :meth:`linear_predictor`)."""
+        return getattr(self, "slopes_", None) is not None
+
+    def linear_predictor(self, X: np.ndarray) -> np.ndarray | None:
+        """``b_w' d(x)`` of each row of ``X`` for :meth:`draw_from_leaves`'s ``linear``, or
+        None when the method does not adjust (``adjust`` off, a categorical target, no
+        slope)."""
+        slopes = getattr(self, "slopes_", None)
+        if slopes is None:
+            return None
+        return slopes.predict(_check_draw_data(self, X, self.n_predictors_))
+
     def leaf_diagnostics(self) -> pd.DataFrame:
         """One row per leaf: its size and whether its confidential values are all identical.
 
@@ -426,16 +476,19 @@ class CartMethod(SynthesisMethod):
 
     def draw(self, X: np.ndarray, rng: np.random.Generator) -> np.ndarray:
         """For each row, a confidential value drawn uniformly from the leaf it falls in."""
-        return self.draw_from_leaves(self.leaf_index(X), rng)
+        return self.draw_from_leaves(self.leaf_index(X), rng,
+                                     linear=self.linear_predictor(X))
 
     def draw_from_leaves(
-        self, leaf: np.ndarray, rng: np.random.Generator, smooth: bool | None = None
+        self, leaf: np.ndarray, rng: np.random.Generator, smooth: bool | None = None,
+        linear: np.ndarray | None = None,
     ) -> np.ndarray:
         """:meth:`draw` for rows whose leaves (from :meth:`leaf_index`) are known.
 
-        ``draw(X, rng)`` is ``draw_from_leaves(leaf_index(X), rng)``; as ``leaf_index`` works
-        row by row, a caller may compute it on chunks of a large design (the synthesizer
-        does) and draw once, with the same result and random numbers.
+        ``draw(X, rng)`` is ``draw_from_leaves(leaf_index(X), rng,
+        linear=linear_predictor(X))``; as both work row by row, a caller may compute them on
+        chunks of a large design (the synthesizer does) and draw once, with the same result
+        and random numbers. Without ``linear`` the donors are not adjusted.
         """
         self._check_fitted("donors_")
         leaf = np.asarray(leaf, dtype=np.int64)
@@ -450,12 +503,28 @@ class CartMethod(SynthesisMethod):
         np.minimum(pick, self.leaf_size_[leaf] - 1, out=pick)
         pick += self.leaf_start_[leaf]
         values = self.donors_[pick]
-        del pick
         if self.categorical_:
             return values.astype(np.int64)  # the contract's int64 codes
+        donor_fit = getattr(self, "donor_fit_", None)
+        if linear is not None and donor_fit is not None:
+            values = self._adjusted(values, np.asarray(linear, dtype=np.float64)
+                                    - donor_fit[pick])
+        del pick
         if self.smoothed_ if smooth is None else smooth:
             values = self.smooth_values(values, leaf, rng)
         return values
+
+    def _adjusted(self, values: np.ndarray, shift: np.ndarray) -> np.ndarray:
+        """Donor ``values`` moved by ``shift`` (point masses unchanged), reflected into the
+        confidential range and rounded to its precision."""
+        free = ~np.isin(values, self.point_masses_)
+        out = values + np.where(free, shift, 0.0)
+        lo, hi = self.range_
+        out = np.where(out > hi, 2 * hi - out, out)
+        out = np.where(out < lo, 2 * lo - out, out)
+        np.clip(out, lo, hi, out=out)
+        np.round(out, self.decimals_, out=out)
+        return np.where(free, out, values)
 
     def smooth_values(
         self, values: np.ndarray, leaf: np.ndarray, rng: np.random.Generator
