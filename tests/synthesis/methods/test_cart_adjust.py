@@ -135,3 +135,26 @@ def test_adjusted_synthesizer_saves_loads_and_reproduces_by_seed(tmp_path):
     syn.save_confidential(path)
     again = Synthesizer.load(path).sample(diagnostics=False).implicates[0]
     pd.testing.assert_frame_equal(first, again)
+
+
+def test_scaled_adjustment_moves_each_leaf_by_its_own_spread():
+    # two leaves (split on g): y = x * spread_g, spread 1 in leaf a and 100 in leaf b; the
+    # slope per leaf-sd unit is common, so "scaled" lands on x* spread_g in both leaves,
+    # while one pooled slope ("within") cannot
+    n = 400
+    x = np.tile(np.arange(n // 2, dtype=float) / 20, 2)
+    g = np.repeat([0.0, 1.0], n // 2)
+    y = np.where(g == 0, 1.0, 100.0) * x + np.where(g == 0, 0.0, 5000.0)
+    X = np.column_stack([g, x])
+    kw = dict(min_samples_leaf=100, min_samples_split=300)  # one split, on g
+    scaled = CartMethod(adjust="scaled", **kw).fit(X, y)
+    assert scaled.n_leaves_ == 2 and scaled.adjusts_
+    Xs = np.array([[0.0, 1.5], [0.0, 8.25], [1.0, 1.5], [1.0, 8.25]])
+    expect = np.array([1.5, 8.25, 5150.0, 5825.0])
+    np.testing.assert_allclose(scaled.draw(Xs, np.random.default_rng(0)), expect, atol=1e-6)
+    pooled = CartMethod(adjust="within", **kw).fit(X, y).draw(Xs, np.random.default_rng(0))
+    assert np.abs(pooled - expect).max() > 1
+    # a leaf of identical values does not move
+    y2 = np.where(g == 0, 7.0, 100.0 * x)
+    const = CartMethod(adjust="scaled", **kw).fit(X, y2)
+    assert (const.draw(Xs[:2], np.random.default_rng(1)) == 7.0).all()
