@@ -58,6 +58,33 @@ def test_partial_synthesis_protects_kept_columns_too(cells):
     assert len(res.implicates[0]) + res.safeguards.removed[0] == len(cells)
 
 
+@pytest.mark.parametrize("policy", ["redraw", "remove"])
+def test_partial_release_keeps_every_row_and_suppresses_what_still_replicates(policy):
+    # kept block x age make every record unique; the synthesized 'kind' is almost constant,
+    # so redrawing it cannot stop many records from being their real selves: those values are
+    # suppressed (set missing) instead of the rows removed, which would break the row
+    # alignment a partial release promises (and record-level risk)
+    rng = np.random.default_rng(0)
+    n = 200
+    conf = pd.DataFrame({
+        "block": [f"b{i % 60}" for i in range(n)],
+        "age": rng.integers(20, 60, n),
+        "kind": np.where(rng.random(n) < 0.97, "x", "y"),
+    })
+    res = Synthesizer(keep=["block", "age"], schema={"block": "categorical"},
+                      methods={"kind": "sample"}, replicated_uniques=policy, m=2,
+                      random_state=1).fit(conf).sample()
+    for i, s in enumerate(res.implicates):
+        assert len(s) == len(conf) and s.index.equals(conf.index)
+        pd.testing.assert_frame_equal(s[["block", "age"]], conf[["block", "age"]])
+        n_missing = int(s["kind"].isna().sum())
+        assert n_missing == res.safeguards.suppressed[i] > 0
+        assert res.safeguards.removed[i] == 0
+        assert _brute_replicated_uniques(conf, s) == 0
+    assert "suppressed" in res.safeguards.summary()
+    assert res.safeguards.totals()["suppressed"] == sum(res.safeguards.suppressed)
+
+
 def test_remove_policy_drops_the_rows(cells):
     res = synthesize(cells, random_state=3, replicated_uniques="remove", extremes=0,
                      rare_values=0)

@@ -121,6 +121,7 @@ _SAFEGUARD_COLUMNS = (
     ("replicated_uniques_found", "replicated uniques drawn"),
     ("redrawn", "redrawn"),
     ("removed", "removed"),
+    ("suppressed", "suppressed (partial)"),
     ("replicated_uniques_released", "released"),
     ("extreme_values_coded", "extreme values coded"),
     ("rare_values_redrawn", "near-unique values redrawn"),

@@ -42,9 +42,11 @@ point masses kept exact, range and precision kept; :meth:`CartMethod.smooth_valu
 times; its categorical values, and so every categorical distribution, stay as drawn. A
 record that still replicates a unique (no numeric CART column, or only point masses) is
 then redrawn whole, with smoothing, up to ``MAX_REDRAW_ROUNDS`` times, and removed if it
-still does (in partial synthesis the release then lacks those confidential rows; the others
-keep their index). This keeps ``n``, and so full-synthesis inference and partial synthesis'
-row alignment with the kept columns. Uniques are found by hashing rows
+still does. In partial synthesis such a record is not removed: its synthesized values are
+suppressed (set missing, local suppression as in sdcMicro's ``localSuppression``), so the
+release keeps every confidential row in order and record-level risk stays computable. This
+keeps ``n``, and so full-synthesis inference and partial synthesis' row alignment with the
+kept columns. Uniques are found by hashing rows
 (:func:`~synthguard.synthesis.diagnostics.hash_rows`) and ``searchsorted`` into the sorted
 hashes of the confidential uniques: O(n log n), never pairwise.
 
@@ -246,6 +248,10 @@ class SafeguardReport(Summarized):
     remaining : tuple of int
         Per implicate, released records that replicate a confidential unique (0 unless the
         policy is ``"keep"``).
+    suppressed : tuple of int
+        Per implicate (partial synthesis), rows whose synthesized values were set missing
+        because they still replicated a unique after every redraw (or, under ``"remove"``,
+        at once): a partial release keeps every confidential row.
     coded : tuple of dict
         Per implicate, column -> number of synthetic values bottom/top coded.
     rare_values : int
@@ -263,6 +269,7 @@ class SafeguardReport(Summarized):
     redrawn: tuple[int, ...] = ()
     removed: tuple[int, ...] = ()
     remaining: tuple[int, ...] = ()
+    suppressed: tuple[int, ...] = ()
     coded: tuple[dict[str, int], ...] = ()
     rare_values: int = 0
     rare: tuple[dict[str, int], ...] = ()
@@ -273,6 +280,7 @@ class SafeguardReport(Summarized):
             "replicated_uniques_found": sum(self.found),
             "redrawn": sum(self.redrawn),
             "removed": sum(self.removed),
+            "suppressed": sum(self.suppressed),
             "replicated_uniques_released": sum(self.remaining),
             "extreme_values_coded": sum(sum(d.values()) for d in self.coded),
             "rare_values_redrawn": sum(sum(d.values()) for d in self.rare),
@@ -288,6 +296,7 @@ class SafeguardReport(Summarized):
                 "replicated_uniques_found": self.found[i],
                 "redrawn": self.redrawn[i],
                 "removed": self.removed[i],
+                "suppressed": self.suppressed[i] if i < len(self.suppressed) else 0,
                 "replicated_uniques_released": self.remaining[i],
             }
             for c, v in (self.coded[i] if i < len(self.coded) else {}).items():
@@ -308,7 +317,8 @@ class SafeguardReport(Summarized):
             uniq = (
                 f"replicated uniques: {sum(self.found)} drawn over {m} implicates, "
                 f"{sum(self.redrawn)} redrawn, {sum(self.removed)} removed, "
-                f"{sum(self.remaining)} released"
+                + (f"{sum(self.suppressed)} suppressed, " if sum(self.suppressed) else "")
+                + f"{sum(self.remaining)} released"
             )
         if self.extremes:
             n_coded = sum(sum(d.values()) for d in self.coded)

@@ -143,7 +143,9 @@ class Synthesizer(ParamsRepr):
         What to do with a synthetic record identical, on every released column, to a record
         unique in the confidential data (a real person released): draw its synthesized
         columns again (rows still replicating a unique after
-        :data:`~synthguard.synthesis.safeguards.MAX_REDRAW_ROUNDS` redraws are removed),
+        :data:`~synthguard.synthesis.safeguards.MAX_REDRAW_ROUNDS` redraws are removed; in
+        partial synthesis their synthesized values are suppressed instead, so the release
+        keeps every confidential row),
         remove it (synthpop's ``sdc(rm.replicated.uniques = TRUE)``), or keep it, only by
         saying so. See :mod:`synthguard.synthesis.safeguards`.
     uniques_on : str or list of str, optional
@@ -685,6 +687,7 @@ class Synthesizer(ParamsRepr):
             redrawn=tuple(counts["redrawn"]),
             removed=tuple(counts["removed"]),
             remaining=tuple(counts["remaining"]),
+            suppressed=tuple(counts.get("suppressed", ())),
             coded=tuple(counts["coded"]),
             rare_values=int(getattr(self, "rare_values_", 0)),
             rare=tuple(counts.get("rare", ())),
@@ -800,7 +803,7 @@ class Synthesizer(ParamsRepr):
             rare = rare_guard.apply(out, rrng, smoother)
         rederive(out, None, tasks, row_block, self.schema_.columns)
         policy = self._policy()
-        found = redrawn = removed = remaining = 0
+        found = redrawn = removed = remaining = suppressed = 0
         keep_rows: np.ndarray | None = None
         if policy == "keep":
             if hasattr(self, "replicated_uniques_"):
@@ -833,15 +836,36 @@ class Synthesizer(ParamsRepr):
                     bad[idx] = guard.replicated(out, idx)
                 redrawn = int(ever.sum())
             removed = int(bad.sum())
-            if removed:
+            if removed and self.kind_ == "partial":
+                # a partial release keeps every confidential row, in order (its kept columns
+                # are the data's): the synthesized values of a row that still replicates a
+                # unique are suppressed (set missing), not the row removed
+                self._suppress(out, np.flatnonzero(bad))
+                suppressed, removed = removed, 0
+            elif removed:
                 keep_rows = ~bad
         counts["found"].append(found)
         counts["redrawn"].append(redrawn)
         counts["removed"].append(removed)
         counts["remaining"].append(remaining)
+        counts.setdefault("suppressed", []).append(suppressed)
         counts["coded"].append(coded)
         counts.setdefault("rare", []).append(rare)
         return keep_rows
+
+    def _suppress(self, out: dict[str, np.ndarray], rows: np.ndarray) -> None:
+        """Set the synthesized values of ``rows`` missing, in place (working form: code -1
+        for a categorical column, NaN for a numeric one); kept and strata columns stay."""
+        fixed = set(self.kept_) | set(self.strata_)
+        for c in self.columns_:
+            if c in fixed:
+                continue
+            if self.schema_.columns[c].is_categorical:
+                out[c][rows] = -1
+            else:
+                if out[c].dtype.kind != "f":
+                    out[c] = out[c].astype(np.float64)
+                out[c][rows] = np.nan
 
     def _leaf_smoother(
         self,
