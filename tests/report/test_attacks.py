@@ -168,3 +168,25 @@ def test_report_counts_the_safeguards(parts):
     assert syn.provenance["safeguards"] == tot
     assert 'id="safeguards-table"' in build_report(ev)
 
+
+def test_natural_twins_do_not_refuse_an_honest_holdout():
+    # coarse categorical data: most records have a twin, so a holdout drawn apart from the
+    # training records repeats most of their rows by nature; it is still an honest control,
+    # while training records passed as the holdout are still refused
+    from synthguard.report.attacks import _repeats_training, _shared_share
+
+    rng = np.random.default_rng(2)
+    pop = pd.DataFrame({"sex": rng.choice(["f", "m"], 3000),
+                        "region": rng.choice(list("NSEW"), 3000),
+                        "agegroup": rng.choice(["<30", "30-60", "60+"], 3000)})
+    train, hold = pop.iloc[:2000], pop.iloc[2000:]
+    h, t = _shared_share(train, hold)
+    assert h == 1.0 and t == 1.0  # 24 cells, 2000 records: every row has a twin
+    assert not _repeats_training(train, hold)
+    # a finer column makes twins rarer: then training records are told apart again
+    pop["age"] = rng.integers(18, 91, 3000)
+    train, hold = pop.iloc[:2000], pop.iloc[2000:]
+    h, t = _shared_share(train, hold)
+    assert h < 0.9 and abs(h - t) < 0.1  # an honest holdout repeats as much as twins explain
+    assert not _repeats_training(train, hold)
+    assert _repeats_training(train, train.sample(500, random_state=0))
