@@ -206,3 +206,53 @@ def test_release_keys_of_other_dtypes_match_by_value():
     )
     _same(expected, got, ["per_record", "pattern", "match_share"])
     assert expected.match_share.min() < 1 and expected.match_share.max() == 1
+
+
+@pytest.mark.parametrize("method", ["loop", "keys", "shuffle"])
+@pytest.mark.parametrize("with_release", [False, True])
+def test_identification_risk_every_dask_method_equals_pandas(monkeypatch, method, with_release):
+    """One target: value tables counted per pattern ('loop') or on integer keys ('keys'), and
+    the hash shuffle the path falls back to when patterns are too many ('shuffle')."""
+    from synthguard.scale import _ident_tables, _tables
+
+    if method == "keys":
+        monkeypatch.setattr(_tables, "LOOP_PATTERNS", 1)
+    if method == "shuffle":
+        monkeypatch.setattr(_ident_tables, "MAX_PATTERNS", 0)
+    conf = tied_frame(1300, 30)
+    syn = [perturbed(conf, 31), perturbed(conf, 32)] if with_release else None
+    kw = dict(keys=KEYS, targets="income", singletons="one", radius=0.15)
+    expected = pandas_risk.identification_risk(conf, syn, **kw)
+    got = scale_risk.identification_risk(
+        dd.from_pandas(conf, npartitions=4),
+        None if syn is None else [dd.from_pandas(s, npartitions=p) for s, p in zip(syn, (3, 1))],
+        **kw,
+    )
+    fields = ["per_record", "pattern", "pattern_size", "n_inside", "match_share"]
+    _same(expected, got, [*fields, "per_implicate"])
+    assert got.quantiles == expected.quantiles and got.max == expected.max
+    assert got.index.equals(expected.index)
+
+
+def test_value_table_counts_equal_brute_force(monkeypatch):
+    from synthguard.scale import _tables
+
+    rng = np.random.default_rng(40)
+    pat = rng.integers(-1, 6, 3000)
+    val = rng.integers(-5, 6, 3000) * 0.5
+    val[rng.random(3000) < 0.05] = np.nan
+    val[val == 0] = -0.0  # the sign of zero must not matter
+    table = _tables.ValueTable.of(pat, val)
+    q = rng.integers(0, 6, 500)
+    a = rng.integers(-6, 6, 500) * 0.5
+    b = a + rng.integers(-1, 4, 500) * 0.5  # some empty intervals
+    ok = (pat >= 0) & np.isfinite(val)
+    brute = np.array(
+        [np.sum(ok & (pat == p) & (val >= lo) & (val <= hi)) for p, lo, hi in zip(q, a, b)]
+    )
+    assert np.array_equal(_tables.count_in_table(table, q, a, b, 6), brute)
+    monkeypatch.setattr(_tables, "LOOP_PATTERNS", 1)
+    assert np.array_equal(_tables.count_in_table(table, q, a, b, 6), brute)
+    merged = _tables.merge_tables(_tables.ValueTable.of(pat[:1000], val[:1000]),
+                                  _tables.ValueTable.of(pat[1000:], val[1000:]))
+    assert np.array_equal(merged.count, table.count) and np.array_equal(merged.value, table.value)

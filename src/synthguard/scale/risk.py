@@ -1,7 +1,9 @@
 """Identity-disclosure measures on Dask, exactly equal to the pandas path.
 
 Every measure here depends on a record only through the records of its pattern (its key
-values), so the data are hash-shuffled on the pattern keys (``synthguard.scale._partitions``):
+values). Identification risk with one target needs, per pattern, only the sorted target
+values and is computed from small tables without moving records
+(:mod:`synthguard.scale._tables`). Otherwise the data are hash-shuffled on the pattern keys (``synthguard.scale._partitions``):
 each pattern then lies whole in one partition, in the confidential data and in every implicate
 alike, and the *existing* per-pattern algorithms of :mod:`synthguard.risk` run on each partition
 unchanged (the pandas functions themselves where the measure reads the confidential data only,
@@ -51,6 +53,7 @@ from synthguard.risk.identification import IdentificationRisk
 from synthguard.risk.matching import MatchRates
 from synthguard.risk.pairwise import PairwiseIdentificationRisk
 from synthguard.risk.uniqueness import KAnonymity
+from synthguard.scale._ident_tables import identification_risk_by_tables
 from synthguard.scale._partitions import (
     ROW,
     as_dask,
@@ -60,6 +63,7 @@ from synthguard.scale._partitions import (
     shuffle_by_keys,
     with_row_numbers,
 )
+from synthguard.scale._tables import nan_missing
 
 __all__ = [
     "distance_to_closest_record",
@@ -164,21 +168,6 @@ def _ident_conf_meta(index: pd.Index) -> pd.DataFrame:
     )
 
 
-def _nan_missing(frame: pd.DataFrame, keys: list[str]) -> pd.DataFrame:
-    """Text key columns with every missing value as NaN. Dask turns object columns into
-    strings whose missing value is ``pd.NA``, which the pattern encoder would not match with
-    the NaN of a categorical or object column of another data set (pandas' own text columns
-    use NaN)."""
-    out = frame
-    for k in keys:
-        s = frame[k]
-        if isinstance(s.dtype, pd.StringDtype) and s.dtype.na_value is pd.NA:
-            if out is frame:
-                out = frame.copy(deep=False)
-            out[k] = s.astype(object).where(s.notna(), np.nan)
-    return out
-
-
 def _release_counts(
     conf: pd.DataFrame,
     frames: Sequence[pd.DataFrame],
@@ -195,8 +184,8 @@ def _release_counts(
     pattern, those inside ball i, and whether record i's own row is among the latter. The same
     steps as :func:`synthguard.risk.identification_risk` and
     :func:`synthguard.risk.match_rates` (pattern encoder, ``make_balls``, ``count_inside``)."""
-    conf = _nan_missing(conf, exact)
-    frames = [_nan_missing(f, exact) for f in frames]
+    conf = nan_missing(conf, exact)
+    frames = [nan_missing(f, exact) for f in frames]
     enc = PatternEncoder.fit(conf, exact)
     rows = conf[ROW].to_numpy(dtype=np.int64)
     balls = None
@@ -294,6 +283,37 @@ def _check_ball_arguments(
     target_matrix(conf._meta, targets_l, name="conf", allow_missing=True)
     return keys_l, targets_l, r, policy, warn
 
+def _ident_result(
+    res: dict[str, Any],
+    warn: bool,
+    quantiles: Sequence[float],
+    keys: list[str],
+    targets: list[str],
+    r: np.ndarray,
+    relative: bool,
+    inclusive: bool,
+    policy: str,
+) -> IdentificationRisk:
+    single = res["size"] == 1
+    per_impl = res.get("per_implicate")
+    return IdentificationRisk(
+        **risk_summary(res["risk"], single, res["n"], warn, quantiles, "identification_risk"),
+        pattern=res["pattern"],
+        pattern_size=res["size"],
+        n_inside=res["n_inside"],
+        keys=tuple(keys),
+        targets=tuple(targets),
+        radius=tuple(float(x) for x in r),
+        relative=relative,
+        inclusive=inclusive,
+        singletons=policy,
+        n_implicates=0 if per_impl is None else int(per_impl.shape[1]),
+        match_share=res.get("match_share"),
+        per_implicate=per_impl,
+        index=res["index"],
+    )
+
+
 def identification_risk(
     conf: Any,
     synthetic: Any = None,
@@ -311,11 +331,17 @@ def identification_risk(
     Dask DataFrame, equal to :func:`synthguard.risk.identification_risk` bit for bit.
 
     The formulas, parameters and result are those of
-    :func:`synthguard.risk.identification_risk`. The confidential data and every implicate are
-    hash-shuffled on ``keys`` into ``npartitions`` partitions (default: ``conf``'s); each
-    partition holds whole patterns, so the pandas function runs on it unchanged (confidential
-    risk) or the same ball counts are made per implicate (release). Pandas inputs go straight
-    to the pandas function (no Dask overhead on small files).
+    :func:`synthguard.risk.identification_risk`. With one target, no record moves: a pass
+    over the confidential data builds the dictionary of patterns, a pass over every implicate
+    its table of (pattern, target value, count), and each confidential partition counts its
+    balls in those tables (:mod:`synthguard.scale._tables`); each pass reads the data once.
+    With several targets, or when the patterns or value tables are too many for one worker
+    (more than 2 million patterns or 20 million distinct (pattern, value) pairs), the
+    confidential data and every implicate are hash-shuffled on ``keys`` into ``npartitions``
+    partitions (default: ``conf``'s); each partition holds whole patterns, so the pandas
+    function runs on it unchanged (confidential risk) or the same ball counts are made per
+    implicate (release). Pandas inputs go straight to the pandas function (no Dask overhead
+    on small files).
 
     Parameters
     ----------
@@ -347,6 +373,20 @@ def identification_risk(
     conf = as_dask(conf, name="conf")
     keys_l, targets, r, policy, warn = _check_ball_arguments(conf, keys, targets, radius,
                                                              singletons)
+    if len(targets) == 1:
+        fast = identification_risk_by_tables(
+            conf,
+            None if synthetic is None else as_dask_implicates(synthetic),
+            keys=keys_l,
+            target=targets[0],
+            r=r,
+            relative=relative,
+            inclusive=inclusive,
+            policy=policy,
+        )
+        if fast is not None:
+            return _ident_result(fast, warn, quantiles, keys_l, targets, r, relative,
+                                 inclusive, policy)
     columns = keys_l + targets
     shuffled, n, parts = _prepare(conf, columns, keys_l, npartitions)
     kw: dict[str, Any] = dict(relative=relative, inclusive=inclusive)

@@ -1,0 +1,183 @@
+"""Identification risk of a Dask frame with one target, by pattern dictionary and value tables
+(no shuffle of the records); see :mod:`synthguard.scale._tables` for the method and why it is
+exact. :func:`identification_risk_by_tables` returns None when the patterns or the value
+tables are too many for one worker, and the caller falls back to the hash shuffle."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import dask
+import numpy as np
+import pandas as pd
+
+from synthguard.errors import DataError, SchemaError
+from synthguard.risk._balls import make_balls
+from synthguard.scale._tables import (
+    ConfPart,
+    ReleasePart,
+    ValueTable,
+    aligned,
+    conf_pass,
+    conf_table,
+    count_in_table,
+    global_patterns,
+    release_pass,
+    release_tables,
+    slices_for,
+)
+
+__all__ = ["MAX_PATTERNS", "MAX_TABLE", "identification_risk_by_tables"]
+
+#: Most distinct key combinations (summed over partitions) the dictionary is built for.
+MAX_PATTERNS = 2_000_000
+#: Most (pattern, value) pairs (summed over partitions) a value table is built for.
+MAX_TABLE = 20_000_000
+
+
+def _conf_info(p: ConfPart) -> tuple[int, int, int, int]:
+    return p.n, len(p.uniques), p.n_bad, 0 if p.table is None else p.table.size
+
+
+def _uniques(p: ConfPart) -> tuple[pd.DataFrame, np.ndarray]:
+    return p.uniques, p.sizes
+
+
+def _release_info(p: ReleasePart) -> tuple[int, int, np.ndarray]:
+    return p.n, p.table.size, p.members
+
+
+def _block(
+    part: ConfPart,
+    l2g: np.ndarray,
+    sizes: np.ndarray,
+    tables: list[ValueTable],
+    members: list[np.ndarray],
+    *syn: tuple[np.ndarray, np.ndarray],
+    n_patterns: int,
+    r: np.ndarray,
+    relative: bool,
+    inclusive: bool,
+    policy: str,
+) -> dict[str, Any]:
+    """Per-record risk of one confidential partition: the expressions of
+    :func:`synthguard.risk.identification_risk`, with ball counts from the value tables and
+    each implicate's (pattern code, target) of the partition's own rows."""
+    codes = l2g[part.codes]
+    y = part.y[:, None]
+    n, npat = part.n, n_patterns
+    balls = make_balls(codes, y, r, relative=relative, inclusive=inclusive, n_patterns=npat)
+    size = sizes[codes]
+    single = size == 1
+    out: dict[str, Any] = {"pattern": codes, "size": size}
+    if not syn:
+        inside = count_in_table(tables[0], codes, balls.a[:, 0], balls.b[:, 0], npat)
+        risk = (size - inside) / np.maximum(size, 1)
+        if policy == "one":
+            risk = np.where(single, 1.0, risk)
+        out["n_inside"] = inside.astype(np.float64)
+    else:
+        n_impl = len(syn)
+        per_impl = np.empty((n, n_impl))
+        tmat = np.empty((n, n_impl), dtype=bool)
+        n_inside = np.zeros(n)
+        for li, (pat, ys) in enumerate(syn):
+            mem = members[li][codes]
+            inside = count_in_table(tables[li], codes, balls.a[:, 0], balls.b[:, 0], npat)
+            t_own = (pat == codes) & balls.contains(ys[:, None])
+            per_impl[:, li] = np.where(t_own, (mem - inside) / np.maximum(mem, 1), 0.0)
+            tmat[:, li] = t_own
+            n_inside += inside
+        n_inside /= n_impl
+        match_share = tmat.mean(axis=1)
+        risk = per_impl.mean(axis=1)
+        if policy == "one":
+            risk = np.where(single, match_share, risk)
+        out.update(n_inside=n_inside, match_share=match_share, per_implicate=per_impl)
+    if policy == "exclude":
+        risk = np.where(single, np.nan, risk)
+    out["risk"] = risk
+    return out
+
+
+def identification_risk_by_tables(
+    conf: Any,
+    implicates: list[Any] | None,
+    *,
+    keys: list[str],
+    target: str,
+    r: np.ndarray,
+    relative: bool,
+    inclusive: bool,
+    policy: str,
+) -> dict[str, Any] | None:
+    """Per-record arrays (concatenated in row order) of the identification risk, or None when
+    the patterns or tables exceed :data:`MAX_PATTERNS` / :data:`MAX_TABLE`."""
+    cols = [*keys, target]
+    conf_parts = conf[cols].to_delayed()
+    first = dask.persist(
+        *[dask.delayed(conf_pass)(p, keys, target, implicates is None) for p in conf_parts]
+    )
+    info = dask.compute(*[dask.delayed(_conf_info)(p) for p in first])
+    lengths = [i[0] for i in info]
+    n = int(sum(lengths))
+    if sum(i[1] for i in info) > MAX_PATTERNS or sum(i[3] for i in info) > MAX_TABLE:
+        return None
+    n_bad = sum(i[2] for i in info)
+    if n_bad:
+        raise SchemaError(
+            "conf: target columns cannot be used",
+            [
+                f"column '{target}': {n_bad} rows are missing or infinite; drop or impute "
+                f"them before measuring risk"
+            ],
+        )
+    uniq = dask.compute(*[dask.delayed(_uniques)(p) for p in first])
+    enc, sizes, l2g = global_patterns(uniq, keys)
+    enc_d, sizes_d = dask.delayed(enc), dask.delayed(sizes)
+    kw = dict(n_patterns=enc.n_patterns, r=r, relative=relative, inclusive=inclusive,
+              policy=policy)
+    tables: list[Any] = []
+    members: list[np.ndarray] = []
+    syn_parts: list[list[Any]] = []
+    syn_slices: list[list[list[tuple[int, int, int]]]] = []
+    if implicates is None:
+        tables.append(dask.delayed(conf_table)(list(first), l2g))
+    else:
+        bad = []
+        for li, frame in enumerate(implicates):
+            sp = frame[cols].to_delayed()
+            rel = dask.persist(*[dask.delayed(release_pass)(p, keys, target, enc_d) for p in sp])
+            rinfo = dask.compute(*[dask.delayed(_release_info)(p) for p in rel])
+            s_lengths = [i[0] for i in rinfo]
+            if sum(s_lengths) != n:
+                bad.append(li)
+                continue
+            if sum(i[1] for i in rinfo) > MAX_TABLE:
+                return None
+            members.append(np.sum([i[2] for i in rinfo], axis=0).astype(np.int64))
+            tables.append(dask.delayed(release_tables)(*rel))
+            syn_parts.append(list(rel))
+            syn_slices.append(slices_for(lengths, s_lengths))
+        if bad:
+            raise DataError(
+                f"synthetic: implicate(s) {bad} do not have as many rows as the confidential "
+                f"data; partially synthetic implicates must keep the confidential rows in order"
+            )
+    if n == 0:
+        return None
+    blocks = []
+    for j, part in enumerate(first):
+        syn_j = [aligned(syn_slices[li][j], syn_parts[li]) for li in range(len(syn_parts))]
+        blocks.append(dask.delayed(_block)(part, l2g[j], sizes_d, tables, members, *syn_j, **kw))
+    res = dask.compute(*blocks)
+    index = dask.compute(*[dask.delayed(_index)(p) for p in first])
+    out: dict[str, Any] = {"n": n}
+    out["index"] = index[0].append(list(index[1:])) if len(index) > 1 else index[0]
+    for name in res[0]:
+        out[name] = np.concatenate([b[name] for b in res])
+    return out
+
+
+def _index(part: ConfPart) -> pd.Index:
+    return part.index
