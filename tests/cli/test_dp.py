@@ -73,6 +73,15 @@ def test_dp_synthesize_prints_expected_and_fitted_error(tmp_path):
         "--levels", str(levels), "--bins", "age=18,40,65,90", "--out", str(tmp_path / "o")])
     assert res.exit_code == 0, res.output
     line = next(ln for ln in res.output.splitlines() if ln.startswith("accuracy: "))
-    assert "expected (noise, before spending): 1-way TV" in line and "2-way residual TV" in line
     prov = json.loads((tmp_path / "o" / "metadata" / "provenance.json").read_text())
     assert [r["order"] for r in prov["provenance"]["expected_error"]] == [1, 2]
+    exp = {r["order"]: r["expected_tv"] for r in prov["provenance"]["expected_error"]}
+    fit = {r["order"]: r for r in prov["provenance"]["fit_error"]}
+    assert line == (f"accuracy: expected before spending: 1-way TV {exp[1]:.3g}, 2-way TV "
+                    f"{exp[2]:.3g}; after fit, against its noisy measurements: 1-way TV "
+                    f"{fit[1]['residual_tv']:.3g} (bound on the true error "
+                    f"{fit[1]['bound_tv']:.3g}), 2-way TV {fit[2]['residual_tv']:.3g} (bound "
+                    f"on the true error {fit[2]['bound_tv']:.3g})")
+    # the manifest keeps the same figures for `synthguard evaluate`'s report
+    manifest = json.loads((tmp_path / "o" / "synthguard_manifest.json").read_text())
+    assert manifest["details"]["dp error"]["expected"][1]["expected_tv"] == exp[2]

@@ -2,13 +2,16 @@
 
 from __future__ import annotations
 
+import json
 import re
 import textwrap
+from html import escape as html_escape
 
 import pandas as pd
 import pytest
 
 from synthguard.pipeline.pipeline import run_plan
+from synthguard.report.safety import format_number
 from tests.report.conftest import SECRET_LABEL, make_conf
 
 AIM_PLAN = textwrap.dedent("""\
@@ -41,6 +44,14 @@ AIM_PLAN = textwrap.dedent("""\
     """)
 
 
+def _section(html: str, table_id: str) -> list[list[str]]:
+    """The text cells of one table of the report, row by row."""
+    body = html[html.index(f'id="{table_id}"'):]
+    body = body[: body.index("</table>")]
+    return [[re.sub(r"<[^>]+>", "", c).strip() for c in re.findall(r"<t[dh][^>]*>(.*?)</t[dh]>", r)]
+            for r in re.findall(r"<tr>(.*?)</tr>", body, flags=re.S)]
+
+
 @pytest.mark.filterwarnings("ignore::synthguard.errors.SynthguardWarning")
 def test_aim_plan_with_workload_reports_spending_expected_and_measured_error(tmp_path):
     make_conf(n=400, seed=2).to_csv(tmp_path / "conf.csv", index=False)
@@ -52,11 +63,31 @@ def test_aim_plan_with_workload_reports_spending_expected_and_measured_error(tmp
     line = ledger[ledger["kind"] == "zcdp"].iloc[0]
     assert line["rho"] > 0 and line["worth"] == "alone: epsilon=2, delta=1e-06"
     assert 'id="ledger-table"' in html and "alone: epsilon=2, delta=1e-06" in html
-    # expected error (before spending) and the fit against its noisy measurements
-    assert re.search(r"expected \(noise, before spending\): 1-way TV [0-9.e-]+ \(4 marginals\), "
-                     r"2-way TV [0-9.e-]+ \(1 marginal\), 3-way TV [0-9.e-]+ \(1 marginal\)", html)
-    assert "after fit, against its noisy measurements: 1-way residual TV" in html
-    # measured error: the true workload error by marginal order in the summary table
-    row = res.evaluation.to_frame().loc["aim"]
-    assert 0 < row["tv_1way"] < row["tv_2way"] < row["tv_3way"] < 1
-    assert "2-way TV" in html and SECRET_LABEL not in html
+    assert f"(ρ {line['rho']:.4g} zCDP)" in html  # spent: ε, δ and the ρ they are worth
+    # the DP error table: measured marginals, fit against the noisy measurements, true TV
+    rows = {r[0]: r[1:] for r in _section(html, "dp-accuracy-1")[1:]}
+    assert list(rows) == ["1-way", "2-way", "3-way"]
+    fit = {int(r["order"]): r for r in res.releases["aim"].provenance["fit_error"]}
+    exp = {int(r["order"]): r for r in res.releases["aim"].provenance["expected_error"]}
+    true = res.evaluation.to_frame().loc["aim"]
+    assert 0 < true["tv_1way"] < true["tv_2way"] < true["tv_3way"] < 1
+    for k in (1, 2, 3):
+        measured, expected, resid, bound, true_tv = rows[f"{k}-way"]
+        assert true_tv == format_number(true[f'tv_{k}way'], 3)
+        if k in fit:  # every measured order: figures from the run's own fit
+            assert measured == str(int(fit[k]["marginals"]))
+            assert resid == format_number(fit[k]['residual_tv'], 3)
+            assert bound == format_number(fit[k]['bound_tv'], 3)
+        # AIM's expectation at the noise of its planned rounds, stated with its basis
+        assert expected == format_number(exp[k]["expected_tv"], 3)
+    basis = res.releases["aim"].provenance["expected_error_basis"]
+    shown = html_escape(basis).replace("&#x27;", "&#39;")  # Jinja's escape of "'"
+    assert f"Expected error: {shown}." in html and "R = " in basis
+    assert "aim (aim, ε = 2, δ = 1e-06)" in html
+    assert SECRET_LABEL not in html
+    # the manifest keeps the same public figures for a later `synthguard evaluate`
+    doc = json.loads((res.release_paths["aim"][0].parent / "synthguard_manifest.json")
+                     .read_text(encoding="utf-8"))
+    stored = doc["details"]["dp error"]
+    assert stored["method"] == "aim" and stored["fitted"][0]["residual_tv"] == pytest.approx(
+        fit[1]["residual_tv"])

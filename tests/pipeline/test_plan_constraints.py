@@ -3,6 +3,8 @@ start release (a DP synthesis of the key variables, then CART for the rest)."""
 
 from __future__ import annotations
 
+import json
+import re
 import textwrap
 
 import pytest
@@ -58,6 +60,16 @@ def test_a_plan_starts_from_a_dp_release_and_keeps_its_constraints(tmp_path):
         assert (d["income"] > 0).all()
     origin = rest.provenance["start"]["origin"]
     assert origin["kind"] == "dp" and origin["release"] == "keys_dp"
+    # the HTML report says what the DP start's guarantee covers, under the release's name
+    html = res.report_path.read_text(encoding="utf-8")
+    sentence = re.search(r'<h4>rest</h4>\s*<p class="dp-start">(.*?)</p>', html, re.S)
+    assert sentence is not None
+    assert sentence.group(1).startswith("start: region, sex come from a differentially private "
+                                        "synthesizer (stratified, epsilon = 1); ")
+    assert "the release as a whole is not differentially private" in sentence.group(1)
+    manifest = json.loads((res.release_paths["rest"][0].parent / "synthguard_manifest.json")
+                          .read_text(encoding="utf-8"))
+    assert manifest["details"]["dp error"]["start"] == sentence.group(1)
     ev = res.evaluation
     assert ev["rest"].metrics["constraint_violations"] == 0
     assert "constraint_violations" in {c.threshold.metric for c in ev["rest"].checks}

@@ -172,6 +172,11 @@ def synthesize_dp(data: Path, read_kw: dict[str, Any], method: str, epsilon: flo
     )
     from synthguard.dp import PrivacyLedger
     from synthguard.dp.synthesizers.registry import get_dp_synthesizer
+    from synthguard.report.dp_section import (
+        accuracy_line,
+        dp_info_from_provenance,
+        manifest_details,
+    )
 
     df = read_table(data, **read_kw)
     cats, file_bins = load_domain(levels_file)  # column -> levels, or a 'dp domain' file
@@ -248,6 +253,7 @@ def synthesize_dp(data: Path, read_kw: dict[str, Any], method: str, epsilon: flo
             meta.append(ledger_ref)
         else:
             ledger_ref = Path(os.path.relpath(ledger_path.resolve(), out.resolve())).as_posix()
+        dp_info = dp_info_from_provenance(release.provenance)
         spent = ledger.spent
         released = [str(c) for c in release.implicates[0].columns]
         write_manifest(tmp, ReleaseManifest(
@@ -257,15 +263,13 @@ def synthesize_dp(data: Path, read_kw: dict[str, Any], method: str, epsilon: flo
             ledger=ledger_ref, metadata=tuple(meta),
             spent={"epsilon": spent.epsilon, "delta": spent.delta, "rho": spent.rho},
             details={"method": method, "epsilon": epsilon, "delta": d,
-                     "noise": release.noise, "dp": release.dp},
+                     "noise": release.noise, "dp": release.dp, **manifest_details(dp_info)},
         ))
     for f in files:
         click.echo(f"wrote {out / f}")
     click.echo(f"wrote {out / MANIFEST_NAME} (kind dp, ledger {ledger_ref})")
     click.echo(str(syn.ledger_))
-    from synthguard.dp.synthesizers.error import describe_provenance
-
-    accuracy = describe_provenance(release.provenance)
+    accuracy = accuracy_line(dp_info)
     if accuracy:  # from the noise scale and the noisy measurements only
         click.echo(f"accuracy: {accuracy}")
     if not release.dp:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Callable
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import click
@@ -116,10 +117,11 @@ def _align_columns(conf_df: pd.DataFrame, loaded: dict[str, Any], common_columns
 
 
 def _open_ledgers(loaded: dict[str, Any], echo_err: Callable[[str], None]) -> Any:
-    """The privacy ledger the DP releases' manifests name (the first, when several)."""
+    """The privacy ledger the DP releases' manifests name; with several, a mapping (ledger
+    file → ledger) that the report shows one by one and pooled (report/dp_section.py)."""
     from synthguard.dp import PrivacyLedger
 
-    paths = []
+    paths: dict[Path, list[str]] = {}
     for name, r in loaded.items():
         p = r.ledger_path
         if p is None:
@@ -128,12 +130,11 @@ def _open_ledgers(loaded: dict[str, Any], echo_err: Callable[[str], None]) -> An
             echo_err(f"warning: release '{name}': the privacy ledger its manifest names "
                      f"({r.manifest.ledger}) is not there; the report has no ledger for it")
             continue
-        if p not in paths:
-            paths.append(p)
-    if len(paths) > 1:
-        echo_err("warning: the DP releases name different privacy ledgers; the report shows "
-                 f"the first ({paths[0].name})")
-    return PrivacyLedger.open(paths[0]) if paths else None
+        paths.setdefault(p, []).append(name)
+    if len(paths) == 1:
+        return PrivacyLedger.open(next(iter(paths)))
+    return {f"{p.name} ({', '.join(names)})": PrivacyLedger.open(p)
+            for p, names in paths.items()} or None
 
 
 def report_problems(ev: Any, quiet: bool) -> None:
@@ -300,6 +301,7 @@ def evaluate_cmd(conf: str, read_kw: dict[str, Any], releases: tuple[str, ...], 
     from synthguard.data.loading import load_releases
     from synthguard.data.schema import validate_frame
     from synthguard.errors import ParameterError
+    from synthguard.report.dp_section import dp_info_of
     from synthguard.report.evaluate import KINDS, evaluate
     from synthguard.report.html import write_report
 
@@ -384,7 +386,7 @@ def evaluate_cmd(conf: str, read_kw: dict[str, Any], releases: tuple[str, ...], 
                         f"; seed {r.manifest.seed}; written {r.manifest.created} by synthguard "
                         f"{r.manifest.versions.get('synthguard', '?')}")
             path = write_report(ev, report, min_cell=min_cell, ledger=ledger,
-                                provenance=provenance)
+                                provenance=provenance, dp_info=dp_info_of(loaded))
             echo(f"report: {path}")
     report_problems(ev, quiet)
     exit_with_verdict(ev)

@@ -174,8 +174,8 @@ def describe_release(release: Any) -> Mapping[str, Any]:
         out["methods"] = ", ".join(f"{k}={v}" for k, v in methods.items())
     prov = getattr(release, "provenance", None)
     if isinstance(prov, Mapping):  # a DP release: the error it states without the data
-        from synthguard.dp.synthesizers.error import describe_provenance
+        from synthguard.report.dp_section import accuracy_line, dp_info_from_provenance
 
-        if (accuracy := describe_provenance(prov)) is not None:
+        if (accuracy := accuracy_line(dp_info_from_provenance(prov))) is not None:
             out["accuracy"] = accuracy
     return out

@@ -44,6 +44,7 @@ from synthguard.data.manifest import (
 )
 from synthguard.data.schema import Schema, infer_schema, validate_frame
 from synthguard.errors import PlanError, SynthguardError, SynthguardWarning
+from synthguard.pipeline.dp_info import dp_infos, dp_manifest_details
 from synthguard.pipeline.dp_tables_release import is_tables, write_dp_tables
 from synthguard.pipeline.makers import describe_release, make_release, release_frames
 from synthguard.pipeline.plan import DP_METHODS, Plan, load_plan
@@ -208,7 +209,8 @@ def _write_release(stage: Path, name: str, release: Any, method: str, columns: l
         dropped=tuple(c for c in columns if c not in released), columns=tuple(released),
         ledger=None if ledger_path is None or method != "dp" else "../../" + ledger_path.name,
         spent=spent, details={"plan method": method, "plan seed": plan_seed,
-                              "plan holdout": holdout_share},
+                              "plan holdout": holdout_share,
+                              **dp_manifest_details(release)},
     ))
     return paths
 
@@ -410,6 +412,7 @@ def _make_and_write(plan: Plan, train: pd.DataFrame, holdout: pd.DataFrame | Non
         evaluation, out / plan.report_file, title=plan.title, plan_text=plan.text,
         ledger=ledger, provenance=provenance, min_cell=plan.min_cell,
         dp_releases=[s.name for s in plan.releases if s.method in DP_METHODS],
+        dp_info=dp_infos(releases),
     )
     timings["report"] = time.perf_counter() - t
     tick("report")

@@ -25,6 +25,7 @@ import pandas as pd
 from synthguard.report import figures as F
 from synthguard.report.attacks import attacks_table, safeguards_table
 from synthguard.report.constraints_check import constraint_table
+from synthguard.report.dp_section import DPReleaseInfo, accuracy_context, ledgers_context
 from synthguard.report.evaluate import Evaluation
 from synthguard.report.frontier_section import frontier_context
 from synthguard.report.metrics import METRICS
@@ -34,7 +35,6 @@ from synthguard.report.safety import (
     format_number,
     record_range,
     round_sig,
-    safe_error,
 )
 from synthguard.report.sections import (
     attribute_table,
@@ -187,33 +187,6 @@ def _risk_distribution(ev: Evaluation, count: Callable[[int], str] = _exact_coun
     return out
 
 
-def _ledger_rows(ledger: Any) -> dict[str, Any] | None:
-    if ledger is None:
-        return None
-    try:
-        frame = ledger.to_frame()
-    except Exception as e:
-        return {"error": safe_error(e), "columns": [], "rows": [], "totals": []}
-    frame = frame.reset_index() if frame.index.name is not None else frame
-    cols = [str(c) for c in frame.columns]
-    rows = [[format_number(v, 4) if isinstance(v, int | float | np.number) else str(v)
-             for v in row] for row in frame.itertuples(index=False)]
-    totals = []
-    for attr in ("epsilon", "delta", "spent", "remaining"):
-        v = getattr(ledger, attr, None)
-        if v is None or callable(v):
-            continue
-        if hasattr(v, "epsilon"):
-            text = f"ε {float(v.epsilon):.4g}, δ {float(getattr(v, 'delta', 0.0)):.3g}"
-        else:
-            text = f"{v:.4g}" if isinstance(v, float) else str(v)
-        totals.append((attr, text))
-    from synthguard.report.dp_tables import board_rows
-
-    return {"error": None, "columns": cols, "rows": rows, "totals": totals,
-            "board": board_rows(ledger)}
-
-
 def _safe_plan(text: str | None, redactor: Redactor) -> str | None:
     """The plan for print, with any line that names a small category withheld."""
     if text is None:
@@ -239,6 +212,7 @@ def build_report(
     progress: Callable[[str, int, int], None] | None = None,
     dp_releases: Iterable[str] | None = None,
     frontier: Any = None,
+    dp_info: Mapping[str, DPReleaseInfo] | None = None,
 ) -> str:
     """The report as one HTML string.
 
@@ -247,7 +221,9 @@ def build_report(
     evaluation : the result of :func:`synthguard.evaluate`.
     title : page title.
     plan_text : the plan (YAML) to print under provenance.
-    ledger : a ``PrivacyLedger`` (anything with ``to_frame()``) for the DP section.
+    ledger : a ``PrivacyLedger`` (anything with ``to_frame()``) for the DP section, or a
+        mapping name → ledger when the releases charged several: each is shown, then their
+        total under sequential composition (:mod:`synthguard.report.dp_section`).
     provenance : extra key/value lines (data file, seed, stage timings).
     min_cell : category levels held by fewer confidential records are never named; histogram
         bins with fewer records are drawn empty.
@@ -260,12 +236,16 @@ def build_report(
         number of confidential records it prints is rounded to 2 significant figures.
     frontier : a sweep's result (:class:`synthguard.pipeline.SweepResult`): adds the section
         "Risk–utility frontier" (:mod:`synthguard.report.frontier_section`).
+    dp_info : release name → :class:`~synthguard.report.dp_section.DPReleaseInfo`: the DP
+        section shows each release's error before spending, after fitting and against the
+        data by marginal order, and a DP start's sentence.
     """
     ev = evaluation
     frames = [ev.conf] + ([ev.holdout] if ev.holdout is not None else [])
     redactor = Redactor.from_data(frames, ev.schema, min_cell=min_cell)
     dp_names = {str(n) for n in (dp_releases or ())} | {
         n for n, r in ev.releases.items() if r.kind == "dp"}
+    dp_names |= {str(n) for n, i in (dp_info or {}).items() if i.method and not i.start}
     is_dp = bool(dp_names) or ledger is not None
     count = _rounded_count if is_dp else _exact_count
     exact_ns = [n for n in (ev.n_records, ev.n_holdout, ev.n_records + ev.n_holdout) if n]
@@ -436,7 +416,8 @@ def build_report(
         top_risky=_top_risky(ev, redactor),
         risk_distribution=_risk_distribution(ev, count),
         whack=whack,
-        ledger=_ledger_rows(ledger),
+        dp_ledgers=ledgers_context(ledger),
+        dp_accuracy=accuracy_context(ev, dict(dp_info or {})),
         provenance=prov,
         versions=_versions(),
         plan_text=_safe_plan(plan_text, redactor),
