@@ -113,6 +113,7 @@ def test_detail_tables_show_declared_measures_only(evaluation):
     t = detail_table(evaluation, "utility", Redactor())
     names = [r["name"] for r in t["rows"]]
     assert "pmse.ratio" in names and "correlation.mae" in names
+    assert "pmse.S_pMSE" in names  # synthpop's figure beside the ratio (issue 24, item 5)
     # counts of records and other undeclared numbers of the results are not listed
     assert not any(n.endswith(".n_conf") or n.endswith(".null_sd") for n in names)
     assert t["columns"] == ["shuffled", "topcoded"]

@@ -53,6 +53,17 @@ class PMSEResult(ResultDisplay, Summarized):
     specks : Kolmogorov–Smirnov distance between the propensity-score ECDFs of the
         confidential and synthetic rows (SPECKS).
     auc : area under the ROC curve of the propensity scores (0.5 = no better than chance).
+    S_pMSE : synthpop's ``S_pMSE`` (``utility.gen``; Raab, Nowok & Dibben 2021), under
+        synthpop's name and convention: ``pMSE / E`` with the analytic null (then equal to
+        ``ratio``), but ``pMSE / (E / 2)`` with the permutation null, because synthpop's
+        ``utility.gen`` halves the mean pMSE of the permuted fits; so ``S_pMSE = 2 * ratio``
+        there and a synthpop user's S_pMSE threshold applies to it unchanged. NaN where
+        synthpop has no such figure (``model="boosting"``, or a ``validation``).
+    PO50 : synthpop's ``PO50``: the percentage of scored rows that the propensity score
+        classifies correctly at 0.5 (above 0.5: synthetic), minus 50 (0 = chance).
+    U : synthpop's ``U``: the Mann–Whitney statistic of the synthetic rows' scores against
+        the confidential rows' (``wilcox.test``), i.e. ``auc * n_conf * n_syn`` over the
+        scored rows (weighted AUC times the row counts when weighted).
     importance : per variable, averaged over implicates — the Wald chi-square of the
         variable's coefficients (logistic), or the drop in AUC when the variable's values are
         permuted among the scored rows (cart, boosting).
@@ -81,6 +92,9 @@ class PMSEResult(ResultDisplay, Summarized):
     validation: str | None
     k: float
     c: float
+    S_pMSE: float = float("nan")
+    PO50: float = float("nan")
+    U: float = float("nan")
     seed: int | None = None
 
     goal: ClassVar[str] = "minimize"
@@ -94,20 +108,28 @@ class PMSEResult(ResultDisplay, Summarized):
         ),
         "specks": MetricInfo("specks", "minimize", 0.0, 1.0, description="KS of propensities"),
         "auc": MetricInfo("auc", "target", 0.0, 1.0, 0.5, "AUC of the discriminator"),
+        "S_pMSE": MetricInfo("S_pMSE", "target", 0.0, np.inf, 1.0,
+                             "synthpop's S_pMSE (utility.gen's null convention)"),
     }
 
     def to_frame(self) -> pd.DataFrame:
-        """Per-implicate table (pmse, expected_null, null_sd, ratio, standardized, specks, auc)."""
+        """Per-implicate table (pmse, expected_null, null_sd, ratio, standardized, specks, auc,
+        S_pMSE, PO50, U, k, c)."""
         return self.implicates.copy()
 
     def summary(self) -> str:
         m = len(self.implicates)
         val = f", {self.validation} validation" if self.validation else ""
+        peer = ""
+        if not np.isnan(self.S_pMSE):
+            why = (" (2 x ratio: utility.gen halves the permuted null)"
+                   if self.null_method == "permutation" else "")
+            peer = f"; synthpop's S_pMSE {self.S_pMSE:.4g}{why}"
         return (
             f"pMSE ({self.model} propensity model{val}, {self.null_method} null, m = {m}): "
             f"pMSE {self.pmse:.4g}, ratio {self.ratio:.4g} (1 = as expected under the null), "
             f"standardized {self.standardized:.4g}, SPECKS {self.specks:.4g}, "
-            f"AUC {self.auc:.4g} (0.5 = indistinguishable)"
+            f"AUC {self.auc:.4g} (0.5 = indistinguishable){peer}"
         )
 
 
@@ -234,6 +256,17 @@ def _propensities(
 
 def _pmse_value(p: np.ndarray, y: np.ndarray, c: float, sw: np.ndarray | None = None) -> float:
     return float(np.average((p - c) ** 2, weights=sw))
+
+
+def _s_pmse(value: float, e: float, null_method: str, model: str,
+            validation: str | None) -> float:
+    """synthpop's ``S_pMSE`` (``utility.gen``, synthpop 1.9): ``pMSE / E`` with the analytic
+    null ``E = (k-1)(1-c)^2 c / N``; with permutations synthpop divides each permuted pMSE by
+    2 before averaging, so ``S_pMSE = pMSE / (E / 2)``. NaN where synthpop computes none."""
+    if validation is not None or model == "boosting":
+        return float("nan")
+    null = e if null_method == "analytic" else e / 2.0
+    return value / null if null > 0 else float("inf")
 
 
 @renamed(synth="synthetic")
@@ -374,6 +407,9 @@ def pmse(
         standardized=float(mean["standardized"]),
         specks=float(mean["specks"]),
         auc=float(mean["auc"]),
+        S_pMSE=float(mean["S_pMSE"]),
+        PO50=float(mean["PO50"]),
+        U=float(mean["U"]),
         importance=importance,
         implicates=per,
         model=model,
@@ -433,6 +469,8 @@ def _per_implicate(
         else:
             specks = ecdf_distances(p[ye == 0], p[ye == 1], se[ye == 0], se[ye == 1])[0]
         auc = float(roc_auc_score(ye, p, sample_weight=se))
+        hit = (p > 0.5) == (ye == 1)
+        n_syn_scored = int(ye.sum())
         rows.append(
             {
                 "pmse": value,
@@ -442,6 +480,9 @@ def _per_implicate(
                 "standardized": (value - e) / sd if sd > 0 else np.inf,
                 "specks": specks,
                 "auc": auc,
+                "S_pMSE": _s_pmse(value, e, null_method, model, validation),
+                "PO50": 100.0 * float(np.average(hit, weights=se)) - 50.0,
+                "U": auc * n_syn_scored * (len(ye) - n_syn_scored),
                 "k": float(k) if model == "logistic" else np.nan,
                 "c": c,
             }
