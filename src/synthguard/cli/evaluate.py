@@ -326,7 +326,13 @@ def evaluate_cmd(conf: str, read_kw: dict[str, Any], releases: tuple[str, ...], 
             raise ParameterError(f"option --holdout: the holdout lacks column(s) "
                                  f"{', '.join(lacking)} of the data; give it the same columns")
     limits: dict[str, float] = {}
+    from synthguard.report.metrics import METRICS
+
     for name, val in _pairs(thresholds, "--threshold").items():
+        if name not in METRICS:
+            raise ParameterError(f"option --threshold {name}={val}: unknown metric '{name}'; "
+                                 f"use one of {', '.join(METRICS)}, e.g. --threshold "
+                                 f"{_EXAMPLES['--threshold']}")
         try:
             limits[name] = float(val)
         except ValueError:

@@ -38,6 +38,17 @@ def _number(text: str, option: str) -> float:
                                  param_hint=option) from None
 
 
+def _step(option: str, spec: str, fn: Any, *args: Any, **kwargs: Any) -> Any:
+    """Run one SDC step; an error of bad input names the option as typed (the user's own
+    command-line text, never a data value), e.g. ``option --topcode income:p200: ...``."""
+    from synthguard.errors import DataError, ParameterError
+
+    try:
+        return fn(*args, **kwargs)
+    except (ParameterError, DataError) as e:
+        raise type(e)(f"option {option} {spec}: {e}") from e
+
+
 def _censor_args(arg: str, option: str) -> tuple[float | None, float | None]:
     """``p94`` -> (None, 94) as (at, percentile); ``100000`` -> (100000, None)."""
     if arg.lower().startswith("p"):
@@ -231,46 +242,50 @@ def protect_cmd(
     for spec in generalize_:
         names, arg = parse_spec(spec, "--generalize")
         edges = [_number(e, "--generalize") for e in arg.split(",")]
-        apply("generalize", sdc.generalize(release, _one(names, "--generalize"), bins=edges),
-              names)
+        apply("generalize", _step("--generalize", spec, sdc.generalize, release,
+                                  _one(names, "--generalize"), bins=edges), names)
     for spec in topcode:
         names, arg = parse_spec(spec, "--topcode")
         at, pct = _censor_args(arg, "--topcode")
-        apply("topcode", sdc.topcode(release, _one(names, "--topcode"), at=at, percentile=pct),
-              names)
+        apply("topcode", _step("--topcode", spec, sdc.topcode, release,
+                               _one(names, "--topcode"), at=at, percentile=pct), names)
     for spec in bottomcode:
         names, arg = parse_spec(spec, "--bottomcode")
         at, pct = _censor_args(arg, "--bottomcode")
-        apply("bottomcode", sdc.bottomcode(release, _one(names, "--bottomcode"), at=at,
-                                           percentile=pct), names)
+        apply("bottomcode", _step("--bottomcode", spec, sdc.bottomcode, release,
+                                  _one(names, "--bottomcode"), at=at, percentile=pct), names)
     for spec in noise:
         names, arg = parse_spec(spec, "--noise")
-        apply("noise", sdc.add_noise(
-            release, names, kind="multiplicative" if multiplicative else "additive",
+        apply("noise", _step(
+            "--noise", spec, sdc.add_noise, release, names, kind="multiplicative" if multiplicative else "additive",
             scale=_number(arg, "--noise"), keep_variance=keep_variance, random_state=rng,
         ), names)
     if swap_:
         names, arg = parse_spec(swap_, "--swap")
-        apply("swap", sdc.swap(release, names, rate=_number(arg, "--swap"), strata=strata,
-                               random_state=rng), names)
+        apply("swap", _step("--swap", swap_, sdc.swap, release, names,
+                            rate=_number(arg, "--swap"), strata=strata, random_state=rng), names)
     if rank_swap:
         names, arg = parse_spec(rank_swap, "--rank-swap")
-        apply("rank swap", sdc.swap(release, names, method="rank", strata=strata,
-                                    max_rank_distance=_number(arg, "--rank-swap"),
-                                    random_state=rng), names)
+        apply("rank swap", _step("--rank-swap", rank_swap, sdc.swap, release, names,
+                                 method="rank", strata=strata,
+                                 max_rank_distance=_number(arg, "--rank-swap"),
+                                 random_state=rng), names)
     if suppress_:
         names, arg = parse_spec(suppress_, "--suppress")
         k = _number(arg, "--suppress")
         if not k.is_integer():
             raise click.BadParameter("k must be a whole number", param_hint="--suppress")
-        apply("suppress", sdc.suppress(release, names, k=int(k)), names)
+        apply("suppress", _step("--suppress", suppress_, sdc.suppress, release, names,
+                                k=int(k)), names)
     if subsample is not None:
-        apply("subsample", sdc.subsample(release, subsample, strata=strata, random_state=rng))
+        apply("subsample", _step("--subsample", str(subsample), sdc.subsample, release,
+                                 subsample, strata=strata, random_state=rng))
     for name, fn, kw in parsed_steps:
         if "random_state" in kw:
             kw["random_state"] = rng
         cols = kw.get("columns", kw.get("column"))
-        apply(name, fn(release, **kw), [cols] if isinstance(cols, str) else list(cols or []))
+        apply(name, _step("--step", name, fn, release, **kw),
+              [cols] if isinstance(cols, str) else list(cols or []))
     if not steps:
         raise click.UsageError("choose at least one method (see --help)")
     # what each step did: counts and public parameters (percentile thresholds are withheld)
