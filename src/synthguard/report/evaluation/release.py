@@ -163,6 +163,16 @@ def _measure_risk(s: Setting, w: _Work) -> Any:
             )
         except Exception as e:
             w.errors["risk"] = safe_error(e)
+            if w.aligned:  # the record-level part (e.g. a target with missing values) may be
+                try:      # what failed: keep the measures that do not pair rows with records
+                    risk = w.notes.run(
+                        risk_fn, s.conf, w.implicates, list(s.keys), list(s.targets),
+                        holdout=s.holdout, radius=s.radius, schema=s.schema,
+                        random_state=w.rng, max_records=s.max_distance_records, aligned=False,
+                    )
+                    w.errors["identification risk"] = w.errors.pop("risk")
+                except Exception:
+                    pass
     if risk is not None and not w.aligned and dataclasses.is_dataclass(risk):
         # rows of a fully synthetic release do not stand for confidential records, even
         # when their number is the same: record-level identification and matching do not
@@ -173,6 +183,8 @@ def _measure_risk(s: Setting, w: _Work) -> Any:
         if drop:
             risk = dataclasses.replace(risk, **drop)  # type: ignore[type-var]
     for note in getattr(risk, "notes", ()) or ():
+        if w.aligned and isinstance(note, str) and note.startswith("identification risk and"):
+            continue  # the fallback above: its reason is in errors, not "fully synthetic"
         if isinstance(note, str) and note not in w.notes.messages:
             w.notes.messages.append(note)
     return risk
@@ -183,6 +195,8 @@ def _record_level(s: Setting, w: _Work, risk: Any) -> np.ndarray | None:
     if s.no_ball and w.aligned:
         w.inapplicable.add("identification risk")
         w.errors["identification risk"] = s.no_ball
+    elif w.aligned and "identification risk" in w.errors:
+        pass  # evaluate_risk failed on it (_measure_risk): its reason is recorded
     elif w.aligned:
         try:
             return w.notes.run(  # type: ignore[no-any-return]
