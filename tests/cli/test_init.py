@@ -83,6 +83,11 @@ def test_init_guesses_a_stewards_plan_and_never_an_identifier(tmp_path, monkeypa
     for line in res.output.splitlines():
         if line.lstrip().startswith(("keys:", "targets:", "keep:", "columns:", "formulas:")):
             assert "# guess: check" in line, line
+    # the topcoded release codes every numeric non-key column, not only the target: an
+    # extreme expenditure must not be released unchanged beside a coded income
+    (top,) = [r for r in plan.releases if r.name == "topcoded"]
+    coded = [step["topcode"]["column"] for step in top.params["steps"]]
+    assert coded == ["Expenditure", "Income", "pets"]  # not keys, ID or the weight fnlwgt
 
 
 def test_init_target_falls_back_to_the_most_skewed_column(tmp_path, monkeypatch):

@@ -222,12 +222,21 @@ def init_plan(data_path: str | os.PathLike[str], *, plan_dir: str | os.PathLike[
             "    # ^ exact functional dependencies in the data: derived (passive) or nested columns,",
             "    #   not modelled (synthguard.synthesis.dependencies; guess: check)",
         ]
+    # every numeric column an intruder does not hold as a key is top coded, not the target
+    # alone: an extreme income is as telling as an extreme expenditure
+    tails = [c for c in schema.names if schema[c].kind in (Kind.NUMERIC, Kind.COUNT)
+             and c not in keys and c not in ids and not _WEIGHT.search(c)]
+    if target is not None and target not in tails:
+        tails.insert(0, target)
     if target is not None:
         lines += [
-            "  topcoded:                    # traditional SDC: censor the top 5% of the target",
-            "    method: sdc",
+            "  topcoded:                    # traditional SDC: censor the top 5% of each numeric",
+            "    method: sdc                # column that is not a key (its extremes are not released)",
             "    steps:                     # synthguard.sdc functions applied in turn",
-            f"      - topcode: {{column: {_quote(target)}, percentile: 95}}   # guess: check",
+        ]
+        lines += [f"      - topcode: {{column: {_quote(c)}, percentile: 95}}   # guess: check"
+                  for c in tails]
+        lines += [
             "  # weighted:                  # risk-weighted Bayesian synthesis (Hu, Savitsky & Williams)",
             "  #   method: risk_weighted",
             "  #   model: bayes_norm",
