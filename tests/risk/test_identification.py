@@ -365,7 +365,7 @@ def test_errors_name_columns_not_values():
     conf = pd.DataFrame({"k": ["secret", "x"], "y": [123456.0, np.nan], "t": ["a", "b"]})
     with pytest.raises(DataError, match="'nope'"):
         identification_risk(conf, keys=["nope"], targets="y")
-    with pytest.raises(SchemaError, match="1 rows are missing") as e:
+    with pytest.raises(SchemaError, match="some values are missing") as e:
         identification_risk(conf, keys=["k"], targets="y")
     assert "123456" not in str(e.value) and "secret" not in str(e.value)
     with pytest.raises(SchemaError, match="numeric"):
@@ -489,3 +489,13 @@ def test_patterns_beyond_int64_mixed_radix():
     codes = enc.transform(other)
     assert codes[5] == enc.codes[7] and codes[6] == -1
     np.testing.assert_array_equal(codes[:5], enc.codes[:5])
+
+
+def test_missing_target_error_names_the_way_out_and_no_count():
+    conf = pd.DataFrame({"sex": ["f", "m", "f", "m"] * 5,
+                         "income": [1.0, np.nan, 3.0, 4.0, np.nan] * 4})
+    with pytest.raises(DataError) as e:
+        identification_risk(conf, conf, keys=["sex"], targets="income")
+    msg = str(e.value)
+    assert "'income'" in msg and "--target" in msg and "evaluation.targets" in msg
+    assert "8" not in msg  # how many records miss it is a fact about the confidential data

@@ -76,8 +76,9 @@ def target_matrix(frame: pd.DataFrame, targets: Sequence[str], *, name: str, all
         bad = ~np.isfinite(v)
         if bad.any() and not allow_missing:
             problems.append(
-                f"column '{t}': {int(bad.sum())} rows are missing or infinite; drop or "
-                f"impute them before measuring risk"
+                f"column '{t}': some values are missing or infinite, so the ball risk "
+                f"around it is undefined; choose a target without missing values (plan: "
+                f"evaluation.targets; command line: --target), or drop or impute them"
             )
         cols.append(v)
     if problems:
