@@ -17,9 +17,8 @@ from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
-from scipy.special import logsumexp
 
-__all__ = ["JunctionTree", "draw_rows", "stratified_uniforms"]
+__all__ = ["CliqueTree", "JunctionTree", "draw_rows", "stratified_uniforms"]
 
 Attrs = tuple[str, ...]
 
@@ -32,44 +31,53 @@ def _align(values: np.ndarray, attrs: Attrs, target: Attrs) -> np.ndarray:
     return v.reshape(shape)
 
 
+def _lse(values: np.ndarray, axes: tuple[int, ...]) -> np.ndarray:
+    """log Σ exp over ``axes`` (numpy; scipy's logsumexp costs more on the small tables here)."""
+    m = np.max(values, axis=axes, keepdims=True)
+    out = np.log(np.sum(np.exp(values - m), axis=axes, keepdims=True)) + m
+    return np.squeeze(out, axis=axes)
+
+
 def _reduce(values: np.ndarray, attrs: Attrs, keep: Sequence[str], *, log: bool
             ) -> tuple[np.ndarray, Attrs]:
+    """Sum (or log-sum-exp) ``values`` over ``attrs`` down to those in ``keep``."""
     axes = tuple(i for i, a in enumerate(attrs) if a not in keep)
     out_attrs = tuple(a for a in attrs if a in keep)
     if not axes:
         return values, attrs
-    return (logsumexp(values, axis=axes) if log else values.sum(axis=axes)), out_attrs
+    return (_lse(values, axes) if log else values.sum(axis=axes)), out_attrs
 
 
-class JunctionTree:
-    """Calibrated clique marginals of an mbi ``MarkovRandomField`` (numpy)."""
+def _sum_to(values: np.ndarray, attrs: Attrs, keep: Attrs) -> np.ndarray:
+    """Sum ``values`` over ``attrs`` down to ``keep``, axes in ``keep``'s order."""
+    v, got = _reduce(values, attrs, keep, log=False)
+    return np.transpose(v, [got.index(a) for a in keep])
 
-    def __init__(self, mbi: Any, model: Any) -> None:
-        domain = model.domain
+
+class CliqueTree:
+    """The junction tree of a set of cliques and two-pass log-space sum-product on it.
+
+    Nodes are the maximal cliques of mbi's junction tree of ``cliques`` (plus a singleton for
+    every attribute no clique covers), in breadth-first order from a root per connected
+    component; :meth:`calibrate` turns log-potentials on the nodes into the marginals
+    ``total · P(node)`` (Koller & Friedman 2009, §10.2). Shared by the fitted model's
+    :class:`JunctionTree` and by the mirror descent of :mod:`._mirror_descent`.
+    """
+
+    def __init__(self, mbi: Any, domain: Any, cliques: Sequence[Attrs]) -> None:
         self.sizes = {a: int(domain[a]) for a in domain.attributes}
-        self.total = float(model.total)
-        jtree, _ = mbi.junction_tree.make_junction_tree(
-            domain, [tuple(cl) for cl in model.cliques])
-        cliques: list[Attrs] = [tuple(c) for c in jtree.nodes]
-        covered = set().union(*map(set, cliques)) if cliques else set()
-        cliques += [(a,) for a in domain.attributes if a not in covered]
-        self.cliques = cliques
-        adj: dict[Attrs, list[Attrs]] = {c: [] for c in cliques}
+        jtree, _ = mbi.junction_tree.make_junction_tree(domain, [tuple(c) for c in cliques])
+        nodes: list[Attrs] = [tuple(c) for c in jtree.nodes]
+        covered = set().union(*map(set, nodes)) if nodes else set()
+        nodes += [(a,) for a in domain.attributes if a not in covered]
+        self.nodes = nodes
+        self.adj: dict[Attrs, list[Attrs]] = {c: [] for c in nodes}
         for u, v in jtree.edges:
-            adj[tuple(u)].append(tuple(v))
-            adj[tuple(v)].append(tuple(u))
-        # log-potentials gathered on the maximal cliques
-        logpot = {c: np.zeros([self.sizes[a] for a in c]) for c in cliques}
-        for cl in model.cliques:
-            f = model.potentials[tuple(cl)]
-            attrs = tuple(f.domain.attributes)
-            home = next(c for c in cliques if set(attrs) <= set(c))
-            logpot[home] = logpot[home] + _align(np.asarray(f.values, dtype=np.float64),
-                                                 attrs, home)
-        # tree order (BFS from a root per component) and two-pass message passing
+            self.adj[tuple(u)].append(tuple(v))
+            self.adj[tuple(v)].append(tuple(u))
         self.parent: dict[Attrs, Attrs | None] = {}
         self.order: list[Attrs] = []
-        for root in cliques:
+        for root in nodes:
             if root in self.parent:
                 continue
             self.parent[root] = None
@@ -77,41 +85,64 @@ class JunctionTree:
             while queue:
                 u = queue.pop(0)
                 self.order.append(u)
-                for v in adj[u]:
+                for v in self.adj[u]:
                     if v not in self.parent:
                         self.parent[v] = u
                         queue.append(v)
-        msg: dict[tuple[Attrs, Attrs], np.ndarray] = {}
-
-        def send(u: Attrs, v: Attrs) -> None:
-            b = logpot[u]
-            for w in adj[u]:
-                if w != v:
-                    b = b + _align(msg[(w, u)], self._sep(w, u), u)
-            m, _ = _reduce(b, u, self._sep(u, v), log=True)
-            msg[(u, v)] = m
-
-        for u in reversed(self.order):  # leaves to root
-            p = self.parent[u]
-            if p is not None:
-                send(u, p)
-        for u in self.order:  # root to leaves
-            for v in adj[u]:
-                if self.parent.get(v) == u:
-                    send(u, v)
-        self.marginals: dict[Attrs, np.ndarray] = {}
-        for c in cliques:
-            b = logpot[c]
-            for w in adj[c]:
-                b = b + _align(msg[(w, c)], self._sep(w, c), c)
-            p = np.exp(b - logsumexp(b))
-            self.marginals[c] = p * self.total
-        self.adj = adj
-        self._mbi, self._model = mbi, model
 
     @staticmethod
     def _sep(u: Attrs, v: Attrs) -> Attrs:
         return tuple(a for a in u if a in v)
+
+    def home(self, attrs: Sequence[str]) -> Attrs:
+        """The first node holding every attribute of ``attrs``."""
+        return next(n for n in self.nodes if set(attrs) <= set(n))
+
+    def calibrate(self, logpot: dict[Attrs, np.ndarray], total: float,
+                  nodes: Sequence[Attrs] | None = None) -> dict[Attrs, np.ndarray]:
+        """``total · P(node)`` for ``nodes`` (default: all) of the model exp(Σ logpot)."""
+        msg: dict[tuple[Attrs, Attrs], np.ndarray] = {}
+
+        def belief(u: Attrs, skip: Attrs | None) -> np.ndarray:
+            b = logpot[u]
+            for w in self.adj[u]:
+                if w != skip:
+                    b = b + _align(msg[(w, u)], self._sep(w, u), u)
+            return b
+
+        for u in reversed(self.order):  # leaves to root
+            p = self.parent[u]
+            if p is not None:
+                msg[(u, p)] = _reduce(belief(u, p), u, self._sep(u, p), log=True)[0]
+        for u in self.order:  # root to leaves
+            for v in self.adj[u]:
+                if self.parent.get(v) == u:
+                    msg[(u, v)] = _reduce(belief(u, v), u, self._sep(u, v), log=True)[0]
+        out = {}
+        for n in (self.nodes if nodes is None else nodes):
+            b = belief(n, None)
+            q = np.exp(b - b.max())
+            out[n] = q * (total / q.sum())
+        return out
+
+
+class JunctionTree(CliqueTree):
+    """Calibrated clique marginals of an mbi ``MarkovRandomField`` (numpy)."""
+
+    def __init__(self, mbi: Any, model: Any) -> None:
+        super().__init__(mbi, model.domain, [tuple(cl) for cl in model.cliques])
+        self.total = float(model.total)
+        self.cliques = self.nodes
+        # log-potentials gathered on the maximal cliques
+        logpot = {c: np.zeros([self.sizes[a] for a in c]) for c in self.nodes}
+        for cl in model.cliques:
+            f = model.potentials[tuple(cl)]
+            attrs = tuple(f.domain.attributes)
+            home = self.home(attrs)
+            logpot[home] = logpot[home] + _align(np.asarray(f.values, dtype=np.float64),
+                                                 attrs, home)
+        self.marginals: dict[Attrs, np.ndarray] = self.calibrate(logpot, self.total)
+        self._mbi, self._model = mbi, model
 
     # ------------------------------------------------------------------ marginals
     def project(self, attrs: Sequence[str]) -> np.ndarray:

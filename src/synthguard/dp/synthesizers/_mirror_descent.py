@@ -5,7 +5,8 @@ differential privacy", Algorithm 1, exactly as mbi 2.0's ``MirrorDescent`` with 
 the potentials θ live on the maximal cliques C of the measured marginals, the loss is
 mbi's ``L(μ) = Σ_M ½ ‖(μ_{c_M} − y_M)/σ_M‖²`` over the measurements M (noisy counts y_M of
 marginal c_M, noise σ_M), and each iteration computes the model's marginals μ = N·P_θ on the
-cliques by belief propagation on the junction tree of the cliques and steps
+cliques by belief propagation on the junction tree of the cliques (:class:`._junction.CliqueTree`,
+shared with the fitted model's marginals and sampler) and steps
 θ_C ← θ_C − α ∂L/∂μ_C with α = 2/(Lip · N), Lip = max_C Σ_{M→C} |C| / (|c_M| σ_M²) (mbi's
 ``calculate_l2_lipschitz_from_metadata``) and N mbi's minimum-variance estimate of the total.
 A warm start adds the previous round's potentials onto the new cliques containing them (mbi's
@@ -26,97 +27,22 @@ from typing import Any
 
 import numpy as np
 
+from synthguard.dp.synthesizers._junction import CliqueTree, _align, _sum_to
+
 __all__ = ["mirror_descent"]
 
 Attrs = tuple[str, ...]
 
 
-def _align(values: np.ndarray, attrs: Attrs, target: Attrs) -> np.ndarray:
-    order = [a for a in target if a in attrs]
-    v = np.transpose(values, [attrs.index(a) for a in order])
-    return v.reshape([v.shape[order.index(a)] if a in attrs else 1 for a in target])
-
-
-def _sum_to(values: np.ndarray, attrs: Attrs, keep: Attrs) -> np.ndarray:
-    """Sum ``values`` over ``attrs`` down to ``keep`` (in ``keep``'s order)."""
-    axes = tuple(i for i, a in enumerate(attrs) if a not in keep)
-    v = values.sum(axis=axes) if axes else values
-    rest = tuple(a for a in attrs if a in keep)
-    return np.transpose(v, [rest.index(a) for a in keep])
-
-
-def _lse(values: np.ndarray, axes: tuple[int, ...]) -> np.ndarray:
-    m = np.max(values, axis=axes, keepdims=True)
-    out = np.log(np.sum(np.exp(values - m), axis=axes, keepdims=True)) + m
-    return np.squeeze(out, axis=axes)
-
-
-class _Tree:
-    """A junction tree's structure and two-pass log-space belief propagation."""
-
-    def __init__(self, mbi: Any, dom: Any, cliques: list[Attrs]) -> None:
-        jtree, _ = mbi.junction_tree.make_junction_tree(dom, cliques)
-        nodes: list[Attrs] = [tuple(c) for c in jtree.nodes]
-        covered = set().union(*map(set, nodes)) if nodes else set()
-        nodes += [(a,) for a in dom.attributes if a not in covered]
-        self.nodes = nodes
-        self.sizes = {a: int(dom[a]) for a in dom.attributes}
-        self.adj: dict[Attrs, list[Attrs]] = {c: [] for c in nodes}
-        for u, v in jtree.edges:
-            self.adj[tuple(u)].append(tuple(v))
-            self.adj[tuple(v)].append(tuple(u))
-        self.parent: dict[Attrs, Attrs | None] = {}
-        self.order: list[Attrs] = []
-        for root in nodes:
-            if root in self.parent:
-                continue
-            self.parent[root] = None
-            queue = [root]
-            while queue:
-                u = queue.pop(0)
-                self.order.append(u)
-                for v in self.adj[u]:
-                    if v not in self.parent:
-                        self.parent[v] = u
-                        queue.append(v)
-        self.home = {c: next(n for n in nodes if set(c) <= set(n)) for c in cliques}
-
-    def sep(self, u: Attrs, v: Attrs) -> Attrs:
-        return tuple(a for a in u if a in v)
-
-    def marginals(self, theta: dict[Attrs, np.ndarray], total: float) -> dict[Attrs, np.ndarray]:
-        """μ_C = total · P_θ(C) for every clique C of ``theta``."""
-        logpot = {n: np.zeros([self.sizes[a] for a in n]) for n in self.nodes}
-        for c, t in theta.items():
-            h = self.home[c]
-            logpot[h] = logpot[h] + _align(t, c, h)
-        msg: dict[tuple[Attrs, Attrs], np.ndarray] = {}
-
-        def send(u: Attrs, v: Attrs) -> None:
-            b = logpot[u]
-            for w in self.adj[u]:
-                if w != v:
-                    b = b + _align(msg[(w, u)], self.sep(w, u), u)
-            s = self.sep(u, v)
-            axes = tuple(i for i, a in enumerate(u) if a not in s)
-            msg[(u, v)] = _lse(b, axes) if axes else b
-
-        for u in reversed(self.order):
-            p = self.parent[u]
-            if p is not None:
-                send(u, p)
-        for u in self.order:
-            for v in self.adj[u]:
-                if self.parent.get(v) == u:
-                    send(u, v)
-        belief: dict[Attrs, np.ndarray] = {}
-        for n in set(self.home.values()):
-            b = logpot[n]
-            for w in self.adj[n]:
-                b = b + _align(msg[(w, n)], self.sep(w, n), n)
-            p = np.exp(b - b.max())
-            belief[n] = p * (total / p.sum())
-        return {c: _sum_to(belief[self.home[c]], self.home[c], c) for c in theta}
+def _marginals(tree: CliqueTree, home: dict[Attrs, Attrs], theta: dict[Attrs, np.ndarray],
+               total: float) -> dict[Attrs, np.ndarray]:
+    """μ_C = total · P_θ(C) for every clique C of ``theta`` (gathered on its home node)."""
+    logpot = {n: np.zeros([tree.sizes[a] for a in n]) for n in tree.nodes}
+    for c, t in theta.items():
+        h = home[c]
+        logpot[h] = logpot[h] + _align(t, c, h)
+    belief = tree.calibrate(logpot, total, list(dict.fromkeys(home.values())))
+    return {c: _sum_to(belief[home[c]], home[c], c) for c in theta}
 
 
 def mirror_descent(mbi: Any, dom: Any, measurements: list[Any],
@@ -142,15 +68,16 @@ def mirror_descent(mbi: Any, dom: Any, measurements: list[Any],
     for oc, values in (warm or {}).items():
         C = next(C for C in maximal if set(oc) <= set(C))
         theta[C] = theta[C] + _align(values, oc, C)
-    tree = _Tree(mbi, dom, maximal)
+    tree = CliqueTree(mbi, dom, maximal)
+    home = {C: tree.home(C) for C in maximal}
     for _ in range(int(iters)):
-        mu = tree.marginals(theta, total)
+        mu = _marginals(tree, home, theta, total)
         grad = {C: np.zeros_like(t) for C, t in theta.items()}
         for (c, y, sd), C in zip(data, route):
             diff = (_sum_to(mu[C], C, c) - y) / sd**2
             grad[C] = grad[C] + _align(diff, c, C)
         theta = {C: theta[C] - alpha * grad[C] for C in theta}
-    mu = tree.marginals(theta, total)
+    mu = _marginals(tree, home, theta, total)
 
     def vector(tables: dict[Attrs, np.ndarray]) -> Any:
         return mbi.CliqueVector(dom, maximal, {
