@@ -57,6 +57,14 @@ def test_rounds_left_follow_the_measured_time_per_round():
     both.begin()
     assert both.rounds_left() == 2
     assert RoundPlanner().rounds_left() is None
+    # time kept for the final refit (1.5 rounds' worth): 4 s rounds, 92 s left -> ⌊23 - 1.5⌋
+    kept = RoundPlanner(max_seconds=100.0, clock=clock, reserve=1.5)
+    clock.now = 4.0
+    kept.start(0.0)
+    kept.begin()
+    clock.now = 8.0
+    kept.begin()
+    assert kept.rounds_left() == 21
 
 
 def test_planned_rounds_spend_the_budget_evenly_and_exactly():

@@ -8,12 +8,14 @@ early. Here the rounds still possible are re-estimated before every round from t
 previous rounds took, and the round's noise is set so that what is left of ρ lasts exactly that
 many rounds:
 
-    R = ⌊(budget − elapsed) / τ⌋,  ρ_round = ρ_left / R,
+    R = ⌊(budget − elapsed) / τ − reserve⌋,  ρ_round = ρ_left / R,
     σ = √(1 / (2 · 0.9 ρ_round)),  ε_select = √(8 · 0.1 ρ_round)
 
 (the paper's split: 0.9 of a round's ρ for the Gaussian measurement, 1/(2σ²)-zCDP, and 0.1 for
 the exponential mechanism, ε²/8-zCDP). τ is the longest of the last round and the mean of the
-last three (rounds grow slower as the model grows); the first round, before any is measured,
+last three (rounds grow slower as the model grows) and ``reserve`` the rounds' worth of time
+kept for the work after the last round (AIM's final refit: ``final_iters / iters`` rounds; without
+it a 280 s budget on the loaded machine ended after 543 s); the first round, before any is measured,
 keeps AIM's initial noise. AIM keeps its own schedule on top: the noise is never larger than
 AIM's annealed σ, so a round may spend more (annealing halves σ when the model stops moving)
 and the budget then ends before the time does. The plan is recomputed every round, so the
@@ -44,12 +46,14 @@ class RoundPlanner:
 
     Call :meth:`start` when the clock should start (before the first measurement), then
     :meth:`begin` at the start of each round (it records the previous round's duration) and
-    :meth:`rounds_left` to plan it. ``clock`` is injectable for tests.
+    :meth:`rounds_left` to plan it. ``clock`` is injectable for tests; ``reserve`` is the
+    time, in rounds, kept for the work after the last round.
     """
 
     max_rounds: int | None = None
     max_seconds: float | None = None
     clock: Callable[[], float] = time.monotonic
+    reserve: float = 0.0
     durations: list[float] = field(default_factory=list)
     _t0: float = 0.0
     _last: float | None = None
@@ -85,7 +89,7 @@ class RoundPlanner:
             remaining = float(self.max_seconds) - (self.clock() - self._t0)
             tau = self.seconds_per_round()
             if tau is not None and tau > 0:  # no round measured yet: no time plan
-                left.append(int(remaining // tau))
+                left.append(int((remaining - self.reserve * tau) // tau))
             elif remaining <= 0:
                 left.append(1)
         return max(1, min(left)) if left else None

@@ -176,7 +176,8 @@ class AIMSynthesizer(DPSynthesizer):
             return cache[cl]
 
         planner = RoundPlanner(max_rounds=self.max_rounds, max_seconds=self.max_seconds,
-                               clock=self._clock)
+                               clock=self._clock,
+                               reserve=float(self.final_iters) / float(self.iters))
         t_start = self._clock()
         sigma = math.sqrt(T / (2.0 * 0.9 * rho))
         eps_em = math.sqrt(8.0 * 0.1 * rho / T)
