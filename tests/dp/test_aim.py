@@ -184,6 +184,17 @@ def test_cli_dp_synthesize_method_aim(tmp_path):
     doc = json.loads((tmp_path / "l.json").read_text())
     (line,) = doc["charges"]
     assert line["kind"] == "zcdp" and line["rho"] == pytest.approx(epsilon_to_rho(1.0, 1e-6))
+    # errors speak command-line syntax: options, not Python parameters
+    for args, want in [
+        (["--columns", "a"], "option '--columns' names fewer"),
+        (["--delta", "0"], "option '--delta': expected a number with 0 < delta < 1"),
+    ]:
+        res = CliRunner().invoke(main, [
+            "dp", "synthesize", str(tmp_path / "conf.csv"), "--method", "aim", "--epsilon", "1",
+            "--levels", str(tmp_path / "levels.yaml"), "--max-rounds", "2", "--seed", "4",
+            "--out", str(tmp_path / "refused"), *args])
+        assert res.exit_code == 2 and want in res.output, res.output
+        assert "parameter '" not in res.output and "={" not in res.output
 
 
 def test_stratified_draws_match_each_group_within_two_records():

@@ -153,7 +153,8 @@ class AIMSynthesizer(DPSynthesizer):
         cols = list(domain.columns)
         d = len(cols)
         if d < 2:
-            raise ParameterError("AIMSynthesizer: needs at least two columns")
+            raise ParameterError("AIMSynthesizer: needs at least two columns; parameter "
+                                 "'columns' names fewer (AIM measures marginals of 2 or more)")
         workload = self._workload(cols)
         mbi = _mbi()
         T = self._rounds_for(d)
