@@ -1,16 +1,19 @@
 """Private-PGM's estimation (mirror descent on a graphical model) in numpy, for AIM's rounds.
 
 McKenna, Sheldon & Miklau (2019), "Graphical-model based estimation and inference for
-differential privacy", Algorithm 1, exactly as mbi 2.0's ``MirrorDescent`` with a fixed step:
+differential privacy", Algorithm 1, as mbi 2.0's ``MirrorDescent`` (its default Armijo line
+search on the step, or a fixed step):
 the potentials θ live on the maximal cliques C of the measured marginals, the loss is
 mbi's ``L(μ) = Σ_M ½ ‖(μ_{c_M} − y_M)/σ_M‖²`` over the measurements M (noisy counts y_M of
 marginal c_M, noise σ_M), and each iteration computes the model's marginals μ = N·P_θ on the
 cliques by belief propagation on the junction tree of the cliques (:class:`._junction.CliqueTree`,
 shared with the fitted model's marginals and sampler) and steps
-θ_C ← θ_C − α ∂L/∂μ_C with α = 2/(Lip · N), Lip = max_C Σ_{M→C} |C| / (|c_M| σ_M²) (mbi's
+θ_C ← θ_C − α ∂L/∂μ_C from α = 2/(Lip · N), Lip = max_C Σ_{M→C} |C| / (|c_M| σ_M²) (mbi's
 ``calculate_l2_lipschitz_from_metadata``) and N mbi's minimum-variance estimate of the total.
 A warm start adds the previous round's potentials onto the new cliques containing them (mbi's
-``CliqueVector.expand``).
+``CliqueVector.expand``). The fixed step alone is far too short on AIM's models: refitting
+AIM's final Adult model from scratch, 1000 fixed steps gave a 2-way error of 0.0385 and 2000
+gave 0.0342; the line search lets the step grow by 1 % per accepted step, as mbi does.
 
 Why not mbi's JAX implementation: AIM changes the model's structure every round, so JAX
 compiles mbi's programs anew each round; on Adult that compilation was ~90 % of a round's time
@@ -46,11 +49,15 @@ def _marginals(tree: CliqueTree, home: dict[Attrs, Attrs], theta: dict[Attrs, np
 
 
 def mirror_descent(mbi: Any, dom: Any, measurements: list[Any],
-                   warm: dict[Attrs, np.ndarray] | None, iters: int
-                   ) -> tuple[Any, dict[Attrs, np.ndarray]]:
+                   warm: dict[Attrs, np.ndarray] | None, iters: int, *,
+                   line_search: bool = True) -> tuple[Any, dict[Attrs, np.ndarray]]:
     """Fit a Private-PGM model to ``measurements`` (mbi ``LinearMeasurement`` with identity
     queries) by ``iters`` mirror-descent steps from the potentials ``warm`` (a previous
-    call's, or None); the mbi ``MarkovRandomField`` and its potentials (float64)."""
+    call's, or None); the mbi ``MarkovRandomField`` and its potentials (float64).
+
+    ``line_search`` (mbi's default): Armijo's rule on the step, starting from α; a step is
+    accepted when L(μ) − L(μ′) ≥ ½ α ⟨∇L(μ), μ − μ′⟩, and α then grows by 1 %, else the step
+    is rejected and α halved. False: the fixed step α every iteration."""
     cliques = [tuple(m.clique) for m in measurements]
     maximal = [tuple(c) for c in mbi.clique_utils.maximal_subset(cliques)]
     sizes = {a: int(dom[a]) for a in dom.attributes}
@@ -70,14 +77,33 @@ def mirror_descent(mbi: Any, dom: Any, measurements: list[Any],
         theta[C] = theta[C] + _align(values, oc, C)
     tree = CliqueTree(mbi, dom, maximal)
     home = {C: tree.home(C) for C in maximal}
-    for _ in range(int(iters)):
-        mu = _marginals(tree, home, theta, total)
+
+    def loss_grad(mu: dict[Attrs, np.ndarray]) -> tuple[float, dict[Attrs, np.ndarray]]:
+        loss = 0.0
         grad = {C: np.zeros_like(t) for C, t in theta.items()}
         for (c, y, sd), C in zip(data, route):
-            diff = (_sum_to(mu[C], C, c) - y) / sd**2
-            grad[C] = grad[C] + _align(diff, c, C)
-        theta = {C: theta[C] - alpha * grad[C] for C in theta}
+            diff = (_sum_to(mu[C], C, c) - y) / sd
+            loss += 0.5 * float(np.sum(diff * diff))
+            grad[C] = grad[C] + _align(diff / sd, c, C)
+        return loss, grad
+
     mu = _marginals(tree, home, theta, total)
+    loss, grad = loss_grad(mu)
+    for _ in range(int(iters)):
+        trial = {C: theta[C] - alpha * grad[C] for C in theta}
+        if not line_search:
+            theta = trial
+            mu = _marginals(tree, home, theta, total)
+            loss, grad = loss_grad(mu)
+            continue
+        mu2 = _marginals(tree, home, trial, total)
+        loss2, grad2 = loss_grad(mu2)
+        decrease = 0.5 * alpha * sum(float(np.sum(grad[C] * (mu[C] - mu2[C]))) for C in theta)
+        if loss - loss2 >= decrease:  # Armijo: accept and lengthen the step
+            theta, mu, loss, grad = trial, mu2, loss2, grad2
+            alpha *= 1.01
+        else:  # reject and halve it
+            alpha *= 0.5
 
     def vector(tables: dict[Attrs, np.ndarray]) -> Any:
         return mbi.CliqueVector(dom, maximal, {
