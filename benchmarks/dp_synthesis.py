@@ -29,6 +29,10 @@ Measured here, AIM at ε = 1, seeds 1–3, on the loaded 2-core machine (load 20
     21–26 rounds, 62–274 s (AIM's annealing may spend ρ before the time is up).
   Tried and not kept (seed 1): T = 48 (private-pgm's cap) 0.0360; 1000 refit iterations per
   round 0.0320 (19 rounds, 462 s).
+  Mirror descent with mbi's Armijo line search instead of its fixed starting step (the fixed
+  step left the fit unconverged: refitting seed 1's final model from scratch, 1000 / 2000 /
+  4000 fixed steps gave 0.0385 / 0.0342 / 0.0324), no time budget: seed 2 0.0304 -> 0.0281
+  (3-way 0.0608, 39 rounds, 46 CPU s; 412 s wall at load 27).
 
 Run:  .venv/bin/python benchmarks/dp_synthesis.py [--eps 0.3 1 3] [--seeds 1 2 3]
           [--methods mst aim] [--max-seconds 240] [--cpu-clock]

@@ -17,8 +17,9 @@ weighted by c_r = Σ_{s ∈ W} |r ∩ s|:
    (c) select r by the exponential mechanism (ε-DP, i.e. ε²/8-zCDP; Cesar & Rogers 2021) with
    quality c_r (‖M_r(D) − M_r(p̂)‖₁ − √(2/π) σ n_r) and sensitivity max_r c_r, n_r the number
    of cells of r; (d) measure M_r(D) + N(0, σ² I) (1/(2σ²)-zCDP); (e) re-estimate p̂ by
-   Private-PGM (mirror descent, warm-started; McKenna, Sheldon & Miklau 2019; mbi's algorithm
-   run in numpy, :mod:`._mirror_descent`, since JAX recompiled it every round); (f) anneal: if
+   Private-PGM (mirror descent with mbi's Armijo line search on the step, warm-started;
+   McKenna, Sheldon & Miklau 2019; mbi's algorithm run in numpy, :mod:`._mirror_descent`, since
+   JAX recompiled it every round); (f) anneal: if
    the fitted marginal moved by at most √(2/π) σ n_r in L1, halve σ and double ε.
 3. Sample records from p̂ along its junction tree (post-processing).
 
@@ -89,9 +90,10 @@ class AIMSynthesizer(DPSynthesizer):
         else 16d, the paper's choice; must exceed d).
     max_rounds, max_seconds : round / wall-time budget of the fit (the clock starts before the
         1-way measurements; the final ``final_iters`` refit, cheap, comes after). Before each
-        round the rounds still possible are estimated from the measured time per round and the
-        noise is re-planned so that what is left of ρ lasts exactly those rounds; the last one
-        spends all that is left (AIM's running time is otherwise unbounded). A time budget
+        round the rounds still possible are estimated from the measured time per round (less
+        ``final_iters / iters`` rounds' worth kept for the final refit) and the noise is
+        re-planned so that what is left of ρ lasts exactly those rounds; the last one spends
+        all that is left (AIM's running time is otherwise unbounded). A time budget
         makes the number of rounds, hence the release, depend on the machine's speed: leave it
         None when seeds must reproduce. ``round_seconds_`` lists the measured durations.
     max_model_size : cap on the model's junction-tree size in megabytes (paper: 80).
