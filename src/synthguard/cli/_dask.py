@@ -17,7 +17,8 @@ from typing import Any
 
 import click
 
-__all__ = ["DASK_HELP", "dask_option", "dask_progress", "refuse_with_dask", "require_dask"]
+__all__ = ["DASK_HELP", "dask_input", "dask_option", "dask_progress", "refuse_with_dask",
+           "require_dask", "require_file"]
 
 DASK_HELP = ("Run on Dask: local[:N] (a LocalCluster of N worker processes), tcp://HOST:PORT "
              "(a running scheduler) or sync. DATA may then be a Parquet folder or a glob of "
@@ -91,3 +92,37 @@ def refuse_with_dask(dask: Any, **options: Any) -> None:
         raise click.UsageError(
             f"{', '.join(given)} {'is' if len(given) == 1 else 'are'} not available with "
             f"--dask; drop {'it' if len(given) == 1 else 'them'} or run without --dask")
+
+
+def require_file(path: Any, what: str = "'DATA'") -> None:
+    """Without ``--dask``, the input must be one data file (bad input, exit 2, otherwise): a
+    folder or a glob is read by the Dask path only."""
+    import os
+
+    text = os.fspath(path)
+    if os.path.isfile(text):
+        return
+    if os.path.isdir(text) or any(ch in text for ch in "*?["):
+        raise click.BadParameter(f"'{text}' is a folder or a glob; a Parquet folder or a glob "
+                                 f"of CSV files needs --dask", param_hint=what)
+    raise click.BadParameter(f"File '{text}' does not exist.", param_hint=what)
+
+
+def dask_input(data: Any, read_kw: dict[str, Any], target: Any, **refused: Any) -> Any:
+    """For a command's Dask path: refuse the options it does not take (name=value pairs, as
+    :func:`refuse_with_dask`), start the Dask session on ``target`` for the rest of the
+    command (closed when the command ends) and return DATA read lazily
+    (:func:`synthguard.scale.read_dataset`)."""
+    refuse_with_dask(target, **refused, **{"--strip": read_kw.get("strip")})
+    import warnings
+
+    from synthguard.scale import dask_session, read_dataset
+
+    # a command peeking at the first rows (df.head(k)) of a small first partition: Dask's
+    # notice that fewer rows came back is expected, not a problem (the filters are restored
+    # when the command's warning block ends: cli/_options.py)
+    warnings.filterwarnings("ignore", message="Insufficient elements for `head`",
+                            category=UserWarning)
+
+    click.get_current_context().with_resource(dask_session(target))
+    return read_dataset(data, na_values=read_kw.get("na_values"))

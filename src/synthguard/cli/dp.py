@@ -11,6 +11,7 @@ from typing import Any
 
 import click
 
+from synthguard.cli._dask import dask_option
 from synthguard.cli._dp_syntax import cli_syntax
 from synthguard.cli._drop import drop_columns, drop_option
 from synthguard.cli._options import read_options
@@ -104,7 +105,7 @@ def dp_cmd() -> None:
 
 
 @dp_cmd.command("synthesize")
-@click.argument("data", type=click.Path(exists=True, dir_okay=False, path_type=Path))
+@click.argument("data", type=click.Path(path_type=Path))  # a Parquet folder with --dask
 @read_options
 @click.option("--method", type=_Registered(), default="mst", show_default=True,
               help="A registered DP synthesizer (synthguard.dp.synthesizers.registry).")
@@ -143,13 +144,14 @@ def dp_cmd() -> None:
 @cli_syntax
 @drop_option("Columns left out of the release (identifiers such as record numbers); repeat or "
              "separate by commas. The manifest lists them as dropped.")
+@dask_option
 def synthesize_dp(data: Path, read_kw: dict[str, Any], method: str, epsilon: float, delta: float | None,
                   columns: str | None, levels_file: Path | None, levels_from_data: bool,
                   bins: tuple[str, ...], groups: tuple[str, ...], ledger_path: Path | None,
                   budget: float | None, budget_delta: float | None, n_rows: int | None, m: int,
                   seed: int | None, out: Path, force: bool, workload: int = 2,
                   max_rounds: int | None = None, max_seconds: float | None = None,
-                  drop: tuple[str, ...] = ()) -> None:
+                  drop: tuple[str, ...] = (), dask: Any = None) -> None:
     """Fit a DP synthesizer on DATA (charging the ledger) and write the release folder OUT:
     m synthetic CSVs, metadata/ (provenance; the release's own ledger when --ledger is not
     given) and synthguard_manifest.json (kind dp, the ledger file and the budget spent), which
@@ -162,6 +164,8 @@ def synthesize_dp(data: Path, read_kw: dict[str, Any], method: str, epsilon: flo
       synthguard dp synthesize conf.csv --method stratified --epsilon 1 \\
           --levels levels.yaml --ledger ledger.json --out dp_out/
     """
+    from synthguard.cli import dp_dask  # issue 17: --dask (cli/dp_dask.py)
+    from synthguard.cli._dask import require_file
     from synthguard.data.manifest import (
         MANIFEST_NAME,
         METADATA_DIR,
@@ -178,7 +182,10 @@ def synthesize_dp(data: Path, read_kw: dict[str, Any], method: str, epsilon: flo
         manifest_details,
     )
 
-    df = read_table(data, **read_kw)
+    if dask is None:
+        require_file(data)
+    df = read_table(data, **read_kw) if dask is None else dp_dask.dp_data_on_dask(
+        data, read_kw, dask, method=method, levels_from_data=levels_from_data)
     cats, file_bins = load_domain(levels_file)  # column -> levels, or a 'dp domain' file
     bins_map = {**{c: e for c, e in file_bins.items() if c in df.columns}, **_bins(bins)}
     kept = list(drop_columns(df, drop, "the data").columns)  # checks the names
@@ -206,7 +213,7 @@ def synthesize_dp(data: Path, read_kw: dict[str, Any], method: str, epsilon: flo
                               "bins": {c: e for c, e in bins_map.items() if c in cols},
                               "random_state": seed,
                               "domain_from_data": "not-dp" if levels_from_data else None}
-    cls = get_dp_synthesizer(method)
+    cls = get_dp_synthesizer(method) if dask is None else dp_dask.dp_class_on_dask()
     declared = _own_params(cls)
     # delta: the synthesizer's own default when it takes one (1e-6 for MST and AIM), else 0
     default_delta = declared["delta"].default if "delta" in declared else 0.0

@@ -309,9 +309,9 @@ def evaluate_cmd(conf: str, read_kw: dict[str, Any], releases: tuple[str, ...], 
         from synthguard.cli.evaluate_dask import evaluate_on_dask
 
         return evaluate_on_dask(dict(locals()))
-    from synthguard.cli.evaluate_dask import require_file
+    from synthguard.cli._dask import require_file
 
-    require_file(conf)
+    require_file(conf, "'CONF'")
     echo: Callable[[str], None] = (lambda s: None) if quiet else click.echo
     schema_map = _pairs(schema, "--schema")
     text_ok = [c for c, k in schema_map.items() if k in ("categorical", "ordinal", "binary")]

@@ -20,7 +20,7 @@ from typing import Any
 
 import click
 
-__all__ = ["evaluate_on_dask", "load_dask_releases", "require_file"]
+__all__ = ["evaluate_on_dask", "load_dask_releases"]
 
 
 def load_dask_releases(paths: Iterable[str | os.PathLike[str]]) -> dict[str, Any]:
@@ -75,16 +75,6 @@ def load_dask_releases(paths: Iterable[str | os.PathLike[str]]) -> dict[str, Any
             for d in subdirs:
                 add(folder(d.name, d))
     return out
-
-
-def require_file(conf: str) -> None:
-    """Without ``--dask``, CONF must be one data file (bad input, exit 2, otherwise)."""
-    if os.path.isfile(conf):
-        return
-    if os.path.isdir(conf) or "*" in conf:
-        raise click.BadParameter(f"'{conf}' is a folder or a glob; a Parquet folder or a glob "
-                                 f"of CSV files needs --dask", param_hint="'CONF'")
-    raise click.BadParameter(f"File '{conf}' does not exist.", param_hint="'CONF'")
 
 
 def evaluate_on_dask(args: Mapping[str, Any]) -> None:

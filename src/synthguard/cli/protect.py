@@ -9,6 +9,7 @@ from typing import Any
 import click
 import numpy as np
 
+from synthguard.cli._dask import dask_option
 from synthguard.cli._drop import drop_columns, drop_option
 from synthguard.cli._options import read_options
 from synthguard.data.io import read_table, write_table
@@ -128,7 +129,7 @@ def _write_folder(release: Any, df: Any, out: Path, data: Path, force: bool, see
 
 
 @click.command("protect")
-@click.argument("data", type=click.Path(dir_okay=False, path_type=Path))
+@click.argument("data", type=click.Path(path_type=Path))  # a Parquet folder with --dask
 @read_options
 @click.option("--out", required=True, type=click.Path(path_type=Path),
               help="Release folder (protected.csv, metadata/, synthguard_manifest.json); a "
@@ -168,6 +169,7 @@ def _write_folder(release: Any, df: Any, out: Path, data: Path, force: bool, see
 @click.option("--quiet", is_flag=True, help="No summary.")
 @drop_option("Columns left out of the release (identifiers such as record numbers); repeat or "
              "separate by commas. The manifest lists them as dropped.")
+@dask_option
 def protect_cmd(
     data: Path,
     read_kw: dict[str, Any],
@@ -189,6 +191,7 @@ def protect_cmd(
     force: bool,
     quiet: bool,
     drop: tuple[str, ...] = (),
+    dask: Any = None,
 ) -> None:
     """Protect DATA with traditional disclosure control and write the release to --out.
 
@@ -216,7 +219,14 @@ def protect_cmd(
           --subsample 0.5 --strata region --seed 7
     """
     from synthguard import sdc
+    from synthguard.cli._dask import require_file
     from synthguard.data.manifest import check_release_target
+
+    if dask is not None:  # --- issue 17: the Dask path (cli/protect_dask.py) ---
+        from synthguard.cli.protect_dask import protect_on_dask
+
+        return protect_on_dask(dict(locals()))
+    require_file(data)
 
     as_folder = out.is_dir() or not out.suffix  # a name with an extension is one data file
     if as_folder:

@@ -1,0 +1,86 @@
+"""``synthguard dp synthesize --dask``: MST's counts on Dask, the noise drawn once on the
+client and the ledger charged once: with the same seed, the release of the pandas command."""
+
+from __future__ import annotations
+
+import json
+import warnings
+
+import numpy as np
+import pandas as pd
+import pytest
+from click.testing import CliRunner
+
+from synthguard.cli import main
+
+pytest.importorskip("dask.dataframe")
+pytest.importorskip("distributed")
+
+
+@pytest.fixture
+def files(tmp_path):
+    rng = np.random.default_rng(31)
+    n = 300
+    conf = pd.DataFrame({"region": rng.choice(["n", "s", "e"], n),
+                         "sex": rng.choice(["F", "M"], n, p=[0.3, 0.7]),
+                         "age": rng.integers(18, 80, n)})
+    conf.to_csv(tmp_path / "conf.csv", index=False)
+    folder = tmp_path / "conf_pq"
+    folder.mkdir()
+    for i, part in enumerate(np.array_split(np.arange(n), 3)):
+        conf.iloc[part].to_parquet(folder / f"part.{i}.parquet", index=False)
+    (tmp_path / "levels.yaml").write_text("region: [n, s, e]\nsex: [F, M]\n")
+    return tmp_path, conf
+
+
+def _run(args):
+    return CliRunner().invoke(main, ["dp", "synthesize", *[str(a) for a in args]])
+
+
+def test_release_and_ledger_equal_the_pandas_command(files):
+    tmp, _ = files
+    args = ["--epsilon", 1, "--levels", tmp / "levels.yaml", "--bins", "age=18,30,50,80",
+            "--seed", 3]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # seeded (simulation) noise warns, as it should
+        pd_res = _run([tmp / "conf.csv", *args, "--out", tmp / "pd"])
+        dk_res = _run([tmp / "conf_pq", *args, "--out", tmp / "dk", "--dask", "sync"])
+    assert pd_res.exit_code == 0, pd_res.output
+    assert dk_res.exit_code == 0, dk_res.output
+    # counts equal, noise drawn once with the same seed: the same synthetic records
+    got = pd.read_csv(tmp / "dk" / "dp_mst_1.csv")
+    want = pd.read_csv(tmp / "pd" / "dp_mst_1.csv")
+    pd.testing.assert_frame_equal(got, want)
+    ledgers = [json.loads((tmp / d / "metadata" / "ledger.json").read_text())
+               for d in ("dk", "pd")]
+    assert ledgers[0]["count"] == 1  # charged once, for the whole fit
+    assert ledgers[0]["charges"][0]["rho"] == ledgers[1]["charges"][0]["rho"] > 0
+
+
+def test_marginal_counts_before_noise_equal_pandas(files):
+    import dask
+    import dask.dataframe as dd
+
+    from synthguard.scale import marginal_counts
+
+    tmp, conf = files
+    cats = {"region": ["n", "s", "e"], "sex": ["F", "M"]}
+    with dask.config.set(scheduler="synchronous"):
+        got = marginal_counts(dd.read_parquet(tmp / "conf_pq"), ["region", "sex"], cats)
+    want = np.array([[((conf["region"] == r) & (conf["sex"] == s)).sum() for s in cats["sex"]]
+                     for r in cats["region"]])
+    np.testing.assert_array_equal(np.asarray(got), want)
+    assert want.sum() == len(conf)
+
+
+@pytest.mark.parametrize("extra, message", [
+    (["--method", "aim"], "--method aim is not available with --dask"),
+    (["--levels-from-data"], "--levels-from-data is not available with --dask"),
+])
+def test_what_the_dask_path_does_not_take_exits_2(files, extra, message):
+    tmp, _ = files
+    res = _run([tmp / "conf_pq", "--epsilon", 1, "--levels", tmp / "levels.yaml",
+                "--columns", "region,sex", "--out", tmp / "dk", *extra, "--dask", "sync"])
+    assert res.exit_code == 2
+    assert message in res.output
+    assert not (tmp / "dk").exists()
