@@ -9,6 +9,8 @@ from typing import Any
 
 import click
 
+from synthguard.cli._dask import dask_option
+
 __all__ = ["progress_bar", "run_cmd", "warnings_to_stderr"]
 
 
@@ -99,7 +101,8 @@ def _echo(quiet: bool) -> Callable[[str], None]:
                    "(otherwise refused, before anything is made; the privacy ledger is kept).")
 @click.option("--quiet", "-q", is_flag=True,
               help="Print nothing but errors and the measures not computed.")
-def run_cmd(plan: str, output: str | None, force: bool, quiet: bool) -> None:
+@dask_option
+def run_cmd(plan: str, output: str | None, force: bool, quiet: bool, dask: Any = None) -> None:
     """Run PLAN (YAML): read the data, make every release, evaluate them and write the
     releases (one release folder each, with synthguard_manifest.json), the privacy ledger and
     one HTML report to the output folder.
@@ -125,6 +128,10 @@ def run_cmd(plan: str, output: str | None, force: bool, quiet: bool) -> None:
     from synthguard.pipeline.pipeline import run_plan
     from synthguard.pipeline.plan import load_plan
 
+    if dask is not None:  # --- issue 17: the Dask path (cli/run_dask.py) ---
+        from synthguard.cli.run_dask import run_on_dask
+
+        return run_on_dask(plan, output, force, quiet, dask)
     p = load_plan(plan)
     if output is not None:
         p = replace(p, output=Path(output))

@@ -1,0 +1,220 @@
+"""``synthguard run PLAN --dask TARGET``: a plan's releases made and measured on Dask.
+
+The plan's ``data.path`` may be a Parquet folder or a glob of CSV files. Each release is made
+by :mod:`synthguard.scale` and written by the workers as a release folder (implicates as
+Parquet folders, a manifest) under ``<output>/releases/``; the evaluation is
+:func:`synthguard.scale.evaluation.evaluate` and the report the same HTML report, written to
+``<output>/<report file>``. What runs on Dask:
+
+* ``method: synthesis`` -> :func:`synthguard.scale.synthesize` (strata on workers, or models
+  fitted on a seeded sample and drawn per partition);
+* ``method: sdc`` with the steps ``topcode`` / ``bottomcode`` at a public ``at``,
+  ``add_noise``, ``pram`` and ``swap`` (within ``strata``) -> :mod:`synthguard.scale.sdc`;
+* ``method: dp`` with ``synthesizer: mst`` -> :class:`synthguard.scale.MSTSynthesizer`, charging
+  the plan's ledger once.
+
+Anything else (another method or step, a percentile threshold, ``start:``, a holdout, the
+attacks, regression formulas, constraints) is refused before anything is made, each with the
+release or field and its line in the plan (exit 2).
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import click
+import numpy as np
+
+__all__ = ["run_on_dask"]
+
+#: SDC steps of a plan that run on Dask, and the parameters each may not take there
+SDC_ON_DASK = {"topcode": ("percentile",), "bottomcode": ("percentile",), "add_noise": (),
+               "pram": (), "swap": ()}
+
+
+def _where(plan: Any, *path: str) -> str:
+    line = plan.lines.get(".".join(path)) if hasattr(plan, "lines") else None
+    return f"{plan.source}" + (f", line {line}" if line else "") + f", {'.'.join(path)}"
+
+
+def check_plan_on_dask(plan: Any) -> None:
+    """Raise a PlanError listing every part of ``plan`` the Dask path does not run."""
+    from synthguard.errors import PlanError
+
+    problems = []
+    if plan.data_path is None:
+        problems.append(f"{_where(plan, 'data')}: --dask reads data.path (a Parquet folder or "
+                        f"a glob of CSV files), not a bundled dataset")
+    for field, given in (("holdout", plan.holdout), ("evaluation.attacks", plan.attacks),
+                         ("evaluation.formulas", plan.formulas),
+                         ("evaluation.constraints", plan.constraints)):
+        if given:
+            problems.append(f"{_where(plan, *field.split('.'))}: not available with --dask; "
+                            f"remove it or run without --dask")
+    for spec in plan.releases:
+        base = ("releases", spec.name)
+        if spec.method == "synthesis":
+            for key in ("start", "constraints", "transforms", "sweep"):
+                if key in spec.params:
+                    problems.append(f"{_where(plan, *base, key)}: '{key}' is not available "
+                                    f"with --dask")
+        elif spec.method == "sdc":
+            for i, step in enumerate(spec.params.get("steps", [])):
+                (name, kwargs), = step.items()
+                if name not in SDC_ON_DASK:
+                    problems.append(
+                        f"{_where(plan, *base, 'steps')}: step {i + 1} '{name}' is not "
+                        f"available with --dask (Dask runs {', '.join(SDC_ON_DASK)})")
+                    continue
+                bad = [k for k in SDC_ON_DASK[name] if (kwargs or {}).get(k) is not None]
+                if bad:
+                    problems.append(
+                        f"{_where(plan, *base, 'steps')}: step {i + 1} '{name}': "
+                        f"'{bad[0]}' is a statistic of all records; with --dask give the "
+                        f"public value as 'at'")
+        elif spec.method == "dp":
+            if str(spec.params.get("synthesizer", "")) != "mst":
+                problems.append(f"{_where(plan, *base, 'synthesizer')}: only 'mst' runs with "
+                                f"--dask (synthguard.scale.MSTSynthesizer)")
+            if spec.params.get("domain_from_data"):
+                problems.append(f"{_where(plan, *base, 'domain_from_data')}: not available "
+                                f"with --dask; declare the public levels")
+        else:
+            problems.append(f"{_where(plan, *base, 'method')}: method '{spec.method}' is not "
+                            f"available with --dask (Dask runs synthesis, sdc and dp with mst)")
+    if problems:
+        raise PlanError("the plan cannot run on Dask:\n" + "\n".join(problems))
+
+
+def _make(spec: Any, data: Any, seed: int, ledger: Any) -> tuple[str, list[Any], dict[str, Any]]:
+    """The release ``spec`` made on Dask: (kind, implicates as Dask frames, manifest facts)."""
+    import dask.dataframe as dd
+
+    from synthguard import scale
+
+    params = dict(spec.params)
+    if spec.method == "synthesis":
+        params.pop("n_jobs", None)
+        res = scale.synthesize(data, random_state=seed, **params)
+        return res.kind, list(res.implicates), {
+            "seed": res.seed, "methods": dict(res.methods), "kept": tuple(res.kept),
+            "details": {"dask": res.provenance()}}
+    if spec.method == "sdc":
+        current = data
+        for i, step in enumerate(params["steps"]):
+            (name, kwargs), = step.items()
+            kw = dict(kwargs or {})
+            fn = getattr(scale, name)
+            if name not in ("topcode", "bottomcode"):
+                kw["random_state"] = int(np.random.SeedSequence(seed).spawn(i + 1)[i]
+                                         .generate_state(1, dtype=np.uint32)[0])
+            current = fn(current, **kw)
+        return "protected", [current], {"seed": seed, "details": {
+            "steps": [next(iter(s)) for s in params["steps"]]}}
+    model = scale.MSTSynthesizer(**{k: v for k, v in params.items()
+                                    if k not in ("synthesizer", "m", "n")}, ledger=ledger)
+    fitted = model.fit(data)
+    release = (fitted or model).sample(n=params.get("n"), m=int(params.get("m", 1)),
+                                       random_state=np.random.default_rng(seed))
+    return "dp", [dd.from_pandas(f, npartitions=1) for f in release.implicates], {
+        "seed": None, "details": {"method": "mst", "dp": release.dp}}
+
+
+def run_on_dask(plan_file: str, output: str | None, force: bool, quiet: bool,
+                target: Any) -> None:
+    """Run the plan on ``target``: make, write and measure its releases, write the report,
+    print and exit as ``synthguard run`` does."""
+    from dataclasses import replace
+
+    from synthguard.cli._dask import dask_progress
+    from synthguard.cli.evaluate import exit_with_verdict, report_problems
+    from synthguard.cli.run import progress_bar, warnings_to_stderr
+    from synthguard.data.io import write_table
+    from synthguard.data.manifest import (
+        ReleaseManifest,
+        check_release_target,
+        release_folder,
+        write_manifest,
+    )
+    from synthguard.pipeline.plan import load_plan
+    from synthguard.report.html import write_report
+    from synthguard.scale import dask_session, read_dataset
+    from synthguard.scale.evaluation import evaluate
+    from synthguard.scale.progress import compute
+
+    plan = load_plan(plan_file)
+    if output is not None:
+        plan = replace(plan, output=Path(output))
+    check_plan_on_dask(plan)
+    data_path = plan.data_path
+    assert data_path is not None  # checked: a bundled dataset is refused
+    out = plan.output
+    releases_dir = out / "releases"
+    check_release_target(releases_dir, force=force, inputs=[data_path], option="output")
+    seed = plan.seed if plan.seed is not None else int(
+        np.random.SeedSequence().generate_state(1, dtype=np.uint32)[0])
+    seeds = [int(s.generate_state(1, dtype=np.uint32)[0])
+             for s in np.random.SeedSequence(seed).spawn(len(plan.releases) + 1)]
+    echo = (lambda s: None) if quiet else click.echo
+    with dask_session(target), warnings_to_stderr(quiet):
+        na = dict(plan.read_options).get("na_values")
+        data = read_dataset(data_path, na_values=na)
+        if plan.columns:
+            data = data[list(plan.columns)]
+        ledger = None
+        if any(s.method == "dp" for s in plan.releases):
+            from synthguard.dp import PrivacyLedger
+
+            out.mkdir(parents=True, exist_ok=True)
+            assert plan.epsilon is not None  # the plan's privacy budget (validated)
+            ledger = PrivacyLedger(epsilon=plan.epsilon, delta=plan.delta,
+                                   path=out / "ledger.json")
+        made: dict[str, list[Any]] = {}
+        kinds: dict[str, str] = {}
+        with release_folder(releases_dir, force=force, inputs=[data_path]) as tmp:
+            for spec, s in zip(plan.releases, seeds, strict=False):
+                kind, implicates, facts = _make(spec, data, s, ledger)
+                folder = tmp / spec.name
+                folder.mkdir()
+                names = [f"{spec.name}_{i}.parquet" for i in range(1, len(implicates) + 1)]
+                pending = [f.to_parquet(str(folder / n), write_index=False, compute=False)
+                           for f, n in zip(implicates, names, strict=True)]
+                with dask_progress(f"release '{spec.name}' on Dask", quiet) as progress:
+                    compute(*pending, progress=progress)
+                columns = [str(c) for c in implicates[0].columns]
+                write_manifest(folder, ReleaseManifest(
+                    kind=kind, implicates=tuple(names), seed=facts.get("seed"),
+                    methods=facts.get("methods", {}), kept=facts.get("kept", ()),
+                    columns=tuple(columns),
+                    dropped=tuple(c for c in data.columns if c not in columns),
+                    ledger="../../ledger.json" if kind == "dp" else None,
+                    details={"plan method": spec.method, "plan seed": seed,
+                             **facts.get("details", {})}))
+                made[spec.name] = [read_dataset(folder / n) for n in names]
+                kinds[spec.name] = "full" if kind == "dp" else kind
+                echo(f"release '{spec.name}': {kind}, m = {len(names)}, written by the workers")
+            with progress_bar(quiet, "synthguard run (Dask)") as cb:
+                ev = evaluate(data, made, keys=list(plan.keys), targets=list(plan.targets),
+                              kinds=kinds, thresholds=dict(plan.thresholds) or None,
+                              radius=plan.radius, schema=dict(plan.schema) or None,
+                              random_state=seeds[-1],
+                              max_distance_records=plan.max_distance_records,
+                              default_thresholds=plan.default_thresholds, progress=cb)
+        if ledger is not None:
+            write_table(ledger.to_frame().reset_index(), out / "ledger.csv")
+        (out / "provenance.json").write_text(json.dumps(
+            {"plan": str(plan.source), "seed": seed, "engine": "dask"}, indent=2),
+            encoding="utf-8")
+        report = write_report(ev, out / plan.report_file, title=plan.title,
+                              plan_text=plan.text, ledger=ledger, min_cell=plan.min_cell,
+                              provenance={"data": str(data_path), "plan seed": str(seed),
+                                          "engine": "Dask"})
+    echo(ev.summary())
+    echo(f"releases: {releases_dir}")
+    if ledger is not None:
+        echo(f"privacy ledger: {out / 'ledger.json'}")
+    echo(f"report: {report}")
+    report_problems(ev, quiet)
+    exit_with_verdict(ev)
