@@ -226,12 +226,12 @@ def protect_cmd(
         from synthguard.cli.protect_dask import protect_on_dask
 
         return protect_on_dask(dict(locals()))
-    require_file(data)
 
     as_folder = out.is_dir() or not out.suffix  # a name with an extension is one data file
     if as_folder:
         check_release_target(out, force=force, inputs=[data])
     parsed_steps = [parse_step(t) for t in extra_steps]  # before reading any data
+    require_file(data)
     df = read_table(data, **read_kw)
     if seed is None:
         seed = int(np.random.SeedSequence().generate_state(1, dtype=np.uint32)[0])
