@@ -15,24 +15,44 @@ import numpy as np
 
 from synthguard.errors import ParameterError
 
-__all__ = ["RandomState", "check_random_state", "fit_generator", "resolve_seed", "spawn"]
+__all__ = [
+    "RandomState",
+    "check_random_state",
+    "copy_seed_sequence",
+    "fit_generator",
+    "resolve_seed",
+    "spawn",
+]
 
 RandomState = int | np.random.Generator | np.random.SeedSequence | None
+
+
+def copy_seed_sequence(ss: np.random.SeedSequence) -> np.random.SeedSequence:
+    """A copy of ``ss`` that generates the same state and spawns the same children as ``ss``
+    would now. ``SeedSequence.spawn`` advances a counter on the object, so seeding from the
+    user's object itself would give another release on every call with it."""
+    return np.random.SeedSequence(
+        ss.entropy,
+        spawn_key=ss.spawn_key,
+        pool_size=ss.pool_size,
+        n_children_spawned=ss.n_children_spawned,
+    )
 
 
 def check_random_state(random_state: RandomState) -> np.random.Generator:
     """Return a Generator for ``random_state``.
 
     None gives fresh OS entropy (there is no hidden fixed seed); an int or a
-    SeedSequence seeds a new PCG64 Generator; a Generator is returned as is
-    (so the caller's stream advances).
+    SeedSequence seeds a new PCG64 Generator (from a copy of the SeedSequence, so the same
+    SeedSequence gives the same output each time); a Generator is returned as is (so the
+    caller's stream advances).
     """
     if random_state is None:
         return np.random.default_rng()
     if isinstance(random_state, np.random.Generator):
         return random_state
     if isinstance(random_state, np.random.SeedSequence):
-        return np.random.default_rng(random_state)
+        return np.random.default_rng(copy_seed_sequence(random_state))
     if isinstance(random_state, numbers.Integral) and not isinstance(random_state, bool):
         if int(random_state) < 0:
             raise ParameterError(

@@ -140,3 +140,32 @@ def test_a_recomputed_graph_gives_the_same_release():
         first, again = res.compute(), res.compute()
         for a, b in zip(first, again, strict=True):
             pd.testing.assert_frame_equal(a, b)
+
+
+@pytest.mark.parametrize("strata", ["region", None])
+def test_the_same_seed_sequence_gives_the_same_release_every_time(strata):
+    """A SeedSequence counts the children spawned from it; the synthesizers copy it, so
+    reusing one object does not give another release (pandas and Dask alike)."""
+    pdf = _data(90, 3)
+    kw = {"methods": {"x": "norm", "sex": "sample", "income": "norm"}, "min_stratum_size": 0,
+          "min_rows": 0}
+    ss = np.random.SeedSequence(2024)
+    fitted = Synthesizer(strata=strata, m=2, random_state=ss, **kw).fit(pdf)
+    first = fitted.sample(diagnostics=False).implicates
+    again = fitted.sample(diagnostics=False).implicates
+    fresh = Synthesizer(strata=strata, m=2, random_state=np.random.SeedSequence(2024), **kw)
+    other = fresh.fit(pdf).sample(diagnostics=False).implicates
+    for a, b, c in zip(first, again, other, strict=True):
+        pd.testing.assert_frame_equal(a, b)
+        pd.testing.assert_frame_equal(a, c)
+    assert ss.n_children_spawned == 0
+    ddf = dd.from_pandas(pdf, npartitions=3)
+    runs = [
+        synthesize(ddf, strata=strata, m=2, random_state=ss, fit_rows=100, **kw).compute()
+        for _ in range(2)
+    ]
+    for a, b in zip(*runs, strict=True):
+        pd.testing.assert_frame_equal(a, b)
+    assert not runs[0][0].equals(runs[0][1])  # implicates differ from each other
+    assert synthesize(ddf, strata=strata, random_state=ss, **kw).seed is None
+    assert ss.n_children_spawned == 0

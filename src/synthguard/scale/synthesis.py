@@ -58,6 +58,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from synthguard._random import copy_seed_sequence
 from synthguard.errors import DataError, ParameterError
 from synthguard.scale.io import write_implicates
 from synthguard.scale.progress import Progress
@@ -86,7 +87,8 @@ class DaskSynthesis:
         once.
     kind : ``"full"`` or ``"partial"``.
     m : number of implicates.
-    seed : the seed that reproduces the release with the same partitioning.
+    seed : the integer seed that reproduces the release with the same partitioning (None
+        when a ``numpy.random.SeedSequence`` was given: the same SeedSequence reproduces it).
     plan : ``"strata"`` (each stratum on a worker) or ``"fit-sample"`` (models fitted on a
         sample, drawn per partition).
     strata : the strata columns.
@@ -100,7 +102,7 @@ class DaskSynthesis:
     implicates: list[Any] = field(repr=False)
     kind: str
     m: int
-    seed: int
+    seed: int | None
     plan: str
     strata: tuple[str, ...]
     n_blocks: int
@@ -139,13 +141,22 @@ class DaskSynthesis:
         return out
 
 
-def stratum_seeds(random_state: int, n_blocks: int) -> list[np.random.SeedSequence]:
-    """The seeds of the blocks: the children of ``numpy.random.SeedSequence(random_state)``.
+def stratum_seeds(
+    random_state: int | np.random.SeedSequence, n_blocks: int
+) -> list[np.random.SeedSequence]:
+    """The seeds of the blocks: the children of ``numpy.random.SeedSequence(random_state)``
+    (or of a copy of a given SeedSequence, which is left unchanged).
 
     Block ``b`` (stratum ``b`` in sorted order, or partition ``b``) is synthesized with the
     ``b``-th child, so a block's release does not depend on which worker runs it or when.
     """
-    return list(np.random.SeedSequence(int(random_state)).spawn(int(n_blocks)))
+    return list(_root(random_state).spawn(int(n_blocks)))
+
+
+def _root(random_state: int | np.random.SeedSequence) -> np.random.SeedSequence:
+    if isinstance(random_state, np.random.SeedSequence):
+        return copy_seed_sequence(random_state)
+    return np.random.SeedSequence(int(random_state))
 
 
 def _portable(seeds: Sequence[np.random.SeedSequence]) -> list[tuple[int, tuple[int, ...]]]:
@@ -201,13 +212,20 @@ def _released_columns(columns: Sequence[str], params: Mapping[str, Any],
     return [c for c in columns if c in used]
 
 
-def _resolve_seed(random_state: Any) -> int:
+def _record(seed: int | np.random.SeedSequence) -> int | None:
+    return None if isinstance(seed, np.random.SeedSequence) else int(seed)
+
+
+def _resolve_seed(random_state: Any) -> int | np.random.SeedSequence:
     if random_state is None:
         return int(np.random.SeedSequence().generate_state(1, dtype=np.uint32)[0])
+    if isinstance(random_state, np.random.SeedSequence):
+        return copy_seed_sequence(random_state)
     if isinstance(random_state, bool | np.bool_) or not isinstance(random_state, int | np.integer):
         raise ParameterError(
-            "parameter 'random_state': the Dask path takes an integer seed (or None), so the "
-            "blocks' seeds can be derived from it on every worker"
+            "parameter 'random_state': the Dask path takes an integer seed, a "
+            "numpy.random.SeedSequence or None, so the blocks' seeds can be derived from it "
+            "on every worker"
         )
     if random_state < 0:
         raise ParameterError("parameter 'random_state': expected an integer >= 0")
@@ -220,7 +238,7 @@ def synthesize(
     strata: str | Sequence[str] | None = None,
     m: int = 1,
     n: int | None = None,
-    random_state: int | None = None,
+    random_state: int | np.random.SeedSequence | None = None,
     fit_rows: int = DEFAULT_FIT_ROWS,
     **params: Any,
 ) -> DaskSynthesis:
@@ -238,9 +256,10 @@ def synthesize(
         Number of implicates.
     n : int, optional
         Rows per implicate (full synthesis); default as many as the data.
-    random_state : int, optional
+    random_state : int or numpy.random.SeedSequence, optional
         The seed; the blocks' seeds are its :func:`stratum_seeds`. None draws one (recorded
-        in ``seed``).
+        in ``seed``). A SeedSequence is copied, never spawned from, so the same object gives
+        the same release on every call.
     fit_rows : int
         Records the models are fitted on without strata.
     **params
@@ -290,7 +309,7 @@ def synthesize(
     kind = "partial" if keep else "full"
     if strata_:
         implicates, n_blocks = _by_strata(data, strata_, m, n, seed, params, meta)
-        return DaskSynthesis(implicates=implicates, kind=kind, m=int(m), seed=seed,
+        return DaskSynthesis(implicates=implicates, kind=kind, m=int(m), seed=_record(seed),
                              plan="strata", strata=tuple(strata_), n_blocks=n_blocks,
                              synthesized=tuple(c for c in released
                                                if c not in keep and c not in strata_),
@@ -383,7 +402,8 @@ def _split_implicates(combined: Any, m: int, meta: pd.DataFrame) -> list[Any]:
     ]
 
 
-def _by_strata(data: Any, strata: list[str], m: int, n: int | None, seed: int,
+def _by_strata(data: Any, strata: list[str], m: int, n: int | None,
+               seed: int | np.random.SeedSequence,
                params: dict[str, Any], meta: pd.DataFrame) -> tuple[list[Any], int]:
 
     table, lengths = _stratum_table(data, strata)
@@ -425,7 +445,8 @@ def _draw_partition(part: pd.DataFrame, fitted: Synthesizer,
                       for i, f in enumerate(result.implicates, start=1)], ignore_index=True)
 
 
-def _by_sample(data: Any, m: int, n: int | None, seed: int, fit_rows: int,
+def _by_sample(data: Any, m: int, n: int | None, seed: int | np.random.SeedSequence,
+               fit_rows: int,
                params: dict[str, Any], meta: pd.DataFrame) -> DaskSynthesis:
     import dask
 
@@ -433,7 +454,7 @@ def _by_sample(data: Any, m: int, n: int | None, seed: int, fit_rows: int,
     total = int(lengths.sum())
     if total == 0:
         raise DataError("data is empty: it needs at least one row")
-    fit_seed, draw_seed = np.random.SeedSequence(seed).spawn(2)
+    fit_seed, draw_seed = _root(seed).spawn(2)
     if total <= fit_rows:
         sample = data.compute()
     else:
@@ -450,7 +471,8 @@ def _by_sample(data: Any, m: int, n: int | None, seed: int, fit_rows: int,
         meta=out_meta, align_dataframes=False,
     )
     return DaskSynthesis(
-        implicates=_split_implicates(combined, m, meta), kind="full", m=int(m), seed=seed,
+        implicates=_split_implicates(combined, m, meta), kind="full", m=int(m),
+        seed=_record(seed),
         plan="fit-sample", strata=(), n_blocks=len(lengths), fit_rows=len(sample),
         synthesized=tuple(fitted.visit_sequence_), kept=(), methods=dict(fitted.methods_),
     )
