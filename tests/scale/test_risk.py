@@ -256,3 +256,53 @@ def test_value_table_counts_equal_brute_force(monkeypatch):
     merged = _tables.merge_tables(_tables.ValueTable.of(pat[:1000], val[:1000]),
                                   _tables.ValueTable.of(pat[1000:], val[1000:]))
     assert np.array_equal(merged.count, table.count) and np.array_equal(merged.value, table.value)
+
+
+@pytest.mark.parametrize("with_release", [False, True])
+def test_summaries_on_the_workers_equal_the_gathered_ones(tmp_path, with_release):
+    """gather=False: quantiles, maximum and counts equal the pandas result exactly, the mean
+    is the correctly rounded one; the records the workers write are the pandas to_frame()."""
+    from fractions import Fraction
+
+    conf = tied_frame(1100, 50)
+    syn = [perturbed(conf, 51)] if with_release else None
+    kw = dict(keys=KEYS, targets="income", singletons="exclude")
+    expected = pandas_risk.identification_risk(conf, syn, **kw)
+    got = scale_risk.identification_risk(
+        dd.from_pandas(conf, npartitions=3),
+        None if syn is None else [dd.from_pandas(s, npartitions=2) for s in syn],
+        gather=False,
+        records=tmp_path / "records",
+        quantiles=(0.0, 0.1, 0.5, 0.77, 0.99, 1.0),
+        **kw,
+    )
+    v = expected.per_record[~np.isnan(expected.per_record)]
+    qs = (0.0, 0.1, 0.5, 0.77, 0.99, 1.0)
+    assert got.quantiles == dict(zip(qs, np.quantile(v, qs)))
+    assert got.mean == float(sum(Fraction(x) for x in v) / v.size)
+    assert got.mean == pytest.approx(expected.mean, rel=1e-14)
+    assert got.max == expected.max and got.n == expected.n == 1100
+    assert got.n_singletons == expected.n_singletons > 0
+    assert got.n_above_half == expected.count_above(0.5) > 0
+    written = dd.read_parquet(tmp_path / "records").compute()
+    pd.testing.assert_frame_equal(written, expected.to_frame(), check_index_type=False)
+    assert "above 0.5" in got.summary()
+
+
+def test_exact_quantiles_and_sums_equal_numpy_on_hard_values():
+    """Ties, negative values, zeros of both signs, magnitudes near the float64 limits."""
+    from fractions import Fraction
+
+    from synthguard.scale._summary import exact_quantiles, exact_sum, order_keys, sum_bins
+
+    rng = np.random.default_rng(60)
+    qs = (0.0, 0.25, 0.5, 0.9, 0.99, 1.0)
+    for trial in range(12):
+        n = int(rng.integers(1, 2000))
+        v = rng.normal(size=n) * rng.choice([1.0, 1e-300, 1e300])
+        if trial % 3 == 0:
+            v = np.round(v, 1) * 0.0 if trial == 0 else np.round(v, 1)  # -0.0 and ties
+        chunks = np.array_split(v, int(rng.integers(1, 5)))
+        parts = [np.sort(order_keys(c)) for c in chunks]
+        assert exact_quantiles(parts, n, qs) == dict(zip(qs, np.quantile(v, qs)))
+        assert exact_sum([sum_bins(c) for c in chunks]) == sum(Fraction(x) for x in v)

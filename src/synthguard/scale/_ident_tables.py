@@ -5,14 +5,18 @@ tables are too many for one worker, and the caller falls back to the hash shuffl
 
 from __future__ import annotations
 
+import os
+from collections.abc import Sequence
 from typing import Any
 
 import dask
+import dask.dataframe as dd
 import numpy as np
 import pandas as pd
 
 from synthguard.errors import DataError, SchemaError
 from synthguard.risk._balls import make_balls
+from synthguard.scale._summary import exact_quantiles, exact_sum, order_keys, sum_bins
 from synthguard.scale._tables import (
     ConfPart,
     ReleasePart,
@@ -110,9 +114,14 @@ def identification_risk_by_tables(
     relative: bool,
     inclusive: bool,
     policy: str,
+    gather: bool = True,
+    records: str | os.PathLike[str] | None = None,
+    quantiles: Sequence[float] = (),
 ) -> dict[str, Any] | None:
-    """Per-record arrays (concatenated in row order) of the identification risk, or None when
-    the patterns or tables exceed :data:`MAX_PATTERNS` / :data:`MAX_TABLE`."""
+    """Per-record arrays (concatenated in row order) of the identification risk, or with
+    ``gather=False`` their summaries (key ``summary``, computed on the workers); the
+    per-record risk written by the workers to the Parquet folder ``records`` when given.
+    None when the patterns or tables exceed :data:`MAX_PATTERNS` / :data:`MAX_TABLE`."""
     cols = [*keys, target]
     conf_parts = conf[cols].to_delayed()
     first = dask.persist(
@@ -170,13 +179,92 @@ def identification_risk_by_tables(
     for j, part in enumerate(first):
         syn_j = [aligned(syn_slices[li][j], syn_parts[li]) for li in range(len(syn_parts))]
         blocks.append(dask.delayed(_block)(part, l2g[j], sizes_d, tables, members, *syn_j, **kw))
+    blocks = list(dask.persist(*blocks))  # the per-record arrays stay on the workers
+    out: dict[str, Any] = {"n": n}
+    if records is not None:
+        meta = _records_frame(_empty_block(implicates is not None), first_meta(conf))
+        frames = [dask.delayed(_records_frame)(b, p) for b, p in zip(blocks, first, strict=True)]
+        dd.from_delayed(frames, meta=meta, verify_meta=False).to_parquet(
+            os.fspath(records), write_index=True
+        )
+    if not gather:
+        out["summary"] = distributed_summary(blocks, quantiles)
+        return out
     res = dask.compute(*blocks)
     index = dask.compute(*[dask.delayed(_index)(p) for p in first])
-    out: dict[str, Any] = {"n": n}
     out["index"] = index[0].append(list(index[1:])) if len(index) > 1 else index[0]
     for name in res[0]:
         out[name] = np.concatenate([b[name] for b in res])
     return out
+
+
+def _empty_block(release: bool) -> dict[str, Any]:
+    b: dict[str, Any] = {
+        "pattern": np.zeros(0, np.int64),
+        "size": np.zeros(0, np.int64),
+        "n_inside": np.zeros(0),
+        "risk": np.zeros(0),
+    }
+    if release:
+        b["match_share"] = np.zeros(0)
+    return b
+
+
+def first_meta(conf: Any) -> Any:
+    """An empty ConfPart carrying ``conf``'s index type, for the records' metadata."""
+    return ConfPart(n=0, uniques=pd.DataFrame(), sizes=np.zeros(0, np.int64), n_bad=0,
+                    codes=np.zeros(0, np.int64), y=np.zeros(0), index=conf._meta.index,
+                    table=None)
+
+
+def _records_frame(block: dict[str, Any], part: ConfPart) -> pd.DataFrame:
+    """One partition of the per-record risk, as ``IdentificationRisk.to_frame()``."""
+    out = pd.DataFrame(
+        {
+            "risk": block["risk"],
+            "pattern": block["pattern"],
+            "pattern_size": block["size"],
+            "n_inside": block["n_inside"],
+            "singleton": block["size"] == 1,
+        },
+        index=part.index,
+    )
+    if "match_share" in block:
+        out["match_share"] = block["match_share"]
+    return out
+
+
+def _stats(block: dict[str, Any]) -> dict[str, Any]:
+    r = block["risk"]
+    v = r[~np.isnan(r)]
+    return {
+        "n_valid": int(v.size),
+        "bins": sum_bins(v),
+        "max": float(v.max()) if v.size else -np.inf,
+        "n_single": int(np.sum(block["size"] == 1)),
+        "above": int(np.sum(r > 0.5)),
+    }
+
+
+def _sorted_keys(block: dict[str, Any]) -> np.ndarray:
+    r = block["risk"]
+    return np.sort(order_keys(r[~np.isnan(r)]))
+
+
+def distributed_summary(blocks: list[Any], quantiles: Sequence[float]) -> dict[str, Any]:
+    """Mean (correctly rounded), maximum, quantiles (as ``numpy.quantile``), singletons and
+    records above 0.5 of the per-record risk held by the persisted ``blocks``."""
+    stats = dask.compute(*[dask.delayed(_stats)(b) for b in blocks])
+    n_valid = sum(s["n_valid"] for s in stats)
+    keys = list(dask.persist(*[dask.delayed(_sorted_keys)(b) for b in blocks]))
+    total = exact_sum([s["bins"] for s in stats])
+    return {
+        "mean": float(total / n_valid) if n_valid else float("nan"),
+        "max": max(s["max"] for s in stats) if n_valid else float("nan"),
+        "quantiles": exact_quantiles(keys, n_valid, quantiles),
+        "n_single": sum(s["n_single"] for s in stats),
+        "above": sum(s["above"] for s in stats),
+    }
 
 
 def _index(part: ConfPart) -> pd.Index:

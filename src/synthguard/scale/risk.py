@@ -20,6 +20,7 @@ client (8 bytes per record and array: about 400 MB for 10 million records).
 
 from __future__ import annotations
 
+import os
 import warnings
 from collections.abc import Mapping, Sequence
 from typing import Any
@@ -44,6 +45,7 @@ from synthguard.risk._common import (
     radius_vector,
     risk_summary,
     target_matrix,
+    warn_singletons,
 )
 from synthguard.risk._encoding import check_metric, common_columns, encode_frames
 from synthguard.risk._neighbours import nearest
@@ -64,6 +66,7 @@ from synthguard.scale._partitions import (
     with_row_numbers,
 )
 from synthguard.scale._tables import nan_missing
+from synthguard.scale.risk_summary import IdentificationRiskSummary
 
 __all__ = [
     "distance_to_closest_record",
@@ -326,7 +329,9 @@ def identification_risk(
     singletons: str | None = None,
     quantiles: Sequence[float] = DEFAULT_QUANTILES,
     npartitions: int | None = None,
-) -> IdentificationRisk:
+    gather: bool = True,
+    records: str | os.PathLike[str] | None = None,
+) -> IdentificationRisk | IdentificationRiskSummary:
     """Record-level identification risk IR_i (Hu, Savitsky & Williams, eqs. (1)-(2)) of a
     Dask DataFrame, equal to :func:`synthguard.risk.identification_risk` bit for bit.
 
@@ -352,10 +357,17 @@ def identification_risk(
     keys, targets, radius, relative, inclusive, singletons, quantiles
         As in :func:`synthguard.risk.identification_risk`.
     npartitions : number of partitions of the shuffle.
+    gather : bring the per-record arrays to the client (8 bytes per record and array) and
+        return an ``IdentificationRisk`` equal to the pandas one. ``False`` keeps them on the
+        workers and returns an :class:`~synthguard.scale.risk_summary.IdentificationRiskSummary`
+        whose summaries are computed there, exactly (one target; with several, or when the
+        shuffle is used, the arrays are gathered to compute them).
+    records : a folder the per-record risk is written to as Parquet by the workers (one
+        row per record, the columns of ``IdentificationRisk.to_frame()``).
 
     Returns
     -------
-    IdentificationRisk
+    IdentificationRisk or IdentificationRiskSummary
         ``index`` holds ``conf``'s index values in row order.
     """
     if not _any_dask(conf, synthetic):
@@ -383,7 +395,13 @@ def identification_risk(
             relative=relative,
             inclusive=inclusive,
             policy=policy,
+            gather=gather,
+            records=records,
+            quantiles=quantiles,
         )
+        if fast is not None and "summary" in fast:
+            return _summary_result(fast, synthetic, warn, keys_l, targets, r, relative,
+                                   inclusive, policy, records)
         if fast is not None:
             return _ident_result(fast, warn, quantiles, keys_l, targets, r, relative,
                                  inclusive, policy)
@@ -439,7 +457,7 @@ def identification_risk(
         risk = np.where(single, match_share, risk)
     if policy == "exclude" and synthetic is not None:
         risk = np.where(single, np.nan, risk)
-    return IdentificationRisk(
+    full = IdentificationRisk(
         **risk_summary(risk, single, n, warn, quantiles, "identification_risk"),
         pattern=_pattern_codes(res[_FIRST].to_numpy(dtype=np.int64)),
         pattern_size=sizes,
@@ -454,6 +472,65 @@ def identification_risk(
         match_share=match_share,
         per_implicate=per_impl,
         index=res.index,
+    )
+    if records is not None:
+        full.to_frame().to_parquet(os.fspath(records))
+    return full if gather else _summary_of(full, records)
+
+
+def _summary_of(
+    res: IdentificationRisk, records: str | os.PathLike[str] | None
+) -> IdentificationRiskSummary:
+    return IdentificationRiskSummary(
+        mean=res.mean,
+        max=res.max,
+        quantiles=res.quantiles,
+        n=res.n,
+        n_singletons=res.n_singletons,
+        singleton_share=res.singleton_share,
+        n_above_half=res.count_above(0.5),
+        keys=res.keys,
+        targets=res.targets,
+        radius=res.radius,
+        relative=res.relative,
+        inclusive=res.inclusive,
+        singletons=res.singletons,
+        n_implicates=res.n_implicates,
+        records=None if records is None else os.fspath(records),
+    )
+
+
+def _summary_result(
+    res: dict[str, Any],
+    synthetic: Any,
+    warn: bool,
+    keys: list[str],
+    targets: list[str],
+    r: np.ndarray,
+    relative: bool,
+    inclusive: bool,
+    policy: str,
+    records: str | os.PathLike[str] | None,
+) -> IdentificationRiskSummary:
+    s, n = res["summary"], res["n"]
+    if warn:
+        warn_singletons(s["n_single"], n, "identification_risk")
+    return IdentificationRiskSummary(
+        mean=s["mean"],
+        max=s["max"],
+        quantiles=s["quantiles"],
+        n=n,
+        n_singletons=s["n_single"],
+        singleton_share=s["n_single"] / n if n else 0.0,
+        n_above_half=s["above"],
+        keys=tuple(keys),
+        targets=tuple(targets),
+        radius=tuple(float(x) for x in r),
+        relative=relative,
+        inclusive=inclusive,
+        singletons=policy,
+        n_implicates=0 if synthetic is None else len(as_dask_implicates(synthetic)),
+        records=None if records is None else os.fspath(records),
     )
 
 
