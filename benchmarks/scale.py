@@ -143,7 +143,7 @@ def dask_stages(folder: Path, out: Path, workers: int, memory: str) -> dict[str,
                 warnings.simplefilter("ignore")
                 res = ident(conf, syn, keys=KEYS, **{_target_kw(ident): "income"})
             times["identification risk (40 patterns)"] = time.perf_counter() - t
-            print(f"  identification risk: {mem.cpu() - c:.0f} worker CPU seconds")
+            print(f"  identification risk: {mem.cpu() - c:.1f} worker CPU seconds")
             print(f"  dask identification risk: {_headline(res)}")
         marg = getattr(scale, "dp_marginal", None)
         if marg is None:
@@ -182,13 +182,14 @@ def pandas_stages(folder: Path) -> dict[str, float]:
         diagnostics=False)
     times["synthesize (m=1, 50 strata)"] = time.perf_counter() - t
     print(f"  pandas synthesis: {time.process_time() - c:.0f} CPU seconds")
-    t = time.perf_counter()
+    t, c = time.perf_counter(), time.process_time()
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         res = identification_risk(conf, release.implicates[0], keys=KEYS,
                                   **{_target_kw(identification_risk): "income"})
     times["identification risk (40 patterns)"] = time.perf_counter() - t
-    print(f"  pandas identification risk: {_headline(res)}")
+    print(f"  pandas identification risk: {_headline(res)}; "
+          f"{time.process_time() - c:.1f} CPU seconds")
     t = time.perf_counter()
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
