@@ -204,10 +204,26 @@ def dp_count(
             raise ParameterError(f"parameter 'where': column '{where}' must be boolean")
         true = float(frame[where].sum().compute())
     sens = count_sensitivity(relation)  # type: ignore[arg-type]
+    return _scalar(true, sens, "count", epsilon, delta, mechanism, ledger, label, random_state)
+
+
+def _scalar(
+    true: float,
+    sens: Any,
+    query: str,
+    epsilon: float,
+    delta: float,
+    mechanism: str,
+    ledger: Any,
+    label: str | None,
+    random_state: RandomState,
+) -> DPResult:
+    """One statistic computed by Dask, noised once on the client by the pandas path's
+    ``_release`` (the ledger charged once)."""
     noisy, scale, src = _queries._release(
-        np.array([true]),
+        np.array([float(true)]),
         sens,
-        query="count",
+        query=query,
         epsilon=epsilon,
         delta=delta,
         mechanism=mechanism,
@@ -216,7 +232,7 @@ def dp_count(
         random_state=random_state,
     )
     return DPResult(
-        noisy[0].item(), "count", mechanism, float(epsilon), float(delta), scale, sens, src
+        noisy[0].item(), query, mechanism, float(epsilon), float(delta), scale, sens, src
     )
 
 
@@ -246,20 +262,7 @@ def dp_sum(
         raise DataError(
             f"column '{column}': missing values; drop or impute them (a public rule) first"
         )
-    noisy, scale, src = _queries._release(
-        np.array([float(total)]),
-        sens,
-        query="sum",
-        epsilon=epsilon,
-        delta=delta,
-        mechanism=mechanism,
-        ledger=ledger,
-        label=label,
-        random_state=random_state,
-    )
-    return DPResult(
-        noisy[0].item(), "sum", mechanism, float(epsilon), float(delta), scale, sens, src
-    )
+    return _scalar(total, sens, "sum", epsilon, delta, mechanism, ledger, label, random_state)
 
 
 def _pair_tables(
