@@ -44,8 +44,29 @@ def test_topcode_refuses_statistics_of_all_partitions():
     d = dd.from_pandas(tied_frame(50, 41), npartitions=2)
     with pytest.raises(ParameterError, match="'at'"):
         scale_sdc.topcode(d, "income", at=None)
+    with pytest.raises(ParameterError, match="'at'"):
+        scale_sdc.topcode(d, "income", at=3, percentile=90)
+    with pytest.raises(ParameterError, match="'percentile'"):
+        scale_sdc.topcode(d, "income", percentile=100)
     with pytest.raises(ParameterError, match="'replacement'"):
         scale_sdc.topcode(d, "income", at=3, replacement="mean")
+
+
+@pytest.mark.parametrize("percentile", [5, 33.3, 50, 94, 99.9])
+def test_percentile_coding_equals_pandas(percentile):
+    """The threshold is numpy's percentile of all non-missing values, computed on the
+    workers: ties, missing values, negative values and zeros of both signs."""
+    data = tied_frame(1300, 42)
+    data.loc[data.index % 7 == 0, "income"] = np.nan
+    data.loc[data.index % 11 == 0, "income"] = -0.0
+    d = dd.from_pandas(data, npartitions=5)
+    for fn in ("topcode", "bottomcode"):
+        expected = getattr(sdc, fn)(data, "income", percentile=percentile)
+        got = getattr(scale_sdc, fn)(d, "income", percentile=percentile).compute()
+        pd.testing.assert_frame_equal(got, expected.data, check_dtype=False)
+        t = float(np.percentile(data["income"].dropna(), percentile))
+        assert expected.params["threshold"] == t
+        assert (got["income"] == t).sum() > 0
 
 
 @pytest.mark.parametrize(

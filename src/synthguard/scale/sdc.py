@@ -2,7 +2,8 @@
 
 * :func:`topcode` / :func:`bottomcode` with a public threshold (``at=``) act record by record:
   each partition is censored by :func:`synthguard.sdc.topcode` itself, and the result equals
-  the pandas result exactly, in the same row order.
+  the pandas result exactly, in the same row order. With ``percentile=`` the threshold is
+  first computed exactly on the workers (numpy's percentile of all non-missing values).
 * :func:`add_noise`, :func:`pram` and :func:`swap` are random and, for noise and swapping,
   depend on the other records of their group (the column's standard deviation, swap
   partners). They run *within strata*: the data are hash-shuffled on the ``strata`` columns so
@@ -30,6 +31,7 @@ import numbers
 from collections.abc import Callable, Sequence
 from typing import Any
 
+import dask
 import dask.dataframe as dd
 import numpy as np
 import pandas as pd
@@ -47,6 +49,7 @@ from synthguard.scale._partitions import (
     shuffle_by_keys,
     with_row_numbers,
 )
+from synthguard.scale._summary import exact_quantiles, order_keys
 
 __all__ = ["add_noise", "bottomcode", "pram", "swap", "topcode"]
 
@@ -142,20 +145,28 @@ def _meta(data: dd.DataFrame, method: Callable[..., Any], kwargs: dict[str, Any]
     return out.iloc[:0]
 
 
-def _censor(method: Callable[..., Any], data: Any, column: str, at: float, replacement: str) -> Any:
-    if at is None:
-        raise ParameterError(
-            "parameter 'at': give the public threshold; a percentile of the confidential data "
-            "is a statistic of all partitions (compute it first, e.g. with "
-            "synthguard.scale.utility, and pass it as 'at')"
-        )
+def _censor(
+    method: Callable[..., Any],
+    data: Any,
+    column: str,
+    at: float | None,
+    percentile: float | None,
+    replacement: str,
+) -> Any:
     if replacement != "threshold":
         raise ParameterError(
             "parameter 'replacement': only 'threshold' is available on Dask (the mean of the "
             "censored values is a statistic of all partitions)"
         )
     if not is_dask(data):
-        return method(data, column, at=at).data
+        return method(data, column, at=at, percentile=percentile).data
+    if (at is None) == (percentile is None):
+        raise ParameterError(
+            f"{method.__name__}: give exactly one of parameters 'at' (a threshold) or "
+            f"'percentile'"
+        )
+    if percentile is not None:
+        at = _percentile(data, column, percentile)
     meta = method(data._meta_nonempty, column, at=at).data.iloc[:0]
 
     def censor(part: pd.DataFrame) -> pd.DataFrame:
@@ -164,16 +175,59 @@ def _censor(method: Callable[..., Any], data: Any, column: str, at: float, repla
     return data.map_partitions(censor, meta=meta)
 
 
-def topcode(data: Any, column: str, at: float, *, replacement: str = "threshold") -> Any:
-    """Top-code ``column`` at the public threshold ``at`` (values above become ``at``), by
+def _sorted_keys(s: pd.Series) -> np.ndarray:
+    x = s.to_numpy(dtype=np.float64, na_value=np.nan)
+    return np.sort(order_keys(x[~np.isnan(x)]))
+
+
+def _percentile(data: dd.DataFrame, column: str, percentile: float) -> float:
+    """``numpy.percentile`` of the column's non-missing values (linear interpolation, as the
+    pandas path), exactly, with the values left on the workers
+    (:func:`synthguard.scale._summary.exact_quantiles`)."""
+    if isinstance(percentile, bool) or not isinstance(percentile, numbers.Real):
+        raise ParameterError("parameter 'percentile': expected a number in (0, 100)")
+    if not 0 < float(percentile) < 100:
+        raise ParameterError("parameter 'percentile': expected a number in (0, 100)")
+    check_columns(data._meta, [column], name="data", role="numeric")
+    _sdc.topcode(data._meta_nonempty, column, at=0.0)  # the pandas checks (numeric column)
+    keys = list(dask.persist(*[dask.delayed(_sorted_keys)(p) for p in data[column].to_delayed()]))
+    n = int(sum(dask.compute(*[dask.delayed(len)(k) for k in keys])))
+    if n == 0:
+        raise ParameterError(
+            f"parameter 'percentile': column '{column}' has no non-missing value"
+        )
+    q = float(percentile) / 100  # as numpy.percentile divides
+    return exact_quantiles(keys, n, [q])[q]
+
+
+def topcode(
+    data: Any,
+    column: str,
+    at: float | None = None,
+    percentile: float | None = None,
+    *,
+    replacement: str = "threshold",
+) -> Any:
+    """Top-code ``column`` at the public threshold ``at`` (values above become ``at``), or at
+    the ``percentile``-th percentile of its non-missing values, by
     :func:`synthguard.sdc.topcode` on every partition: equal to the pandas result, row for
-    row, in the input's order. Returns a Dask DataFrame (a pandas one for pandas input)."""
-    return _censor(_sdc.topcode, data, column, at, replacement)
+    row, in the input's order. The percentile is computed exactly on the workers (sorted
+    values per partition, order statistics by bisection, numpy's interpolation), so it equals
+    the pandas threshold. Returns a Dask DataFrame (a pandas one for pandas input)."""
+    return _censor(_sdc.topcode, data, column, at, percentile, replacement)
 
 
-def bottomcode(data: Any, column: str, at: float, *, replacement: str = "threshold") -> Any:
-    """Bottom-code ``column`` at the public threshold ``at``; see :func:`topcode`."""
-    return _censor(_sdc.bottomcode, data, column, at, replacement)
+def bottomcode(
+    data: Any,
+    column: str,
+    at: float | None = None,
+    percentile: float | None = None,
+    *,
+    replacement: str = "threshold",
+) -> Any:
+    """Bottom-code ``column`` at the public threshold ``at`` or at a percentile; see
+    :func:`topcode`."""
+    return _censor(_sdc.bottomcode, data, column, at, percentile, replacement)
 
 
 def add_noise(
