@@ -306,3 +306,16 @@ def test_exact_quantiles_and_sums_equal_numpy_on_hard_values():
         parts = [np.sort(order_keys(c)) for c in chunks]
         assert exact_quantiles(parts, n, qs) == dict(zip(qs, np.quantile(v, qs)))
         assert exact_sum([sum_bins(c) for c in chunks]) == sum(Fraction(x) for x in v)
+
+
+def test_missing_confidential_target_raises_the_pandas_error_without_a_count():
+    conf = tied_frame(300, 70)
+    conf.loc[conf.index % 9 == 0, "income"] = np.nan
+    with pytest.raises(SchemaError) as pandas_err:
+        pandas_risk.identification_risk(conf, keys=KEYS, targets="income", singletons="zero")
+    with pytest.raises(SchemaError) as dask_err:
+        scale_risk.identification_risk(
+            dd.from_pandas(conf, npartitions=3), keys=KEYS, targets="income", singletons="zero"
+        )
+    assert str(dask_err.value) == str(pandas_err.value)
+    assert str(int(conf["income"].isna().sum())) not in str(dask_err.value)

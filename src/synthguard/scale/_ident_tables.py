@@ -14,8 +14,9 @@ import dask.dataframe as dd
 import numpy as np
 import pandas as pd
 
-from synthguard.errors import DataError, SchemaError
+from synthguard.errors import DataError
 from synthguard.risk._balls import make_balls
+from synthguard.risk._common import target_matrix
 from synthguard.scale._summary import exact_quantiles, exact_sum, order_keys, sum_bins
 from synthguard.scale._tables import (
     ConfPart,
@@ -132,15 +133,9 @@ def identification_risk_by_tables(
     n = int(sum(lengths))
     if sum(i[1] for i in info) > MAX_PATTERNS or sum(i[3] for i in info) > MAX_TABLE:
         return None
-    n_bad = sum(i[2] for i in info)
-    if n_bad:
-        raise SchemaError(
-            "conf: target columns cannot be used",
-            [
-                f"column '{target}': {n_bad} rows are missing or infinite; drop or impute "
-                f"them before measuring risk"
-            ],
-        )
+    if sum(i[2] for i in info):  # the pandas path's error, which names no count
+        target_matrix(pd.DataFrame({target: [np.nan]}), [target], name="conf",
+                      allow_missing=False)
     uniq = dask.compute(*[dask.delayed(_uniques)(p) for p in first])
     enc, sizes, l2g = global_patterns(uniq, keys)
     enc_d, sizes_d = dask.delayed(enc), dask.delayed(sizes)
