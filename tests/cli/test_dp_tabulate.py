@@ -107,3 +107,32 @@ def test_undeclared_levels_are_asked_for_in_command_line_syntax(conf):
     assert "--levels FILE.yaml" in res.output and "--levels-from-data" in res.output
     assert "categories=" not in res.output and "domain_from_data" not in res.output
     assert not (conf / "t").exists()
+
+
+@pytest.mark.filterwarnings("ignore::synthguard.errors.PrivacyWarning")
+def test_reconstruction_attack_in_the_report(conf):
+    from synthguard.dp.tables import dp_tables, reconstruction_attack
+
+    out = conf / "rec"
+    args = [str(conf / "conf.csv"), "--table", "state x sex", "--table", "state x age",
+            "--levels", str(conf / "levels.yaml"), "--epsilon", "0.5",
+            "--out", str(out), "--report", str(conf / "rec.html"), "--seed", "3"]
+    r = _run([*args, "--reconstruct", "--reconstruct-block", "state"], conf)
+    assert r.exit_code == 0, r.output
+    # the same seeded release attacked in Python gives the figures the CLI and report show
+    df = pd.read_csv(conf / "conf.csv")
+    res = dp_tables(df, ["state x sex", "state x age"], epsilon=0.5,
+                    categories={"sex": ["F", "M"], "age": ["y", "o"], "state": ["A", "B"]},
+                    random_state=3)
+    attack = reconstruction_attack(res, df, block="state", random_state=3)
+    assert str(attack) in r.output and "2 block(s)" in r.output
+    html = (conf / "rec.html").read_text()
+    assert "id='reconstruction'" in html
+    for share in (attack.noisy, attack.exact, attack.baseline):
+        assert f"{100 * share:.1f} %" in html
+    assert attack.exact >= attack.noisy  # noise can only hide records here
+    # bad input is refused before any budget is spent
+    r = _run([*args, "--force", "--reconstruct", "--reconstruct-block", "sex"], conf)
+    assert r.exit_code == 2 and "must be in every --table" in r.output  # checked before spending
+    r = _run([*args[:-4], "--out", str(out), "--force", "--reconstruct"], conf)
+    assert r.exit_code == 2 and "needs --report" in r.output

@@ -22,8 +22,8 @@ def _cells(html: str, table_id: str) -> list[list[str]]:
     return [re.findall(r"<td[^>]*>(.*?)</td>", r) for r in re.findall(r"<tr>(.*?)</tr>", body, re.S)]
 
 
-@pytest.mark.filterwarnings("ignore::synthguard.errors.SynthguardWarning")
-def test_evaluate_dp_folders_shows_each_ledger_total_and_errors(tmp_path):
+def _categorical(tmp_path):
+    """A confidential file of three categorical columns and its public levels."""
     rng = np.random.default_rng(4)
     n = 400
     sex = rng.choice(["f", "m"], n)
@@ -35,6 +35,12 @@ def test_evaluate_dp_folders_shows_each_ledger_total_and_errors(tmp_path):
     levels = tmp_path / "levels.yaml"
     levels.write_text(yaml.safe_dump({"sex": ["f", "m"], "vote": ["D", "I", "R"],
                                       "region": ["a", "b", "c"]}))
+    return data, levels
+
+
+@pytest.mark.filterwarnings("ignore::synthguard.errors.SynthguardWarning")
+def test_evaluate_dp_folders_shows_each_ledger_total_and_errors(tmp_path):
+    data, levels = _categorical(tmp_path)
     runner = CliRunner()
     for method, eps in (("mst", "1"), ("aim", "0.5")):
         res = runner.invoke(main, ["dp", "synthesize", str(data), "--method", method,
@@ -69,3 +75,42 @@ def test_evaluate_dp_folders_shows_each_ledger_total_and_errors(tmp_path):
     # the true error: the evaluation's own 2-way TV of each release
     assert float(mst["2-way"][4]) > 0 and float(aim["2-way"][4]) > 0
     assert "mst (mst, ε = 1, δ = 1e-06)" in html and "aim (aim, ε = 0.5, δ = 1e-06)" in html
+
+
+@pytest.mark.filterwarnings("ignore::synthguard.errors.SynthguardWarning")
+def test_evaluate_without_target_skips_target_measures_and_says_so(tmp_path):
+    data, levels = _categorical(tmp_path)
+    runner = CliRunner()
+    res = runner.invoke(main, ["dp", "synthesize", str(data), "--method", "mst", "--epsilon", "1",
+                               "--seed", "1", "--levels", str(levels), "--out",
+                               str(tmp_path / "mst")])
+    assert res.exit_code == 0, res.output
+    base = ["evaluate", str(data), str(tmp_path / "mst"), "--keys", "sex,region", "--seed", "0"]
+    res = runner.invoke(main, base)
+    # not asked for: exit 0, one line says which measures were not computed and why
+    assert res.exit_code == 0, res.output
+    assert ("release 'mst': no target given: identification risk, match rates, attribute "
+            "disclosure, repU, DiSCO and replicated uniques not computed") in res.output
+    assert "2-way TV" in res.output and "DiSCO" not in res.output.split("no target")[0]
+    assert "no thresholds set" in res.output  # the target defaults are not applied
+    # asked for (a threshold on DiSCO): exit 3, named with why
+    res = runner.invoke(main, [*base, "--threshold", "disco=0.1"])
+    assert res.exit_code == 3, res.output
+    assert "not computed: release 'mst': disco: not computed: no target was given" in res.output
+
+
+def test_library_targets_must_be_named_or_explicitly_empty(tmp_path):
+    from synthguard.errors import ParameterError
+    from synthguard.report import evaluate
+
+    data, _ = _categorical(tmp_path)
+    conf = pd.read_csv(data)
+    syn = conf.sample(frac=1.0, replace=True, random_state=0).reset_index(drop=True)
+    with pytest.raises(ParameterError, match="targets=\\[\\] to skip"):
+        evaluate(conf, {"s": syn}, keys=["sex"], targets=None)
+    ev = evaluate(conf, {"s": syn}, keys=["sex"], targets=[], random_state=0,
+                  kinds={"s": "full"})
+    r = ev["s"]
+    assert r.metrics["disco"] is None and r.metrics["replicated_uniques"] is None
+    assert r.metrics["tv_2way"] is not None and r.metrics["exact_copies"] is not None
+    assert r.checks == () and ev.status == "passed"

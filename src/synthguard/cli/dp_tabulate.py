@@ -142,6 +142,13 @@ def _write_csv(frame: Any, path: Path) -> None:
 @click.option("--report", "report_path", type=click.Path(dir_okay=False, path_type=Path),
               default=None, help="Write the steward's HTML report (ledger, epsilon table, "
                                  "accuracy against the confidential tables: keep internal).")
+@click.option("--reconstruct", is_flag=True,
+              help="With --report (--table mode): run the database-reconstruction attack on "
+                   "the released tables and on the same tables without noise, and show the "
+                   "share of records rebuilt exactly (internal: reads the confidential data).")
+@click.option("--reconstruct-block", default=None, metavar="COLUMN",
+              help="With --reconstruct: a column every table holds (a geography); the attack "
+                   "runs block by block, as the Census's did.")
 @click.option("--seed", type=int, default=None,
               help="SIMULATION ONLY: seeded numpy noise, not for release.")
 @click.option("--out", type=click.Path(file_okay=False, path_type=Path), required=True,
@@ -158,14 +165,17 @@ def tabulate_cmd(data: Path, read_kw: dict[str, Any], tables: tuple[str, ...],
                  allocation: str | None, zeros: tuple[str, ...], confidence: float,
                  max_relative_margin: float, suppress_below: float | None,
                  ledger_path: Path | None, budget: float | None, budget_delta: float | None,
-                 report_path: Path | None, seed: int | None, out: Path, force: bool) -> None:
+                 report_path: Path | None, seed: int | None, out: Path, force: bool,
+                 reconstruct: bool = False, reconstruct_block: str | None = None) -> None:
     """Release noisy tables of DATA from one budget (charging the ledger first) into OUT:
     one CSV per table with every cell's noisy count, its interval, reliability and
     suppression flags; allocation.csv; epsilon_table.csv (the budget in words for a board);
     release.json. With --hierarchy, a TopDown release: every level measured with noise and
     post-processed into consistent non-negative integers (one CSV per level).
 
-    Exit codes: 0 written, 2 bad input or a refused charge (nothing written).
+    Exit codes: 0 written, 2 bad input or a refused charge (nothing written), 3 written but
+    the reconstruction attack asked for (--reconstruct) could not be computed (why on stderr
+    and in the report).
 
     \b
     Examples:
@@ -202,6 +212,16 @@ def tabulate_cmd(data: Path, read_kw: dict[str, Any], tables: tuple[str, ...],
     if bool(period) != bool(periods) or (baseline and not period):
         raise ParameterError("option --period needs --periods (its public levels), and "
                              "--baseline needs --period")
+    if (reconstruct or reconstruct_block) and (report_path is None or hierarchy or period):
+        raise ParameterError("option --reconstruct needs --report and works with --table "
+                             "(not --hierarchy or --period); --reconstruct-block needs "
+                             "--reconstruct")
+    if reconstruct_block is not None and not reconstruct:
+        raise ParameterError("option --reconstruct-block needs --reconstruct")
+    if reconstruct_block is not None and any(
+            reconstruct_block not in parse_table(t).columns for t in tables):
+        raise ParameterError(f"option --reconstruct-block: column '{reconstruct_block}' must "
+                             f"be in every --table")
     period_levels = [p.strip() for p in (periods or "").split(",") if p.strip()]
     if baseline is not None and baseline not in period_levels:
         raise ParameterError("option --baseline: expected one of the --periods")
@@ -318,12 +338,36 @@ def tabulate_cmd(data: Path, read_kw: dict[str, Any], tables: tuple[str, ...],
                              if (df[period].astype(str) == str(p)).any()], ignore_index=True)
         else:
             acc = tables_accuracy(res, df)
+        attack, attack_error = _reconstruction(res, df, reconstruct, reconstruct_block, seed)
         write_tables_report(report_path, title=f"DP tables: {data.name}", ledger=ledger,
                             allocation=alloc, rule_text=rule_text, released=released,
-                            accuracy=acc, notes=list(res.notes),
+                            accuracy=acc, notes=list(res.notes), reconstruction=attack,
+                            reconstruction_error=attack_error,
                             provenance={"data": data.name, "release folder": str(out),
                                         "noise": res.noise_source,
                                         "time": f"{seconds:.1f} s"})
         click.echo(f"wrote {report_path} (internal: compares with the confidential tables)")
+        if attack is not None:
+            click.echo(str(attack))
     for n in res.notes:
         click.echo(n, err=True)
+    if report_path is not None and attack_error is not None:
+        from synthguard.cli import EXIT_NOT_COMPUTED
+
+        click.echo(f"not computed: reconstruction attack: {attack_error}", err=True)
+        raise SystemExit(EXIT_NOT_COMPUTED)
+
+
+def _reconstruction(res: Any, df: Any, asked: bool, block: str | None, seed: int | None
+                    ) -> tuple[Any, str | None]:
+    """The reconstruction attack when asked for, or why it could not be computed."""
+    if not asked:
+        return None, None
+    from synthguard.dp.tables import reconstruction_attack
+    from synthguard.errors import SynthguardError
+    from synthguard.report.safety import safe_error
+
+    try:
+        return reconstruction_attack(res, df, block=block, random_state=seed), None
+    except SynthguardError as e:
+        return None, safe_error(e)

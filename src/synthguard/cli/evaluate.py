@@ -205,8 +205,11 @@ def _constraints(path: str | None) -> Any:
 @click.argument("releases", nargs=-1, required=True, type=click.Path(exists=True))
 @read_options
 @click.option("--keys", "keys", multiple=True, help="Key variables (comma-separated or repeated).")
-@click.option("--target", "targets", multiple=True, required=True,
-              help="Target variable(s) the intruder seeks (comma-separated or repeated).")
+@click.option("--target", "targets", multiple=True,
+              help="Target variable(s) the intruder seeks (comma-separated or repeated). "
+                   "Without one, the measures about a target (identification, match rates, "
+                   "attribute disclosure, repU, DiSCO, replicated uniques) are not computed "
+                   "and a line says so.")
 @click.option("--holdout", type=click.Path(exists=True, dir_okay=False), default=None,
               help="Confidential records not used to make the releases.")
 @click.option("--radius", type=float, default=0.2, show_default=True,

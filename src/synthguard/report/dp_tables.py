@@ -1,5 +1,6 @@
 """The data steward's report of a DP tables release: ledger, ε for a board, allocation, rule,
-accuracy by table or hierarchy level, what was suppressed.
+accuracy by table or hierarchy level, what was suppressed, and (when run) the database
+reconstruction attack on the release.
 
 The accuracy numbers compare the release with the confidential tables: they are **not**
 covered by the privacy ledger and the page says so at the top; share the release folder, not
@@ -51,8 +52,13 @@ def build_tables_report(*, title: str, ledger: Any, allocation: pd.DataFrame,
                         rule_text: str, released: dict[str, pd.DataFrame],
                         accuracy: pd.DataFrame | None, notes: list[str] | tuple[str, ...] = (),
                         provenance: dict[str, str] | None = None,
-                        max_rows: int = 60) -> str:
-    """The report as one HTML string (see the module docstring)."""
+                        max_rows: int = 60, reconstruction: Any = None,
+                        reconstruction_error: str | None = None) -> str:
+    """The report as one HTML string (see the module docstring).
+
+    ``reconstruction``: a :class:`~synthguard.dp.tables.ReconstructionResult` (the
+    Dinur–Nissim attack run on the release and on the same tables without noise) for its
+    section; ``reconstruction_error``: why it was asked for and not computed."""
     esc = html.escape
     parts = [f"<!doctype html><html><head><meta charset='utf-8'><title>{esc(title)}</title>"
              f"<style>{_CSS}</style></head><body><h1>{esc(title)}</h1>"]
@@ -88,12 +94,35 @@ def build_tables_report(*, title: str, ledger: Any, allocation: pd.DataFrame,
                      "</h2><p>MAE, RMSE, MAPE (% over cells with a true count &gt; 0), CV (% = "
                      "100·RMSE / mean true count), TAES (total absolute error of shares within "
                      "each unit, 0–2); Abowd et al. 2022.</p>" + _table(accuracy))
+    if reconstruction is not None or reconstruction_error is not None:
+        parts.append(_reconstruction_section(reconstruction, reconstruction_error))
     prov = {"generated": _dt.datetime.now(_dt.UTC).strftime("%Y-%m-%d %H:%M UTC"),
             **(provenance or {})}
     parts.append("<h2 id='provenance'>Provenance</h2><table>" + "".join(
         f"<tr><th>{esc(k)}</th><td>{esc(str(v))}</td></tr>" for k, v in prov.items())
         + "</table></body></html>")
     return "\n".join(parts)
+
+
+def _reconstruction_section(result: Any, error: str | None) -> str:
+    """The database-reconstruction attack (Dinur & Nissim 2003; the Census's 2010 experiment,
+    Abowd et al. 2022): share of confidential records rebuilt exactly from the released
+    tables, from the same tables without noise, and by a random guess from one-way margins."""
+    esc = html.escape
+    head = ("<h2 id='reconstruction'>Reconstruction attack (internal)</h2><p>An attacker "
+            "rebuilds records as the non-negative integer table whose margins are closest to "
+            "the released counts (an integer programme, as in the Census's 2010 experiment; "
+            "Dinur &amp; Nissim 2003, Abowd et al. 2022) and the share of confidential records "
+            "it matches exactly is counted. The same attack on the tables without noise shows "
+            "what the noise protects; a random guess from the one-way margins is the floor.</p>")
+    if result is None:
+        return head + f"<p class='warn'>Not computed: {esc(error or '')}</p>"
+    frame = result.to_frame().reset_index()
+    frame["reconstructed_share"] = [f"{100 * v:.1f} %" for v in frame["reconstructed_share"]]
+    frame.columns = ["reconstructed from", "records matched exactly"]
+    cols = ", ".join(str(c) for c in result.columns)
+    return (head + f"<p>Columns: {esc(cols)}; {int(result.n_blocks)} block(s).</p>"
+            + _table(frame))
 
 
 def write_tables_report(path: str | os.PathLike[str], **kwargs: Any) -> Path:

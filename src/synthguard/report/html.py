@@ -380,7 +380,7 @@ def build_report(
         "evaluation seed": str(ev.seed),
         "evaluation time": f"{ev.seconds:.1f} s",
         "keys": ", ".join(ev.keys) or "none",
-        "targets": ", ".join(ev.targets),
+        "targets": ", ".join(ev.targets) or "none",
         "radius": f"{ev.radius:g}",
         "thresholds": "; ".join(t.describe() for t in ev.thresholds) or "none",
         "formulas": "; ".join(ev.formulas) or "none",

@@ -164,6 +164,12 @@ class RiskEvaluation(Summarized):
         return "<pre>" + self.summary() + "</pre>"
 
 
+NO_TARGET_NOTE = (
+    "no target given: identification risk, match rates, attribute disclosure, repU, DiSCO and "
+    "replicated uniques not computed (each measures what an intruder learns about a target "
+    "variable; name one to measure them)")
+
+
 def evaluate_risk(
     conf: pd.DataFrame,
     synthetic: Any,
@@ -205,6 +211,10 @@ def evaluate_risk(
     release's rows stand for the confidential records (default: when every implicate has as
     many rows as ``conf``); a fully synthetic release of the same size is not aligned.
 
+    With no ``targets`` (an empty list) the measures of what an intruder learns about a
+    target (identification risk, match rates, attribute disclosure, repU, DiSCO and the
+    replicated uniques, computed with them) are left out and ``notes`` says so.
+
     Singleton patterns are scored per ``singletons`` (see :func:`identification_risk`); their
     count and share are reported, without a warning. Warnings of the parts are collected in
     ``notes`` instead of being emitted one by one.
@@ -234,19 +244,22 @@ def evaluate_risk(
             )
             ident = identification_risk(conf, frames, **kw)
             conf_ident = identification_risk(conf, **kw)
+        elif not targets_l:
+            notes.append(NO_TARGET_NOTE)
         elif not numeric_targets:
             notes.append("identification risk skipped: no numeric target to cast a ball around")
-        if aligned:
+        if aligned and targets_l:
             match = match_rates(
                 conf, frames, keys=keys_l, targets=targets_l, radius=radius, schema=schema
             )
-        else:
+        elif not aligned:
             notes.append(
                 "identification risk and match rates skipped: the release's rows do not align "
                 "with the confidential records (fully synthetic data); see membership inference "
                 "and distance to closest record"
             )
-        attribute = attribute_disclosure(conf, frames, keys_l, targets_l, holdout, schema=schema)
+        attribute = attribute_disclosure(conf, frames, keys_l, targets_l, holdout,
+                                         schema=schema) if targets_l else None
         if needs_sampling(conf, frames, max_records):
             assert max_records is not None
             distance, membership = sampled_distance_and_membership(
@@ -267,7 +280,7 @@ def evaluate_risk(
                 notes.append("membership inference skipped: pass a holdout")
         kanon = k_anonymity(conf, keys_l, k=k) if keys_l else None
         sdc = _sdcmicro(conf, frames, keys_l, weights, notes)
-        disc = release_disclosure(conf, frames, keys_l, targets_l) if keys_l else None
+        disc = release_disclosure(conf, frames, keys_l, targets_l) if keys_l and targets_l else None
     notes.extend(str(w.message) for w in caught if issubclass(w.category, DisclosureWarning))
     for w in caught:
         if not issubclass(w.category, DisclosureWarning):

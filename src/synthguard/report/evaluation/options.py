@@ -24,7 +24,15 @@ from synthguard.report.thresholds import (
     parse_thresholds,
 )
 
-__all__ = ["NO_NUMERIC_TARGET", "Setting", "as_tuple", "check_setting"]
+__all__ = ["NEEDS_TARGET", "NO_NUMERIC_TARGET", "Setting", "as_tuple", "check_setting"]
+
+NEEDS_TARGET = frozenset({
+    "mean_identification_risk", "max_identification_risk", "expected_match_risk",
+    "true_match_rate", "attribute_excess", "replicated_uniques", "repu", "disco",
+    "inference_risk",
+})
+"""Metrics measured about a target variable: with ``targets=[]`` they are not computed and
+their default thresholds are not applied (a threshold the caller names is: not computed)."""
 
 NO_NUMERIC_TARGET = (
     "identification risk: not applicable: the ball of Hu, Savitsky & Williams eq. (1) needs a "
@@ -62,6 +70,8 @@ class Setting:
     @property
     def no_ball(self) -> str | None:
         """Why record-level identification risk does not apply (categorical targets only)."""
+        if not self.targets:
+            return "identification risk: not computed: no target was given"
         return NO_NUMERIC_TARGET if not self.ir_targets else None
 
 
@@ -79,9 +89,10 @@ def as_tuple(x: str | Iterable[str] | None, what: str) -> tuple[str, ...]:
 
 def _check_columns(conf: pd.DataFrame, keys: Any, targets: Any) -> tuple[tuple[str, ...], ...]:
     keys_t = as_tuple(keys, "keys")
+    if targets is None:
+        raise ParameterError("parameter 'targets': name the target variable(s), or pass "
+                             "targets=[] to skip the measures that need one")
     targets_t = as_tuple(targets, "targets")
-    if not targets_t:
-        raise ParameterError("parameter 'targets': name at least one target variable")
     unknown = [c for c in (*keys_t, *targets_t) if c not in conf.columns]
     if unknown:
         raise ParameterError(
@@ -103,6 +114,7 @@ def _check_thresholds(
     n_attacks: Any,
     default_thresholds: bool,
     constraints: Any,
+    no_target: bool = False,
 ) -> tuple[tuple[Threshold, ...], frozenset[str], bool]:
     """The thresholds to check: the documented defaults (with the attacks' and the
     constraints' when they run) unless switched off, a rule the caller names replacing the
@@ -121,6 +133,8 @@ def _check_thresholds(
             f"holdout"
         )
     defaults = {**DEFAULT_THRESHOLDS, **(ATTACK_THRESHOLDS if attacks else {})}
+    if no_target:  # the defaults judge measures that need a target: not asked for, not applied
+        defaults = {m: v for m, v in defaults.items() if m not in NEEDS_TARGET}
     merged = {**defaults, **user} if default_thresholds else user
     checked = evaluate_constraints(conf, {}, constraints)  # validates them before any work
     if checked is not None and default_thresholds and CONSTRAINT_METRIC not in user:
@@ -165,7 +179,8 @@ def check_setting(
         raise ParameterError("parameter 'radius': expected a number >= 0, e.g. 0.2 for 20%")
     formulas_t = as_tuple(formulas, "formulas")
     parsed, synthetic_only, constrained = _check_thresholds(
-        conf, thresholds, attacks, n_attacks, default_thresholds, constraints
+        conf, thresholds, attacks, n_attacks, default_thresholds, constraints,
+        no_target=not targets_t,
     )
     kinds = dict(kinds or {})
     bad_kind = {k: v for k, v in kinds.items() if v not in KINDS}

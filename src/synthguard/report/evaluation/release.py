@@ -23,7 +23,7 @@ from synthguard.report.attacks import run_attacks
 from synthguard.report.constraints_check import METRIC as CONSTRAINT_METRIC
 from synthguard.report.evaluation.kinds import RECORD_LEVEL, aligned, kind_of, undefined
 from synthguard.report.evaluation.notes import Notes
-from synthguard.report.evaluation.options import Setting
+from synthguard.report.evaluation.options import NEEDS_TARGET, Setting
 from synthguard.report.evaluation.record_risk import record_risk
 from synthguard.report.evaluation.results import ReleaseEvaluation
 from synthguard.report.metrics import METRICS, extract_metric
@@ -246,6 +246,11 @@ def _metrics(
                                    s.schema.subset(w.common), w.rng))
     except Exception as e:
         w.errors["workload error"] = safe_error(e)
+    if not s.targets:  # a threshold the caller set on a measure about a target: say why not
+        for t in s.thresholds:
+            if t.metric in NEEDS_TARGET:
+                w.errors[t.metric] = ("not computed: no target was given; the threshold needs "
+                                      "the variable an intruder seeks (--target, targets=)")
     if checked is not None:
         metrics[CONSTRAINT_METRIC] = checked.violations(w.name)
     if per_record is not None:

@@ -61,7 +61,8 @@ def evaluate(
         with :func:`synthguard.data.loading.load_releases` (the kind its manifest records).
     keys : key variables an intruder knows (quasi-identifiers); they define the patterns of
         the identification risk (Hu, Savitsky & Williams, section 2.1).
-    targets : the sensitive variable(s) the intruder seeks.
+    targets : the sensitive variable(s) the intruder seeks; ``[]`` leaves out the measures
+        about a target (``NEEDS_TARGET``) and their default thresholds, and says so in notes.
     holdout : confidential records not used to make any release; enables the membership
         attack and the DCR-against-holdout comparison.
     formulas : statsmodels formulas for the regression-coefficient comparison.
