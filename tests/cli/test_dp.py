@@ -85,3 +85,46 @@ def test_dp_synthesize_prints_expected_and_fitted_error(tmp_path):
     # the manifest keeps the same figures for `synthguard evaluate`'s report
     manifest = json.loads((tmp_path / "o" / "synthguard_manifest.json").read_text())
     assert manifest["details"]["dp error"]["expected"][1]["expected_tv"] == exp[2]
+
+
+def test_missing_values_as_a_public_level(tmp_path):
+    rng = np.random.default_rng(5)
+    n = 600
+    sex = rng.choice(["f", "m"], n).astype(object)
+    sex[rng.random(n) < 0.3] = None  # 30 % missing
+    df = pd.DataFrame({"sex": sex, "vote": rng.choice(["D", "R"], n),
+                       "kids": rng.choice([0, 1, 2], n).astype(float)})
+    df.loc[rng.random(n) < 0.2, "kids"] = np.nan  # an integer code read as float
+    data = tmp_path / "conf.csv"
+    df.to_csv(data, index=False)
+    levels = tmp_path / "levels.yaml"
+    levels.write_text(yaml.safe_dump({"sex": ["f", "m"], "vote": ["D", "R"], "kids": [0, 1, 2]}))
+    base = ["dp", "synthesize", str(data), "--method", "mst", "--epsilon", "5", "--seed", "2",
+            "--levels", str(levels)]
+    res = CliRunner().invoke(main, [*base, "--out", str(tmp_path / "a")])
+    assert res.exit_code == 2  # the library's hint, in command-line syntax
+    assert "column 'sex': has missing values; release them as a public level with " \
+           "--missing-level missing" in res.output
+    res = CliRunner().invoke(main, [*base, "--missing-level", "NA_", "--out", str(tmp_path / "b")])
+    assert res.exit_code == 0, res.output
+    out = pd.read_csv(tmp_path / "b" / "dp_mst_1.csv")
+    # the level is written back as missing values, at about the data's share (ε = 5)
+    assert "NA_" not in set(out["sex"].dropna()) and set(out["sex"].dropna()) <= {"f", "m"}
+    assert abs(out["sex"].isna().mean() - df["sex"].isna().mean()) < 0.06
+    assert abs(out["kids"].isna().mean() - df["kids"].isna().mean()) < 0.06
+    assert set(out["kids"].dropna()) <= {0, 1, 2}
+    prov = json.loads((tmp_path / "b" / "metadata" / "provenance.json").read_text())
+    # a public level on every declared column, whether or not it has missing values
+    assert prov["provenance"]["domain_sizes"] == {"sex": 3, "vote": 3, "kids": 4}
+    res = CliRunner().invoke(main, [*base, "--missing-level", "vote=D", "--out",
+                                    str(tmp_path / "c")])
+    assert res.exit_code == 2 and "'D' is already a level of column 'vote'" in res.output
+
+
+def test_domain_hints_in_command_line_syntax():
+    from synthguard.cli._dp_syntax import cli_message
+
+    assert cli_message("column 'k': holds values outside its declared public levels; add the "
+                       "levels to the declaration or recode the values (a public rule) first") \
+        == ("column 'k': holds values outside its declared public levels; add them to the "
+            "--levels file or recode the values (a public rule) first")

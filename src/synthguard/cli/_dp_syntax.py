@@ -33,6 +33,11 @@ _REWRITES: list[tuple[re.Pattern[str], str]] = [
     (re.compile(r"domain_from_data='not-dp'"), "--levels-from-data"),
     (re.compile(r" or lower/upper bounds in the schema"), ""),
     (re.compile(r"'categories'/'bins'"), "--levels/--bins"),
+    (re.compile(r"recode them as an explicit public level \(e\.g\. 'missing'\) before DP "
+                r"synthesis"),
+     "release them as a public level with --missing-level missing (columns with declared "
+     "levels), or leave the column out (--drop)"),
+    (re.compile(r"add the levels to the declaration"), "add them to the --levels file"),
 ]
 
 

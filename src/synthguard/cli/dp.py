@@ -66,6 +66,64 @@ def _bins(values: tuple[str, ...]) -> dict[str, list[float]]:
     return out
 
 
+def _level_text(v: Any) -> str:
+    """A level as text: 3.0 (an integer code read with missing values as a float) -> '3'."""
+    if isinstance(v, float) and v.is_integer():
+        return str(int(v))
+    return str(v)
+
+
+def _restore_missing(frame: Any, recoded: dict[str, str]) -> Any:
+    """A released implicate with each ``--missing-level`` level written back as a missing
+    value, as the data hold it (post-processing)."""
+    if not recoded:
+        return frame
+    out = frame.copy()
+    for c, level in recoded.items():
+        if c in out.columns:
+            out[c] = out[c].where(out[c].astype(str) != level)
+    return out
+
+
+def _missing_levels(df: Any, cats: dict[str, list[Any]], specs: tuple[str, ...]
+                    ) -> tuple[Any, dict[str, list[Any]], dict[str, str]]:
+    """``--missing-level``: each named column (every column with declared levels for a plain
+    LEVEL) gets LEVEL as one more public level and its missing values recoded to it. The
+    level is added whatever the data hold, so the domain stays public. Also returns column →
+    level, to write the level back as missing in the release."""
+    if not specs:
+        return df, cats, {}
+    import pandas as pd
+
+    wanted: dict[str, str] = {}
+    for spec in specs:
+        col, sep, level = spec.partition("=")
+        if not sep:
+            level, col = col, ""
+        level, col = level.strip(), col.strip()
+        if not level:
+            raise click.BadParameter(f"expected LEVEL or COLUMN=LEVEL, got '{spec}'",
+                                     param_hint="--missing-level")
+        if col and col not in cats:
+            raise ParameterError(f"option --missing-level: column '{col}' has no declared "
+                                 f"levels (--levels); a missing level is added to those")
+        for c in ([col] if col else list(cats)):
+            wanted.setdefault(c, level)
+    df = df.copy()
+    cats = dict(cats)
+    for c, level in wanted.items():
+        text = [_level_text(v) for v in cats[c]]
+        if level in text:
+            raise ParameterError(f"option --missing-level: '{level}' is already a level of "
+                                 f"column '{c}'; choose another name for missing values")
+        as_text = not all(isinstance(v, str) for v in cats[c])
+        cats[c] = [*(text if as_text else cats[c]), level]
+        if c in df.columns:
+            values = df[c].map(_level_text) if as_text else df[c]
+            df[c] = pd.Series(values.where(df[c].notna(), level), index=df.index, dtype=object)
+    return df, cats, wanted
+
+
 def _open_ledger(path: Path | None, budget: float | None, budget_delta: float | None,
                  epsilon: float, delta: float) -> Any:
     from synthguard.dp import PrivacyLedger
@@ -125,6 +183,11 @@ def dp_cmd() -> None:
               help="Read undeclared levels from the data: the release is NOT differentially "
                    "private (domain_from_data='not-dp'; the ledger and provenance say so).")
 @click.option("--bins", multiple=True, help="Public bin edges of a numeric column: COL=0,10,20.")
+@click.option("--missing-level", "missing_level", multiple=True, metavar="[COLUMN=]LEVEL",
+              help="Synthesize the missing values of a column with declared levels as one more "
+                   "public level LEVEL (published whether or not a value is missing), written "
+                   "back as missing values in the release. Without COLUMN=, every column with "
+                   "declared levels. Repeatable.")
 @click.option("--group", "groups", multiple=True,
               help="fieldgroups: a group of correlated columns, comma-separated (repeatable).")
 @click.option("--ledger", "ledger_path", type=click.Path(dir_okay=False, path_type=Path),
@@ -151,7 +214,8 @@ def synthesize_dp(data: Path, read_kw: dict[str, Any], method: str, epsilon: flo
                   budget: float | None, budget_delta: float | None, n_rows: int | None, m: int,
                   seed: int | None, out: Path, force: bool, workload: int = 2,
                   max_rounds: int | None = None, max_seconds: float | None = None,
-                  drop: tuple[str, ...] = (), dask: Any = None) -> None:
+                  drop: tuple[str, ...] = (), dask: Any = None,
+                  missing_level: tuple[str, ...] = ()) -> None:
     """Fit a DP synthesizer on DATA (charging the ledger) and write the release folder OUT:
     m synthetic CSVs, metadata/ (provenance; the release's own ledger when --ledger is not
     given) and synthguard_manifest.json (kind dp, the ledger file and the budget spent), which
@@ -209,6 +273,7 @@ def synthesize_dp(data: Path, read_kw: dict[str, Any], method: str, epsilon: flo
             kinds = {type(v) for v in df[c].dropna().head(1000)}
             if kinds and all(issubclass(k, str) for k in kinds):
                 cats[c] = [str(v) for v in lv]
+    df, cats, recoded = _missing_levels(df, cats, missing_level)
     common: dict[str, Any] = {"epsilon": epsilon, "columns": cols, "categories": cats,
                               "bins": {c: e for c, e in bins_map.items() if c in cols},
                               "random_state": seed,
@@ -248,7 +313,7 @@ def synthesize_dp(data: Path, read_kw: dict[str, Any], method: str, epsilon: flo
             raise
         for w in caught:
             click.echo(f"warning: {w.message}", err=True)
-        files = [write_table(imp, tmp / f"dp_{method}_{i + 1}.csv").name
+        files = [write_table(_restore_missing(imp, recoded), tmp / f"dp_{method}_{i + 1}.csv").name
                  for i, imp in enumerate(release.implicates)]
         info = {"method": method, "epsilon": epsilon, "delta": d, "m": m,
                 "noise": release.noise, "dp": release.dp, "provenance": release.provenance}
