@@ -273,6 +273,9 @@ def synthesize_dp(data: Path, read_kw: dict[str, Any], method: str, epsilon: flo
             kinds = {type(v) for v in df[c].dropna().head(1000)}
             if kinds and all(issubclass(k, str) for k in kinds):
                 cats[c] = [str(v) for v in lv]
+    if missing_level and dask is not None:
+        raise ParameterError("option --missing-level works without --dask; recode missing "
+                             "values as a level in the Parquet data instead")
     df, cats, recoded = _missing_levels(df, cats, missing_level)
     common: dict[str, Any] = {"epsilon": epsilon, "columns": cols, "categories": cats,
                               "bins": {c: e for c, e in bins_map.items() if c in cols},
