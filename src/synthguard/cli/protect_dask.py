@@ -2,14 +2,14 @@
 (:mod:`synthguard.scale.sdc`), written by the workers as a release folder.
 
 Steps, in the order of the pandas command: ``--topcode`` and ``--bottomcode`` at a public value
-(record by record: equal to the pandas command row for row), ``--noise``, ``--swap`` and
+or a percentile (computed exactly on the workers; equal to the pandas command row for row), ``--noise``, ``--swap`` and
 ``--rank-swap`` within ``--strata`` (one shuffle puts each stratum in one partition; stratum
 ``s`` of step ``i`` draws from ``SeedSequence(seed_i, spawn_key=(hash of s,))`` with ``seed_i``
 the ``i``-th child of the ``--seed``'s ``SeedSequence``, so the release depends on the seed and
 the data, not on the partitioning). Without ``--strata`` each partition is a stratum. The
 records are written in the input's order, so ``evaluate`` pairs each with its confidential
-record. Steps that need statistics of all records (a percentile threshold, local suppression,
-subsampling, generalization, registered ``--step``s) are refused with exit 2.
+record. Local suppression, subsampling, generalization and registered ``--step``s are refused
+with exit 2.
 """
 
 from __future__ import annotations
@@ -82,14 +82,13 @@ def protect_on_dask(args: Mapping[str, Any]) -> None:
         for spec in a[option.lstrip("-")]:
             names, arg = parse_spec(spec, option)
             at, pct = _censor_args(arg, option)
-            if pct is not None:
-                raise click.BadParameter(
-                    "a percentile threshold (pNN) is a statistic of all records; with --dask "
-                    "give the public value, e.g. income:100000", param_hint=option)
             col = _one(names, option)
-            assert at is not None  # a value, since not a percentile
-            release = fn(release, col, at=at)
-            record(option.lstrip("-"), names, {"column": col, "at": at})
+            # a percentile's threshold is computed exactly on the workers; being a
+            # confidential statistic, it is neither printed nor recorded
+            release = fn(release, col, at=at, percentile=pct)
+            record(option.lstrip("-"), names,
+                   {"column": col, "at": at} if pct is None else {"column": col,
+                                                                  "percentile": pct})
     for spec in a["noise"]:
         names, arg = parse_spec(spec, "--noise")
         kind = "multiplicative" if a["multiplicative"] else "additive"

@@ -8,12 +8,12 @@ Parquet folders, a manifest) under ``<output>/releases/``; the evaluation is
 
 * ``method: synthesis`` -> :func:`synthguard.scale.synthesize` (strata on workers, or models
   fitted on a seeded sample and drawn per partition);
-* ``method: sdc`` with the steps ``topcode`` / ``bottomcode`` at a public ``at``,
+* ``method: sdc`` with the steps ``topcode`` / ``bottomcode`` (``at`` or ``percentile``),
   ``add_noise``, ``pram`` and ``swap`` (within ``strata``) -> :mod:`synthguard.scale.sdc`;
 * ``method: dp`` with ``synthesizer: mst`` -> :class:`synthguard.scale.MSTSynthesizer`, charging
   the plan's ledger once.
 
-Anything else (another method or step, a percentile threshold, ``start:``, a holdout, the
+Anything else (another method or step, ``start:``, a holdout, the
 attacks, regression formulas, constraints) is refused before anything is made, each with the
 release or field and its line in the plan (exit 2).
 """
@@ -30,7 +30,7 @@ import numpy as np
 __all__ = ["run_on_dask"]
 
 #: SDC steps of a plan that run on Dask, and the parameters each may not take there
-SDC_ON_DASK = {"topcode": ("percentile",), "bottomcode": ("percentile",), "add_noise": (),
+SDC_ON_DASK: dict[str, tuple[str, ...]] = {"topcode": (), "bottomcode": (), "add_noise": (),
                "pram": (), "swap": ()}
 
 
