@@ -50,6 +50,7 @@ ROOT = Path(__file__).resolve().parents[2]
 SHARED_DATA = Path(os.environ.get("SYNTHGUARD_SHARED_DATA", ROOT.parent / "shared" / "data"))
 
 _namespaces: dict[str, dict[str, Any]] = defaultdict(dict)
+unrun: dict[str, list[str]] = {}   # page session -> the missing files that left it unrun
 _folders: dict[str, str] = {}
 _filters: dict[str, list[Any]] = defaultdict(list)
 _NOT_SHOWN = ("print", "display")
@@ -199,6 +200,7 @@ def mark_blocks(markdown: str, session: str) -> str:
         missing = missing_data(body)
         if missing and not skipped:
             skipped.extend(missing)
+            unrun[session] = list(missing)
             names = ", ".join(f"`{m}`" for m in missing)
             return (match.group(0) + "\n\n!!! warning \"Not run in this build: data absent\"\n"
                     f"    This block reads {names}, public data kept beside the repository "

@@ -64,6 +64,7 @@ def on_startup(**kwargs):
 
 def on_config(config, **kwargs):
     _build_start[0], _build_start[1] = time.perf_counter(), time.process_time()
+    execute.unrun.clear()
     pages = reference.reference_pages()
     section = [{"Overview": "reference/index.md"}] + [{p.package: p.path} for p in pages]
     for i, item in enumerate(config["nav"]):
@@ -122,9 +123,13 @@ def _finish_gallery(site: Path) -> None:
         text = index.read_text(encoding="utf-8")
 
         def fill(match: re.Match[str]) -> str:
-            secs, cpu = _times.get(match.group(1)), _cpu.get(match.group(1))
-            shown = "not built" if secs is None else f"{secs:.1f} s ({cpu:.1f} s of CPU)"
-            return f'<span class="sg-build-time" data-page="{match.group(1)}">{shown}</span>'
+            uri = match.group(1)
+            secs, cpu = _times.get(uri), _cpu.get(uri)
+            if uri.removesuffix(".md") in execute.unrun:
+                shown = "(not run in this build: its data are absent)"
+            else:
+                shown = "not built" if secs is None else f"{secs:.1f} s ({cpu:.1f} s of CPU)"
+            return f'<span class="sg-build-time" data-page="{uri}">{shown}</span>'
 
         index.write_text(_BUILD_TIME.sub(fill, text), encoding="utf-8")
 

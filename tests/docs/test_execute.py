@@ -107,6 +107,7 @@ def test_a_missing_shared_file_leaves_its_block_and_the_rest_of_the_page_unrun(
     assert marked.count("Not run in this build: data absent") == 1
     assert "`../shared/data/sd2011/SD2011.csv`" in marked       # the note names the missing file
     assert marked.rstrip().endswith("```python\nd.shape\n```")  # later blocks shown, not run
+    assert execute.unrun["g"] == ["../shared/data/sd2011/SD2011.csv"]  # the index says so
     assert execute.missing_data("open('../shared/data/adult/adult_train.csv')") == []
 
 
