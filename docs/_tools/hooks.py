@@ -126,7 +126,7 @@ def _finish_gallery(site: Path) -> None:
             uri = match.group(1)
             secs, cpu = _times.get(uri), _cpu.get(uri)
             if uri.removesuffix(".md") in execute.unrun:
-                shown = "(not run in this build: its data are absent)"
+                shown = "not run in this build (its data are absent)"
             else:
                 shown = "not built" if secs is None else f"{secs:.1f} s ({cpu:.1f} s of CPU)"
             return f'<span class="sg-build-time" data-page="{uri}">{shown}</span>'
