@@ -45,3 +45,19 @@ def test_evaluate_names_an_unknown_threshold_before_reading_releases(conf) -> No
     assert "option --threshold max_ir=0.5: unknown metric 'max_ir'; use one of" in res.output
     assert "max_identification_risk" in res.output and "e.g. --threshold pmse_ratio=3" in res.output
     assert "evaluated as" not in res.output  # refused before any release was read
+
+
+def test_a_release_with_a_row_number_column_is_told_to_drop_it(conf) -> None:
+    release = conf.parent / "syn.csv"
+    pd.read_csv(conf).to_csv(release)  # pandas' (and R's write.csv) unnamed row-number column
+    args = ["evaluate", str(conf), str(release), "--keys", "region", "--target", "income"]
+    res = CliRunner().invoke(main, args)
+    assert res.exit_code == 2, res.output
+    assert "extra Unnamed: 0; 'Unnamed: 0' is a column without a name" in res.output
+    assert "pass --drop 'Unnamed: 0'" in res.output
+    res = CliRunner().invoke(main, [*args, "--drop", "Unnamed: 0", "--kind", "syn=partial"])
+    assert res.exit_code in (0, 1), res.output  # measured: the column is in the release only
+    assert "exact copies" in res.output
+    res = CliRunner().invoke(main, [*args, "--drop", "Unnamed: 0,wage"])
+    assert res.exit_code == 2
+    assert "option --drop: column(s) wage are in neither CONF nor a release" in res.output

@@ -99,6 +99,10 @@ def _align_columns(conf_df: pd.DataFrame, loaded: dict[str, Any], common_columns
         if parts and not common_columns:
             problems.append(f"release '{name}' does not have the data's columns: "
                             + "; ".join(parts))
+            unnamed = [c for c in extra if c.startswith("Unnamed: ")]
+            if unnamed:  # a header-less first column: row numbers written by R or pandas
+                problems.append(f"'{unnamed[0]}' is a column without a name (row numbers "
+                                f"written with the file?): pass --drop '{unnamed[0]}'")
         elif parts or missing:
             why = []
             if missing and len(undeclared) < len(missing):
@@ -318,7 +322,8 @@ def evaluate_cmd(conf: str, read_kw: dict[str, Any], releases: tuple[str, ...], 
     echo: Callable[[str], None] = (lambda s: None) if quiet else click.echo
     schema_map = _pairs(schema, "--schema")
     text_ok = [c for c, k in schema_map.items() if k in ("categorical", "ordinal", "binary")]
-    conf_df = validate_frame(drop_columns(read_table(conf, **read_kw), drop, "CONF"),
+    conf_raw = read_table(conf, **read_kw)
+    conf_df = validate_frame(drop_columns(conf_raw, drop, "CONF", required=False),
                              text_overrides=text_ok)
     hold_df = validate_frame(drop_columns(read_table(holdout, **read_kw), drop, "the holdout",
                                           required=False),
@@ -346,7 +351,15 @@ def evaluate_cmd(conf: str, read_kw: dict[str, Any], releases: tuple[str, ...], 
         raise ParameterError(f"option --kind: release(s) {', '.join(bad)} have an unknown kind; "
                              f"use one of {', '.join(KINDS)}")
     loaded = load_releases(releases)
-    if drop:
+    if drop:  # a column of CONF or of a release (an R row-name column of a release)
+        from synthguard.cli._drop import split_drop
+
+        seen = {str(c) for c in conf_raw.columns}
+        seen |= {str(c) for r in loaded.values() for df in r.implicates for c in df.columns}
+        unknown = [c for c in split_drop(drop) if c not in seen]
+        if unknown:
+            raise ParameterError(f"option --drop: column(s) {', '.join(unknown)} are in "
+                                 f"neither CONF nor a release; name columns of the files")
         for r in loaded.values():
             r.implicates[:] = [drop_columns(df, drop, required=False) for df in r.implicates]
     stray = [k for k in kind_map if k not in loaded]
