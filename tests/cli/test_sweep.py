@@ -90,6 +90,13 @@ def test_sweep_releases_the_gates_choice_exit_0(folder):
     assert sorted(p.name for p in (out / "releases").iterdir()) == ["syn"]
     manifest = json.loads((out / "releases" / "syn" / "synthguard_manifest.json").read_text())
     assert manifest["details"]["sweep configuration"] == "rare_values=5"
+    # the split is recorded: evaluate, given the full file, measures against the records the
+    # sweep trained on, with its holdout (the sweep's split stream is the run's)
+    assert manifest["details"]["plan holdout"] == 0.25
+    ev = CliRunner().invoke(main, ["evaluate", str(folder / "conf.csv"), str(out / "releases"),
+                                   "--keys", "region,kids", "--target", "income", "--seed", "1"])
+    assert "(holdout share 0.25, plan seed 5" in ev.output
+    assert "against 180 confidential records (holdout 60)" in ev.output
     table = pd.read_csv(out / "sweep.csv")
     assert list(table["configuration"]) == ["rare_values=0", "rare_values=5"]
     assert list(table["passed"]) == [False, True]

@@ -214,7 +214,7 @@ def run_sweep(plan: Plan | str | os.PathLike[str], *, progress: Progress | None 
         stage = Path(tempfile.mkdtemp(dir=out, prefix=".releases.new-"))
         try:
             _write_release(stage, spec.name, result.release, "synthesis",
-                           [str(c) for c in train.columns], None, None, seed)
+                           [str(c) for c in train.columns], None, None, seed, plan.holdout)
             _note_configuration(stage / spec.name, result.chosen)
         except BaseException:
             shutil.rmtree(stage, ignore_errors=True)
