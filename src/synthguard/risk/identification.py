@@ -108,28 +108,29 @@ class IdentificationRisk(Summarized):
         return out
 
     def summary(self) -> str:
-        src = (
-            f"release of {self.n_implicates} implicate(s)"
-            if self.n_implicates
-            else "confidential data"
-        )
-        kind = "relative" if self.relative else "absolute"
-        qs = ", ".join(f"q{round(q * 100)} {v:.4f}" for q, v in self.quantiles.items())
-        lines = [
-            f"Identification risk of the {src} (Hu, Savitsky & Williams)",
-            f"  keys: {', '.join(self.keys) or '(none)'}; targets: {', '.join(self.targets)}; "
-            f"{kind} radius {', '.join(f'{r:g}' for r in self.radius)}"
-            f"{' (boundary inside)' if self.inclusive else ''}",
-            f"  records: {self.n}; mean {self.mean:.4f}; max {self.max:.4f}",
-            f"  {qs}",
-            f"  above 0.5: {self.count_above(0.5)}",
-            f"  singleton patterns: {self.n_singletons} records ({self.singleton_share:.1%}), "
-            f"scored '{self.singletons}'",
-        ]
-        return "\n".join(lines)
+        return "\n".join(summary_lines(self, self.count_above(0.5)))
 
     def _repr_html_(self) -> str:
         return "<pre>" + self.summary() + "</pre>"
+
+
+def summary_lines(r: Any, n_above_half: int) -> list[str]:
+    """The lines of an identification-risk summary, for the pandas result and the Dask
+    summary (:class:`synthguard.scale.risk_summary.IdentificationRiskSummary`) alike."""
+    src = f"release of {r.n_implicates} implicate(s)" if r.n_implicates else "confidential data"
+    kind = "relative" if r.relative else "absolute"
+    qs = ", ".join(f"q{round(q * 100)} {v:.4f}" for q, v in r.quantiles.items())
+    return [
+        f"Identification risk of the {src} (Hu, Savitsky & Williams)",
+        f"  keys: {', '.join(r.keys) or '(none)'}; targets: {', '.join(r.targets)}; "
+        f"{kind} radius {', '.join(f'{x:g}' for x in r.radius)}"
+        f"{' (boundary inside)' if r.inclusive else ''}",
+        f"  records: {r.n}; mean {r.mean:.4f}; max {r.max:.4f}",
+        f"  {qs}",
+        f"  above 0.5: {n_above_half}",
+        f"  singleton patterns: {r.n_singletons} records ({r.singleton_share:.1%}), "
+        f"scored '{r.singletons}'",
+    ]
 
 
 @renamed(target="targets")

@@ -44,6 +44,7 @@ from synthguard.scale.risk import (
     match_rates,
     pairwise_identification_risk,
 )
+from synthguard.scale.risk_summary import IdentificationRiskSummary
 from synthguard.scale.sdc import add_noise, bottomcode, pram, swap, topcode
 from synthguard.scale.synthesis import DaskSynthesis, stratum_seeds, synthesize
 from synthguard.scale.utility import correlation_fit, ecdf_utility, pmse, univariate
@@ -51,6 +52,7 @@ from synthguard.scale.utility import correlation_fit, ecdf_utility, pmse, univar
 __all__ = [
     "DaskSynthesis",
     "DaskTarget",
+    "IdentificationRiskSummary",
     "MSTSynthesizer",
     "add_noise",
     "bottomcode",

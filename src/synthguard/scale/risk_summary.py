@@ -6,6 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from synthguard._display import Summarized
+from synthguard.risk.identification import summary_lines
 
 __all__ = ["IdentificationRiskSummary"]
 
@@ -50,24 +51,7 @@ class IdentificationRiskSummary(Summarized):
     max_value = 1.0
 
     def summary(self) -> str:
-        src = (
-            f"release of {self.n_implicates} implicate(s)"
-            if self.n_implicates
-            else "confidential data"
-        )
-        kind = "relative" if self.relative else "absolute"
-        qs = ", ".join(f"q{round(q * 100)} {v:.4f}" for q, v in self.quantiles.items())
-        lines = [
-            f"Identification risk of the {src} (Hu, Savitsky & Williams)",
-            f"  keys: {', '.join(self.keys) or '(none)'}; targets: {', '.join(self.targets)}; "
-            f"{kind} radius {', '.join(f'{r:g}' for r in self.radius)}"
-            f"{' (boundary inside)' if self.inclusive else ''}",
-            f"  records: {self.n}; mean {self.mean:.4f}; max {self.max:.4f}",
-            f"  {qs}",
-            f"  above 0.5: {self.n_above_half}",
-            f"  singleton patterns: {self.n_singletons} records ({self.singleton_share:.1%}), "
-            f"scored '{self.singletons}'",
-        ]
+        lines = summary_lines(self, self.n_above_half)
         if self.records:
             lines.append(f"  per-record risk: {self.records}")
         return "\n".join(lines)
