@@ -116,3 +116,25 @@ def test_init_writes_read_options_into_the_plan(tmp_path, monkeypatch):
     plan = parse_plan(res.output, base_dir=tmp_path)
     assert dict(plan.read_options) == {"na_values": ["?"], "strip": True}
     assert "sex" in plan.keys
+
+
+def test_init_dp_block_uncommented_is_a_valid_dp_release(data, monkeypatch):
+    # the commented privacy and dp blocks name every registered DP synthesizer and a delta
+    # MST and AIM accept (delta 0 was written before, which both refuse)
+    from synthguard.dp.synthesizers.registry import DP_SYNTHESIZERS
+
+    monkeypatch.chdir(data.parent)
+    text = CliRunner().invoke(main, ["init", "survey.csv"]).output
+    assert all(name in text for name in DP_SYNTHESIZERS)
+    lines = []
+    for line in text.splitlines():
+        for head in ("# privacy:", "#   epsilon:", "#   delta:", "  # dp:", "  #   method: dp",
+                     "  #   synthesizer:", "  #   epsilon:", "  #   delta:"):
+            if line.startswith(head):
+                line = line[:2] + line[4:] if line.startswith("  #") else line[2:]
+                break
+        lines.append(line)
+    plan = parse_plan("\n".join(lines), base_dir=data.parent)
+    (dp,) = [r for r in plan.releases if r.name == "dp"]
+    assert dp.method == "dp" and dp.params["synthesizer"] == "mst"
+    assert dp.params["delta"] == 1e-6 and plan.delta == 1e-6 and plan.epsilon == 1.0

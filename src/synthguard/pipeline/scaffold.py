@@ -36,6 +36,7 @@ import pandas as pd
 
 from synthguard.data.io import read_table
 from synthguard.data.schema import Kind, Schema, identifier_reason, infer_schema, validate_frame
+from synthguard.dp.synthesizers.registry import DP_SYNTHESIZERS
 from synthguard.synthesis.dependencies import propose_methods
 
 __all__ = ["guess_keys_targets", "init_plan"]
@@ -197,7 +198,7 @@ def init_plan(data_path: str | os.PathLike[str], *, plan_dir: str | os.PathLike[
         "",
         "# privacy:                     # needed only for dp releases: the total budget",
         "#   epsilon: 1.0",
-        "#   delta: 0.0",
+        "#   delta: 1.0e-6              # mst and aim (zCDP) need delta > 0; below 1/records",
         "",
         "releases:                      # name -> how to make it",
     ]
@@ -246,8 +247,9 @@ def init_plan(data_path: str | os.PathLike[str], *, plan_dir: str | os.PathLike[
     lines += [
         "  # dp:                        # differentially private synthetic data (needs privacy:)",
         "  #   method: dp",
-        "  #   synthesizer: mst         # stratified, fieldgroups or mst",
+        f"  #   synthesizer: mst         # one of {', '.join(DP_SYNTHESIZERS)}",
         "  #   epsilon: 1.0",
+        "  #   delta: 1.0e-6",
         "",
         "evaluation:",
         f"  keys: {_yaml_list(keys)}        # guess: check. What an intruder knows from a linkage file",
