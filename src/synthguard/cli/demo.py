@@ -178,7 +178,7 @@ def run_demo(out: Path, *, seed: int = DEFAULT_SEED, quiet: bool = False) -> Dem
               type=click.Path(file_okay=False, path_type=Path), help="Output folder.")
 @click.option("--seed", default=DEFAULT_SEED, show_default=True, type=click.IntRange(min=0),
               help="Random seed.")
-@click.option("--quiet", is_flag=True, help="Print nothing.")
+@click.option("--quiet", "-q", is_flag=True, help="Print nothing.")
 def demo_cmd(out: Path, seed: int, quiet: bool) -> None:
     """Synthesize the bundled penguins (full) and CE (partial) data and compare them.
 

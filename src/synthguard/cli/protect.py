@@ -166,7 +166,7 @@ def _write_folder(release: Any, df: Any, out: Path, data: Path, force: bool, see
               help="Write what each step did (counts and public parameters) as JSON.")
 @click.option("--seed", default=None, type=click.IntRange(min=0),
               help="Random seed (the seed used is printed and recorded either way).")
-@click.option("--quiet", is_flag=True, help="No summary.")
+@click.option("--quiet", "-q", is_flag=True, help="No summary.")
 @drop_option("Columns left out of the release (identifiers such as record numbers); repeat or "
              "separate by commas. The manifest lists them as dropped.")
 @dask_option

@@ -174,7 +174,7 @@ def _write_outputs(result: Any, out: Path, prefix: str, diagnostics: bool, *, fo
               help="Replace the release already in --out as a whole (otherwise refused).")
 @click.option("--format", "output_format", type=click.Choice(["parquet", "csv"]), default=None,
               help="With --dask: implicates as Parquet folders (default) or one CSV each.")
-@click.option("--quiet", is_flag=True, help="No progress bar or summary.")
+@click.option("--quiet", "-q", is_flag=True, help="No progress bar or summary.")
 def synthesize_cmd(
     data: Path,
     read_kw: dict[str, Any],
