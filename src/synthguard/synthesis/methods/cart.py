@@ -560,11 +560,4 @@ class CartMethod(SynthesisMethod):
         confidential range, rounded to the confidential precision."""
         noise = rng.standard_normal(len(leaf))
         noise *= self.bandwidth_[leaf]
-        free = ~np.isin(values, self.point_masses_)
-        out = values + np.where(free, noise, 0.0)
-        lo, hi = self.range_
-        out = np.where(out > hi, 2 * hi - out, out)
-        out = np.where(out < lo, 2 * lo - out, out)
-        np.clip(out, lo, hi, out=out)
-        np.round(out, self.decimals_, out=out)
-        return np.where(free, out, values)
+        return self._adjusted(values, noise)
