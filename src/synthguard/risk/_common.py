@@ -144,3 +144,23 @@ def check_rows(conf: pd.DataFrame, frames: Sequence[pd.DataFrame], what: str) ->
             f"{what}: implicate(s) {bad} do not have as many rows as the confidential data; "
             f"partially synthetic implicates must keep the confidential rows in order"
         )
+
+
+def implicate_risk(t_own: np.ndarray, members: np.ndarray, inside: np.ndarray) -> np.ndarray:
+    """One implicate's record-level identification risk (Hu, Savitsky & Williams):
+    ``IR_i = T_i (c_i - k_i) / c_i`` with ``T_i`` whether the record's own synthetic value is in
+    its ball, ``c_i`` the synthetic records sharing its key pattern and ``k_i`` those of them
+    inside its ball (0 when ``T_i`` is false)."""
+    return np.where(t_own, (members - inside) / np.maximum(members, 1), 0.0)
+
+
+def combine_implicates(per_impl: np.ndarray, tmat: np.ndarray, single: np.ndarray,
+                       policy: str) -> tuple[np.ndarray, np.ndarray]:
+    """``(risk, match_share)`` over the implicates: the mean of the per-implicate risks, and
+    the share of implicates whose own value falls in the ball; under ``policy="one"`` a
+    record alone in its pattern scores its match share."""
+    match_share = tmat.mean(axis=1)
+    risk = per_impl.mean(axis=1)
+    if policy == "one":
+        risk = np.where(single, match_share, risk)
+    return risk, match_share

@@ -25,6 +25,8 @@ from synthguard.risk._common import (
     as_list,
     check_rows,
     check_singletons,
+    combine_implicates,
+    implicate_risk,
     radius_vector,
     risk_summary,
     target_matrix,
@@ -264,14 +266,11 @@ def identification_risk(
             members = np.bincount(pat[pat >= 0], minlength=enc.n_patterns)[enc.codes]
             inside = balls.count_inside(pat, ys)
             t_own = (pat == enc.codes) & balls.contains(ys)
-            per_impl[:, li] = np.where(t_own, (members - inside) / np.maximum(members, 1), 0.0)
+            per_impl[:, li] = implicate_risk(t_own, members, inside)
             tmat[:, li] = t_own
             n_inside += inside
         n_inside /= n_impl
-        match_share = tmat.mean(axis=1)
-        risk = per_impl.mean(axis=1)
-        if policy == "one":
-            risk = np.where(single, match_share, risk)
+        risk, match_share = combine_implicates(per_impl, tmat, single, policy)
     if policy == "exclude":
         risk = np.where(single, np.nan, risk)
     return IdentificationRisk(

@@ -16,7 +16,7 @@ import pandas as pd
 
 from synthguard.errors import DataError
 from synthguard.risk._balls import make_balls
-from synthguard.risk._common import target_matrix
+from synthguard.risk._common import combine_implicates, implicate_risk, target_matrix
 from synthguard.scale._summary import exact_quantiles, exact_sum, order_keys, sum_bins
 from synthguard.scale._tables import (
     ConfPart,
@@ -90,14 +90,11 @@ def _block(
             mem = members[li][codes]
             inside = count_in_table(tables[li], codes, balls.a[:, 0], balls.b[:, 0], npat)
             t_own = (pat == codes) & balls.contains(ys[:, None])
-            per_impl[:, li] = np.where(t_own, (mem - inside) / np.maximum(mem, 1), 0.0)
+            per_impl[:, li] = implicate_risk(t_own, mem, inside)
             tmat[:, li] = t_own
             n_inside += inside
         n_inside /= n_impl
-        match_share = tmat.mean(axis=1)
-        risk = per_impl.mean(axis=1)
-        if policy == "one":
-            risk = np.where(single, match_share, risk)
+        risk, match_share = combine_implicates(per_impl, tmat, single, policy)
         out.update(n_inside=n_inside, match_share=match_share, per_implicate=per_impl)
     if policy == "exclude":
         risk = np.where(single, np.nan, risk)

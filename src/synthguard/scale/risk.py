@@ -42,6 +42,7 @@ from synthguard.risk._common import (
     DEFAULT_QUANTILES,
     as_list,
     check_singletons,
+    implicate_risk,
     radius_vector,
     risk_summary,
     target_matrix,
@@ -247,8 +248,7 @@ def _ident_release_block(
         "size": np.bincount(codes)[codes].astype(np.int64),
     }
     for li, (members, inside, own) in enumerate(counts):
-        # Hu, Savitsky & Williams eq. (1), the expression of identification_risk
-        cols[f"risk{li}"] = np.where(own, (members - inside) / np.maximum(members, 1), 0.0)
+        cols[f"risk{li}"] = implicate_risk(own, members, inside)
         cols[f"own{li}"] = own
         cols[f"inside{li}"] = inside.astype(np.int64)
     return pd.DataFrame(cols, index=part.index)
