@@ -138,6 +138,15 @@ def _own_rows(conf: pd.DataFrame, frame: pd.DataFrame) -> tuple[np.ndarray, np.n
     return np.asarray(pos, dtype=np.int64), pos >= 0
 
 
+def _ball_settings(keys: Sequence[str], targets: Sequence[str], r: Any, relative: bool,
+                   inclusive: bool, policy: str) -> dict[str, Any]:
+    """The settings every ball-risk result records (keys, targets, radius, its kind and the
+    singleton policy), in the fields :class:`IdentificationRisk` and the pairwise result use."""
+    return {"keys": tuple(keys), "targets": tuple(targets),
+            "radius": tuple(float(x) for x in r), "relative": relative,
+            "inclusive": inclusive, "singletons": policy}
+
+
 # ---------------------------------------------------------------------- identification risk
 def _ident_conf_block(
     part: pd.DataFrame, *, keys: list[str], targets: list[str], **kw: Any
@@ -304,12 +313,7 @@ def _ident_result(
         pattern=res["pattern"],
         pattern_size=res["size"],
         n_inside=res["n_inside"],
-        keys=tuple(keys),
-        targets=tuple(targets),
-        radius=tuple(float(x) for x in r),
-        relative=relative,
-        inclusive=inclusive,
-        singletons=policy,
+        **_ball_settings(keys, targets, r, relative, inclusive, policy),
         n_implicates=0 if per_impl is None else int(per_impl.shape[1]),
         match_share=res.get("match_share"),
         per_implicate=per_impl,
@@ -462,12 +466,7 @@ def identification_risk(
         pattern=_pattern_codes(res[_FIRST].to_numpy(dtype=np.int64)),
         pattern_size=sizes,
         n_inside=n_inside,
-        keys=tuple(keys_l),
-        targets=tuple(targets),
-        radius=tuple(float(x) for x in r),
-        relative=relative,
-        inclusive=inclusive,
-        singletons=policy,
+        **_ball_settings(keys_l, targets, r, relative, inclusive, policy),
         n_implicates=n_impl,
         match_share=match_share,
         per_implicate=per_impl,
@@ -523,12 +522,7 @@ def _summary_result(
         n_singletons=s["n_single"],
         singleton_share=s["n_single"] / n if n else 0.0,
         n_above_half=s["above"],
-        keys=tuple(keys),
-        targets=tuple(targets),
-        radius=tuple(float(x) for x in r),
-        relative=relative,
-        inclusive=inclusive,
-        singletons=policy,
+        **_ball_settings(keys, targets, r, relative, inclusive, policy),
         n_implicates=0 if synthetic is None else len(as_dask_implicates(synthetic)),
         records=None if records is None else os.fspath(records),
     )
@@ -611,12 +605,7 @@ def pairwise_identification_risk(
         pattern=_pattern_codes(res[_FIRST].to_numpy(dtype=np.int64)),
         pattern_size=m,
         n_inside=res["inside"].to_numpy(dtype=np.int64),
-        keys=tuple(keys_l),
-        targets=tuple(targets),
-        radius=tuple(float(x) for x in r),
-        relative=relative,
-        inclusive=inclusive,
-        singletons=policy,
+        **_ball_settings(keys_l, targets, r, relative, inclusive, policy),
         index=res.index,
     )
 
