@@ -78,6 +78,6 @@ def rewrite(doc: str) -> str:
 class ProseItems(griffe.Extension):
     """Rewrites each object's docstring with :func:`rewrite` as it is loaded."""
 
-    def on_instance(self, *, obj: griffe.Object, **kwargs: Any) -> None:  # noqa: D102
+    def on_instance(self, *, obj: griffe.Object, **kwargs: Any) -> None:
         if obj.docstring is not None:
             obj.docstring.value = rewrite(obj.docstring.value)
