@@ -75,11 +75,17 @@ def test_dask_table_equals_the_pandas_table_and_exits_3(files):
     for m in ("ecdf_umax", "correlation_mae"):
         np.testing.assert_allclose(got[m].to_numpy(float), want[m].to_numpy(float),
                                    rtol=1e-9, err_msg=m)
+    # every 1-, 2- and 3-way marginal from exact cell counts, bins at exact quantiles: the
+    # pandas workload error to the bit; the random 3-way draws come from another seed
+    for m in ("tv_1way", "tv_2way", "tv_3way"):
+        assert got[m].notna().all() and got.loc["prot", m] > 0, m
+        assert got[m].tolist() == want[m].tolist(), m
+    assert got["kway_tv"].between(0, 1).all()
     # what the Dask path does not compute: named on stderr, absent from the table
     for name in ("prot", "full"):
         assert (f"not computed: release '{name}': repU, DiSCO and replicated uniques"
                 in dk_res.stderr)
-    assert "incomplete: 10 requested measure(s)" in dk_res.stderr
+    assert "incomplete: 8 requested measure(s)" in dk_res.stderr
     assert got["disco"].isna().all() and want["disco"].notna().all()
     html = (files / "dask.html").read_text(encoding="utf-8")
     assert "What could not be computed" in html and "no Dask version yet" in html

@@ -37,6 +37,7 @@ from synthguard.scale.dp import (
 )
 from synthguard.scale.evaluation import evaluate
 from synthguard.scale.io import read_dataset, write_implicates
+from synthguard.scale.marginals import kway_marginal_score, workload_error
 from synthguard.scale.risk import (
     distance_to_closest_record,
     identification_risk,
@@ -67,6 +68,7 @@ __all__ = [
     "evaluate",
     "identification_risk",
     "k_anonymity",
+    "kway_marginal_score",
     "marginal_counts",
     "match_rates",
     "pairwise_identification_risk",
@@ -79,5 +81,6 @@ __all__ = [
     "synthesize",
     "topcode",
     "univariate",
+    "workload_error",
     "write_implicates",
 ]

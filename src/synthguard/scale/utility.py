@@ -21,7 +21,7 @@ and pMSE, by the pandas functions of :mod:`synthguard.utility`.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 import dask
@@ -30,6 +30,7 @@ import numpy as np
 import pandas as pd
 
 from synthguard import utility as _utility
+from synthguard.data.schema import Schema, infer_schema
 from synthguard.errors import DataError, ParameterError
 from synthguard.risk._patterns import check_columns
 from synthguard.scale._partitions import as_dask, as_dask_implicates, is_dask
@@ -38,7 +39,14 @@ from synthguard.utility.discriminant import PMSEResult
 from synthguard.utility.ecdf import ECDFUtility
 from synthguard.utility.univariate import UnivariateComparison
 
-__all__ = ["correlation_fit", "ecdf_utility", "pmse", "univariate", "value_sorted"]
+__all__ = [
+    "correlation_fit",
+    "ecdf_utility",
+    "exact_schema",
+    "pmse",
+    "univariate",
+    "value_sorted",
+]
 
 
 def _expand(counts: pd.Series, dtype: Any, name: str) -> pd.Series:
@@ -62,6 +70,24 @@ def value_sorted(frames: Sequence[dd.DataFrame], column: str) -> list[pd.Series]
     from value counts computed by Dask (one ``dask.compute`` for all frames)."""
     counts = dask.compute(*[f[column].value_counts(dropna=False) for f in frames])
     return [_expand(c, f._meta[column].dtype, column) for c, f in zip(counts, frames, strict=True)]
+
+
+def exact_schema(conf: dd.DataFrame, overrides: Mapping[str, Any] | None = None) -> Schema:
+    """Each column's kind inferred from the column's whole multiset of values (exact value
+    counts computed by Dask, expanded on the client one column at a time), as
+    :func:`synthguard.data.infer_schema` infers it on the pandas frame."""
+    src = dict(overrides or {})
+    unknown = [c for c in src if c not in conf.columns]
+    if unknown:
+        raise ParameterError(f"schema names column(s) {', '.join(map(str, unknown))} that are "
+                             f"not in the data; check the names")
+    cols = list(conf.columns)
+    counts = dask.compute(*[conf[c].value_counts(dropna=False) for c in cols])
+    out = {}
+    for c, cnt in zip(cols, counts, strict=True):
+        values = _expand(cnt, conf._meta[c].dtype, c).to_frame()
+        out[c] = infer_schema(values, overrides={c: src[c]} if c in src else None)[c]
+    return Schema(columns=out)
 
 
 def _columns(conf: dd.DataFrame, imps: list[dd.DataFrame], columns: Any) -> list[str]:
