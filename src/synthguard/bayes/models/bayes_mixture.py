@@ -46,7 +46,6 @@ from __future__ import annotations
 import time
 
 import numpy as np
-from scipy.special import logsumexp
 from threadpoolctl import threadpool_limits
 
 from synthguard._random import RandomState
@@ -245,6 +244,8 @@ class BayesMixture(StoredDrawsMethod):
         pi: np.ndarray = np.full(K, 1.0 / K)
         beta = np.zeros((K, p1))
         sigma2 = np.ones(K)
+        from scipy.special import logsumexp  # here: registering the method does not load scipy
+
         for sweep in range(21):
             if sweep:
                 lj = np.log(pi) - 0.5 * np.log(sigma2) - 0.5 * (y[:, None] - X1 @ beta.T) ** 2 / sigma2

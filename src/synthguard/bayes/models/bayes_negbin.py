@@ -33,8 +33,6 @@ from __future__ import annotations
 import time
 
 import numpy as np
-from scipy.optimize import minimize
-from scipy.special import gammaln, psi
 from threadpoolctl import threadpool_limits
 
 from synthguard._random import RandomState
@@ -55,6 +53,8 @@ def negbin_loglik(
     y: np.ndarray, eta: np.ndarray, log_phi: float, w: np.ndarray
 ) -> float:
     """Weighted log likelihood sum_i w_i log NB(y_i | exp(eta_i), exp(log_phi)) (full constant)."""
+    from scipy.special import gammaln  # here: registering the method does not load scipy
+
     phi = np.exp(log_phi)
     log_phi_mu = np.logaddexp(log_phi, eta)
     terms = (
@@ -137,6 +137,8 @@ class BayesNegBin(StoredDrawsMethod):
 
     # -- posterior ----------------------------------------------------------------------
     def _log_post_and_grad(self, theta: np.ndarray) -> tuple[float, np.ndarray]:
+        from scipy.special import psi
+
         X1, y, w = self.data_
         beta, log_phi = theta[:-1], float(theta[-1])
         eta = X1 @ beta
@@ -167,6 +169,8 @@ class BayesNegBin(StoredDrawsMethod):
         return self._log_post(np.append(np.asarray(beta, float), log_phi))
 
     def _mode_and_scale(self) -> tuple[np.ndarray, np.ndarray]:
+        from scipy.optimize import minimize
+
         X1, y, w = self.data_
         d = X1.shape[1] + 1
         theta0 = np.zeros(d)

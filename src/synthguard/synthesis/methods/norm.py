@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import numpy as np
-from scipy.linalg import get_lapack_funcs
 
 from synthguard._random import check_random_state
 from synthguard.errors import MethodError
@@ -47,6 +46,8 @@ def _least_squares(X: np.ndarray, y: np.ndarray) -> tuple[np.ndarray, np.ndarray
     np.subtract(X, xbar, out=work[:, :p])
     work[:, p] = yc
     # LAPACK's dgeqrf directly: scipy.linalg.qr copies the input even with overwrite_a.
+    from scipy.linalg import get_lapack_funcs  # on first fit: a CLI run without norm skips it
+
     (geqrf,) = get_lapack_funcs(("geqrf",), (work,))
     qr, _, _, info = geqrf(work, lwork=64 * (p + 1), overwrite_a=1)
     if info != 0:  # pragma: no cover - only for invalid arguments

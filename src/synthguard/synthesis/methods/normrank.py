@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import numpy as np
-from scipy.special import ndtr, ndtri
 
 from synthguard._random import check_random_state
 from synthguard.errors import MethodError
@@ -31,6 +30,8 @@ def _average_ranks(y: np.ndarray) -> np.ndarray:
 
 def _normal_scores(y: np.ndarray) -> np.ndarray:
     """Blom normal scores ``Phi^{-1}((r - 3/8) / (n + 1/4))`` of ``y``, ``r`` its average ranks."""
+    from scipy.special import ndtri  # on first use: importing the method stays light
+
     n = len(y)
     return np.asarray(ndtri((_average_ranks(y) - _BLOM_A) / (n + 1.0 - 2.0 * _BLOM_A)))
 
@@ -104,5 +105,7 @@ class NormRankMethod(SynthesisMethod):
         rng = check_random_state(rng)
         z = self.norm_.draw(X, rng)
         n = len(self.sorted_values_)
+        from scipy.special import ndtr
+
         position = np.clip(ndtr(z) * (n + 1.0 - 2.0 * _BLOM_A) + _BLOM_A, 1.0, float(n)) - 1.0
         return np.interp(position, np.arange(n, dtype=float), self.sorted_values_)

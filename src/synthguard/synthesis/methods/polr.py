@@ -6,7 +6,6 @@ import functools
 import warnings
 
 import numpy as np
-from scipy.special import expit
 
 from synthguard._random import check_random_state
 from synthguard.errors import MethodError
@@ -155,6 +154,8 @@ class PolrMethod(SynthesisMethod):
 
     def cumulative_probabilities(self, X: np.ndarray) -> np.ndarray:
         """``P(y <= j | x)`` for ``j = 1..K-1``, one row per record (fitted parameters)."""
+        from scipy.special import expit  # on first use: importing the method stays light
+
         self._check_fitted("coef_")
         X = _check_draw_data(self, X, self.n_predictors_)
         return np.asarray(expit(self.thresholds_[None, :] - (X @ self.coef_)[:, None]))
@@ -165,6 +166,8 @@ class PolrMethod(SynthesisMethod):
         X = _check_draw_data(self, X, self.n_predictors_)
         rng = check_random_state(rng)
         b, cuts = self._draw_params(rng)
+        from scipy.special import expit
+
         cum = expit(cuts[None, :] - (X @ b)[:, None])
         u = rng.random(len(X))
         idx = np.sum(cum < u[:, None], axis=1)
