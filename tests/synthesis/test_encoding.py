@@ -117,3 +117,26 @@ def test_postprocess_rounds_counts_and_clips():
     col = infer_schema(df, {"k": {"kind": "count", "upper": 4.5}})["k"]
     out = postprocess_numeric(np.array([-1.2, 2.6, 9.0, 4.4]), col)
     np.testing.assert_array_equal(out, [0.0, 3.0, 4.0, 4.0])
+
+
+def test_to_working_codes_match_a_per_record_lookup():
+    """Codes come from one lookup per distinct value: the same as finding every record's
+    value among the levels (-1 for a value not among them and for a missing value), for
+    text (pandas' string dtype and object), integer and float columns."""
+    from synthguard.data.schema import ColumnSchema, Kind
+
+    rng = np.random.default_rng(3)
+    pool = np.array(["b", "a", "c", "zz", None], dtype=object)
+    text = pool[rng.integers(0, len(pool), 500)]
+    col = ColumnSchema(name="t", kind=Kind.CATEGORICAL, levels=("a", "b", "c"), has_missing=True)
+    want = np.array([{"a": 0, "b": 1, "c": 2}.get(v, -1) for v in text])
+    for s in (pd.Series(text, dtype=object), pd.Series(text, dtype="str")):
+        got = to_working(s, col)
+        assert got.dtype == np.int8
+        np.testing.assert_array_equal(got, want)
+    ints = rng.integers(0, 6, 300)
+    icol = ColumnSchema(name="k", kind=Kind.CATEGORICAL, levels=(1, 2, 4), has_missing=False)
+    want = np.array([{1: 0, 2: 1, 4: 2}.get(int(v), -1) for v in ints])
+    np.testing.assert_array_equal(to_working(pd.Series(ints), icol), want)
+    floats = pd.Series(np.where(ints == 0, np.nan, ints.astype(float)))
+    np.testing.assert_array_equal(to_working(floats, icol), want)
