@@ -75,3 +75,83 @@ def test_a_step_dask_does_not_run_is_named_and_exits_2(folder, extra, message):
     assert message in res.output
     assert "plan.yaml, line" in res.output
     assert not (tmp / "out").exists()
+
+
+DP_PLAN = """\
+data:
+  path: conf_pq
+seed: 7
+output: out
+privacy:
+  epsilon: 1.0
+  delta: 1.0e-5
+releases:
+{first}
+{second}
+evaluation:
+  keys: [region, sex]
+  targets: [income]
+"""
+DP = """\
+  dp:
+    method: dp
+    synthesizer: mst
+    epsilon: 1.0
+    columns: [region, sex]
+    categories:
+      region: [n, s]
+      sex: [F, M]"""
+CODED = """\
+  coded:
+    method: sdc
+    steps:
+      - topcode: {column: income, at: 50000}"""
+
+
+def _fail(*args, **kwargs):
+    raise RuntimeError("injected failure")
+
+
+@pytest.mark.parametrize("where", ["synthguard.scale.topcode",
+                                   "synthguard.scale.evaluation.evaluate",
+                                   "synthguard.report.html.write_report"])
+def test_a_failure_after_the_charge_keeps_the_paid_release_and_says_so(folder, monkeypatch,
+                                                                        where):
+    import json
+
+    tmp, _ = folder
+    (tmp / "plan.yaml").write_text(DP_PLAN.format(first=DP, second=CODED), encoding="utf-8")
+    monkeypatch.setattr(where, _fail)
+    res = CliRunner().invoke(main, ["run", str(tmp / "plan.yaml"), "--dask", "sync", "-q"])
+    assert res.exit_code != 0 and isinstance(res.exception, RuntimeError)
+    assert "the DP release(s) 'dp' are kept" in res.stderr
+    releases = tmp / "out" / "releases"
+    assert sorted(p.name for p in releases.iterdir()) == ["dp"]  # the unpaid one is not kept
+    manifest = read_manifest(releases / "dp")
+    assert manifest.kind == "dp" and manifest.spent["epsilon"] > 0
+    kept = read_table(releases / "dp" / "dp_1.parquet")
+    assert list(kept.columns) == ["region", "sex"] and len(kept) > 0
+    charges = json.loads((tmp / "out" / "ledger.json").read_text())["charges"]
+    assert len(charges) == 1
+    assert pd.read_csv(tmp / "out" / "ledger.csv")["rho"].iloc[0] == charges[0]["rho"]
+    assert not [p for p in (tmp / "out").iterdir() if p.name.startswith(".releases")]
+
+
+def test_a_failure_before_any_charge_leaves_nothing(folder, monkeypatch):
+    tmp, _ = folder
+    (tmp / "plan.yaml").write_text(DP_PLAN.format(first=CODED, second=DP), encoding="utf-8")
+    monkeypatch.setattr("synthguard.scale.topcode", _fail)
+    res = CliRunner().invoke(main, ["run", str(tmp / "plan.yaml"), "--dask", "sync", "-q"])
+    assert res.exit_code != 0 and isinstance(res.exception, RuntimeError)
+    assert "note:" not in res.stderr
+    assert not (tmp / "out").exists()  # no ledger file fixing an unspent budget
+
+
+def test_a_charge_whose_records_cannot_be_written_is_said(folder, monkeypatch):
+    tmp, _ = folder
+    (tmp / "plan.yaml").write_text(DP_PLAN.format(first=DP, second=CODED), encoding="utf-8")
+    monkeypatch.setattr("synthguard.cli.run_dask._write", _fail)
+    res = CliRunner().invoke(main, ["run", str(tmp / "plan.yaml"), "--dask", "sync", "-q"])
+    assert res.exit_code != 0
+    assert "privacy budget of release 'dp' is charged" in res.stderr
+    assert (tmp / "out" / "ledger.json").exists() and not (tmp / "out" / "releases").exists()

@@ -16,6 +16,10 @@ Parquet folders, a manifest) under ``<output>/releases/``; the evaluation is
 Anything else (another method or step, ``start:``, a holdout, the
 attacks, regression formulas, constraints) is refused before anything is made, each with the
 release or field and its line in the plan (exit 2).
+
+Every release is written as soon as it is made, a DP release right after its charge (with
+``ledger.csv``); a run failing after a charge keeps the DP releases paid for in
+``<output>/releases/``, says so on stderr and still exits non-zero.
 """
 
 from __future__ import annotations
@@ -122,27 +126,84 @@ def _make(spec: Any, data: Any, seed: int, ledger: Any) -> tuple[str, list[Any],
         "seed": None, "details": {"method": "mst", "dp": release.dp}}
 
 
+def _write(folder: Path, spec: Any, kind: str, implicates: list[Any], facts: dict[str, Any],
+           columns_in: list[str], plan_seed: int, ledger: Any, quiet: bool) -> list[str]:
+    """Write one release folder: the implicates (Parquet folders, written by the workers) and
+    its manifest. Returns the implicates' names."""
+    from synthguard.cli._dask import dask_progress
+    from synthguard.data.manifest import ReleaseManifest, write_manifest
+    from synthguard.scale.progress import compute
+
+    folder.mkdir()
+    names = [f"{spec.name}_{i}.parquet" for i in range(1, len(implicates) + 1)]
+    pending = [f.to_parquet(str(folder / n), write_index=False, compute=False)
+               for f, n in zip(implicates, names, strict=True)]
+    with dask_progress(f"release '{spec.name}' on Dask", quiet) as progress:
+        compute(*pending, progress=progress)
+    columns = [str(c) for c in implicates[0].columns]
+    spent = None
+    if kind == "dp" and ledger is not None:
+        s = ledger.spent
+        spent = {"epsilon": s.epsilon, "delta": s.delta, "rho": s.rho}
+    write_manifest(folder, ReleaseManifest(
+        kind=kind, implicates=tuple(names), seed=facts.get("seed"),
+        methods=facts.get("methods", {}), kept=facts.get("kept", ()),
+        columns=tuple(columns), dropped=tuple(c for c in columns_in if c not in columns),
+        ledger="../../ledger.json" if kind == "dp" else None, spent=spent,
+        details={"plan method": spec.method, "plan seed": plan_seed,
+                 **facts.get("details", {})}))
+    return names
+
+
+def _after_failure(stage: Path, releases_dir: Path, paid: list[str], charged: str | None,
+                   out: Path) -> None:
+    """A run failed: keep the DP releases whose budget is spent (moved into ``releases/``, the
+    others removed) and say so on stderr; a charge whose release could not be written is
+    said too. Nothing else is kept."""
+    import shutil
+
+    from synthguard.data.manifest import replace_folder
+
+    if paid:
+        for entry in stage.iterdir():
+            if entry.name not in paid:
+                shutil.rmtree(entry, ignore_errors=True) if entry.is_dir() else entry.unlink()
+        replace_folder(stage, releases_dir)
+        click.echo(f"note: the run failed after the privacy budget was spent; the DP "
+                   f"release(s) {', '.join(repr(n) for n in paid)} are kept in "
+                   f"'{releases_dir}' (ledger '{out / 'ledger.json'}'); the other releases "
+                   f"and the report were not written", err=True)
+    else:
+        shutil.rmtree(stage, ignore_errors=True)
+    if charged is not None:
+        click.echo(f"note: the privacy budget of release '{charged}' is charged in "
+                   f"'{out / 'ledger.json'}' but its records could not be written", err=True)
+
+
 def run_on_dask(plan_file: str, output: str | None, force: bool, quiet: bool,
                 target: Any) -> None:
     """Run the plan on ``target``: make, write and measure its releases, write the report,
-    print and exit as ``synthguard run`` does."""
+    print and exit as ``synthguard run`` does.
+
+    Order: every release is written (by the workers, into a staging folder) as soon as it is
+    made; a DP release's folder and ``ledger.csv`` right after its charge. When anything fails
+    after a charge (a later release, the evaluation, the report), the DP releases already
+    paid for are kept in ``<output>/releases/`` and a ``note:`` on stderr says so; the
+    command still fails (non-zero exit). When nothing was charged, nothing is kept (a ledger
+    file this run created is removed again, as without ``--dask``).
+    """
+    import tempfile
     from dataclasses import replace
 
-    from synthguard.cli._dask import dask_progress
     from synthguard.cli.evaluate import exit_with_verdict, report_problems
     from synthguard.cli.run import progress_bar, warnings_to_stderr
     from synthguard.data.io import write_table
-    from synthguard.data.manifest import (
-        ReleaseManifest,
-        check_release_target,
-        release_folder,
-        write_manifest,
-    )
+    from synthguard.data.manifest import check_release_target, replace_folder
+    from synthguard.pipeline.pipeline import _discard
     from synthguard.pipeline.plan import load_plan
     from synthguard.report.html import write_report
     from synthguard.scale import dask_session, read_dataset
     from synthguard.scale.evaluation import evaluate
-    from synthguard.scale.progress import compute
 
     plan = load_plan(plan_file)
     if output is not None:
@@ -163,7 +224,10 @@ def run_on_dask(plan_file: str, output: str | None, force: bool, quiet: bool,
         data = read_dataset(data_path, na_values=na)
         if plan.columns:
             data = data[list(plan.columns)]
+        columns_in = [str(c) for c in data.columns]
         ledger = None
+        # what a failed run removes again while the ledger holds no charge
+        fresh = [p for p in (out, out / "ledger.json") if not p.exists()]
         if any(s.method == "dp" for s in plan.releases):
             from synthguard.dp import PrivacyLedger
 
@@ -173,26 +237,25 @@ def run_on_dask(plan_file: str, output: str | None, force: bool, quiet: bool,
                                    path=out / "ledger.json")
         made: dict[str, list[Any]] = {}
         kinds: dict[str, str] = {}
-        with release_folder(releases_dir, force=force, inputs=[data_path]) as tmp:
+        paid: list[str] = []  # DP releases written: their budget is spent, they are kept
+        charged: str | None = None  # a DP release charged but not (yet) written
+        out.mkdir(parents=True, exist_ok=True)
+        stage = Path(tempfile.mkdtemp(dir=out, prefix=".releases.new-"))
+        try:
             for spec, s in zip(plan.releases, seeds, strict=False):
-                kind, implicates, facts = _make(spec, data, s, ledger)
-                folder = tmp / spec.name
-                folder.mkdir()
-                names = [f"{spec.name}_{i}.parquet" for i in range(1, len(implicates) + 1)]
-                pending = [f.to_parquet(str(folder / n), write_index=False, compute=False)
-                           for f, n in zip(implicates, names, strict=True)]
-                with dask_progress(f"release '{spec.name}' on Dask", quiet) as progress:
-                    compute(*pending, progress=progress)
-                columns = [str(c) for c in implicates[0].columns]
-                write_manifest(folder, ReleaseManifest(
-                    kind=kind, implicates=tuple(names), seed=facts.get("seed"),
-                    methods=facts.get("methods", {}), kept=facts.get("kept", ()),
-                    columns=tuple(columns),
-                    dropped=tuple(c for c in data.columns if c not in columns),
-                    ledger="../../ledger.json" if kind == "dp" else None,
-                    details={"plan method": spec.method, "plan seed": seed,
-                             **facts.get("details", {})}))
-                made[spec.name] = [read_dataset(folder / n) for n in names]
+                before = len(ledger.charges) if ledger is not None else 0
+                try:
+                    kind, implicates, facts = _make(spec, data, s, ledger)
+                finally:
+                    if ledger is not None and len(ledger.charges) > before:
+                        charged = spec.name
+                names = _write(stage / spec.name, spec, kind, implicates, facts, columns_in,
+                               seed, ledger, quiet)
+                if kind == "dp" and ledger is not None:
+                    paid.append(spec.name)
+                    charged = None
+                    write_table(ledger.to_frame().reset_index(), out / "ledger.csv")
+                made[spec.name] = [read_dataset(stage / spec.name / n) for n in names]
                 kinds[spec.name] = "full" if kind == "dp" else kind
                 echo(f"release '{spec.name}': {kind}, m = {len(names)}, written by the workers")
             with progress_bar(quiet, "synthguard run (Dask)") as cb:
@@ -202,15 +265,21 @@ def run_on_dask(plan_file: str, output: str | None, force: bool, quiet: bool,
                               random_state=seeds[-1],
                               max_distance_records=plan.max_distance_records,
                               default_thresholds=plan.default_thresholds, progress=cb)
-        if ledger is not None:
-            write_table(ledger.to_frame().reset_index(), out / "ledger.csv")
-        (out / "provenance.json").write_text(json.dumps(
-            {"plan": str(plan.source), "seed": seed, "engine": "dask"}, indent=2),
-            encoding="utf-8")
-        report = write_report(ev, out / plan.report_file, title=plan.title,
-                              plan_text=plan.text, ledger=ledger, min_cell=plan.min_cell,
-                              provenance={"data": str(data_path), "plan seed": str(seed),
-                                          "engine": "Dask"})
+            if ledger is not None:
+                write_table(ledger.to_frame().reset_index(), out / "ledger.csv")
+            (out / "provenance.json").write_text(json.dumps(
+                {"plan": str(plan.source), "seed": seed, "engine": "dask"}, indent=2),
+                encoding="utf-8")
+            report = write_report(ev, out / plan.report_file, title=plan.title,
+                                  plan_text=plan.text, ledger=ledger, min_cell=plan.min_cell,
+                                  provenance={"data": str(data_path), "plan seed": str(seed),
+                                              "engine": "Dask"})
+        except BaseException:
+            _after_failure(stage, releases_dir, paid, charged, out)
+            if ledger is None or not ledger.charges:
+                _discard(fresh)
+            raise
+        replace_folder(stage, releases_dir)
     echo(ev.summary())
     echo(f"releases: {releases_dir}")
     if ledger is not None:
