@@ -119,3 +119,49 @@ def test_mst_on_dask_counts_by_partition_and_equals_the_pandas_release():
         scale_dp.MSTSynthesizer(epsilon=1.0, domain_from_data="not-dp").fit(
             dd.from_pandas(data, npartitions=2)
         )
+
+
+def _fitted_pair():
+    rng = np.random.default_rng(71)
+    n = 500
+    data = pd.DataFrame({"a": rng.choice(list("xyz"), n), "b": rng.choice(list("pq"), n),
+                         "age": rng.integers(18, 80, n)})
+    kw = dict(epsilon=1.0, categories={"a": list("xyz"), "b": list("pq")},
+              bins={"age": [18, 30, 50, 80]}, iters=100, random_state=4)
+    return (dp.MSTSynthesizer(**kw).fit(data),
+            scale_dp.MSTSynthesizer(**kw).fit(dd.from_pandas(data, npartitions=3)))
+
+
+def test_mst_draws_lazily_per_partition_on_the_workers(monkeypatch):
+    import pickle
+
+    pandas_mst, dask_mst = _fitted_pair()
+    drawn: list[int] = []
+    draw = scale_dp._Drawer.draw
+    monkeypatch.setattr(scale_dp._Drawer, "draw",
+                        lambda self, n, rng: drawn.append(n) or draw(self, n, rng))
+    release = dask_mst.sample(m=2, n=1000, random_state=9, partition_rows=300)
+    assert drawn == [1]  # nothing drawn yet but the one-row template of the columns' types
+    first, second = release.implicates
+    assert first.npartitions == 4 and release.provenance["partitions"] == 4
+    # the graph the client sends holds the model (tables of a few cells), not the records
+    graph = pickle.dumps(dict(first.__dask_graph__()))
+    assert len(graph) < 20_000
+    got = first.compute()
+    assert drawn[1:] == [250, 250, 250, 250] and len(got) == 1000
+    # the same seed and partitioning give the same release; implicates differ
+    again = dask_mst.sample(m=2, n=1000, random_state=9, partition_rows=300).implicates[0]
+    pd.testing.assert_frame_equal(again.compute(), got)
+    pd.testing.assert_frame_equal(first.compute(), got)  # a second compute: the same records
+    assert not second.compute().reset_index(drop=True).equals(got.reset_index(drop=True))
+    # partition j of implicate i draws from SeedSequence(seed).spawn(m)[i].spawn(k)[j]
+    ss = np.random.SeedSequence(9).spawn(2)[0].spawn(4)[2]
+    want = scale_dp._Drawer.of(dask_mst).draw(250, np.random.default_rng(ss))
+    part = first.get_partition(2).compute()
+    pd.testing.assert_frame_equal(part.reset_index(drop=True), want)
+    # one partition: the pandas release, draw for draw
+    one = dask_mst.sample(m=2, n=1000, random_state=9).implicates
+    for lazy, eager in zip(one, pandas_mst.sample(m=2, n=1000, random_state=9).implicates):
+        pd.testing.assert_frame_equal(lazy.compute().reset_index(drop=True), eager)
+    with pytest.raises(ParameterError, match="partition_rows"):
+        dask_mst.sample(partition_rows=0)

@@ -316,8 +316,9 @@ def synthesize_dp(data: Path, read_kw: dict[str, Any], method: str, epsilon: flo
             raise
         for w in caught:
             click.echo(f"warning: {w.message}", err=True)
-        files = [write_table(_restore_missing(imp, recoded), tmp / f"dp_{method}_{i + 1}.csv").name
-                 for i, imp in enumerate(release.implicates)]
+        files = dp_dask.write_implicates(release.implicates, tmp, method) if dask else [
+            write_table(_restore_missing(imp, recoded), tmp / f"dp_{method}_{i + 1}.csv").name
+            for i, imp in enumerate(release.implicates)]
         info = {"method": method, "epsilon": epsilon, "delta": d, "m": m,
                 "noise": release.noise, "dp": release.dp, "provenance": release.provenance}
         meta = [f"{METADATA_DIR}/provenance.json"]

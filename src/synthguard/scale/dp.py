@@ -23,7 +23,7 @@ import dask
 import numpy as np
 import pandas as pd
 
-from synthguard._random import RandomState
+from synthguard._random import RandomState, resolve_seed
 from synthguard.dp import queries as _queries
 from synthguard.dp.queries import DPResult
 from synthguard.dp.sensitivity import (
@@ -34,6 +34,7 @@ from synthguard.dp.sensitivity import (
 from synthguard.dp.synthesizers import mst as _mst
 from synthguard.dp.synthesizers._base import DPSynthesizer
 from synthguard.dp.synthesizers._domain import build_domain
+from synthguard.dp.synthesizers.result import DPSyntheticData
 from synthguard.errors import DataError, ParameterError
 from synthguard.risk._patterns import check_columns
 from synthguard.scale._partitions import as_dask, is_dask
@@ -281,6 +282,36 @@ def _pair_tables(
     return out
 
 
+class _Drawer:
+    """What a worker needs to draw records from a fitted MST: the tree, its conditional
+    tables, the level compression and the domain (no ledger, no data, no noisy tables)."""
+
+    _FIELDS = ("_tree", "_cond", "mapping_", "domain_")
+
+    def __init__(self, model: _mst.MSTSynthesizer) -> None:
+        self._model = model
+
+    @classmethod
+    def of(cls, fitted: _mst.MSTSynthesizer) -> _Drawer:
+        light = object.__new__(_mst.MSTSynthesizer)
+        for name in cls._FIELDS:
+            setattr(light, name, getattr(fitted, name))
+        return cls(light)
+
+    def draw(self, n: int, rng: np.random.Generator) -> pd.DataFrame:
+        """``n`` records drawn with ``rng`` (the pandas path's ``_sample_codes`` and
+        ``decode``)."""
+        model = self._model
+        return model.domain_.decode(model._sample_codes(int(n), rng), rng)
+
+    def draw_seeded(self, n: int, bit_generator: type, entropy: int,
+                    spawn_key: tuple[int, ...]) -> pd.DataFrame:
+        """``n`` records from a fresh Generator on ``SeedSequence(entropy, spawn_key)``: the
+        same arguments draw the same records, however often the task runs."""
+        seq = np.random.SeedSequence(entropy, spawn_key=spawn_key)
+        return self.draw(n, np.random.Generator(bit_generator(seq)))
+
+
 class MSTSynthesizer(_mst.MSTSynthesizer):
     """MST (McKenna, Miklau & Sheldon 2021) fitted on a Dask DataFrame: every 1- and 2-way
     marginal it can read is counted by Dask in one pass (per partition, summed in integers on
@@ -291,7 +322,11 @@ class MSTSynthesizer(_mst.MSTSynthesizer):
     release. Pandas input takes the pandas path.
     """
 
+    #: rows drawn per partition by :meth:`sample` after a Dask fit
+    partition_rows: int = 1_000_000
+
     def fit(self, data: Any) -> DPSynthesizer:
+        self.fitted_on_dask_ = is_dask(data)
         if not is_dask(data):
             self._tables = None
             return super().fit(data)
@@ -329,6 +364,57 @@ class MSTSynthesizer(_mst.MSTSynthesizer):
             return super().fit(head)
         finally:
             self._tables = None
+
+    def sample(self, *, m: int = 1, n: int | None = None, random_state: RandomState = None,
+               partition_rows: int | None = None) -> DPSyntheticData:
+        """Draw ``m`` synthetic data sets of ``n`` rows (default: the noisy record count).
+
+        After a fit on pandas, :meth:`synthguard.dp.MSTSynthesizer.sample`. After a fit on Dask
+        the implicates are *lazy* Dask DataFrames: each partition of at most ``partition_rows``
+        rows (default :attr:`partition_rows`, one million) is drawn on a worker from the fitted
+        model (the tree's conditional tables, a few kilobytes sent with each task), so the
+        client never holds the records; ``to_parquet`` then writes them from the workers.
+        Post-processing of the noisy measurements: no privacy is spent.
+
+        Seeds: implicate ``i`` draws from child ``i`` of ``SeedSequence(seed).spawn(m)`` as on
+        pandas; with ``k > 1`` partitions, partition ``j`` draws from that child's
+        ``spawn(k)[j]`` (rows split as ``numpy.array_split``). The same seed, ``n`` and
+        ``partition_rows`` give the same release; with one partition it is the pandas release.
+        """
+        if not getattr(self, "fitted_on_dask_", False):
+            return super().sample(m=m, n=n, random_state=random_state)
+        import dask.dataframe as dd
+
+        if int(m) < 1:
+            raise ParameterError("parameter 'm': expected at least 1 implicate")
+        n = self._default_n() if n is None else int(n)
+        if n < 1:
+            raise ParameterError("parameter 'n': expected at least 1 row")
+        rows = int(self.partition_rows if partition_rows is None else partition_rows)
+        if rows < 1:
+            raise ParameterError("parameter 'partition_rows': expected at least 1 row")
+        k = -(-n // rows)
+        sizes = [len(a) for a in np.array_split(np.arange(n), k)] if k > 1 else [n]
+        rng, seed = resolve_seed(random_state)
+        drawer = _Drawer.of(self)
+        meta = drawer.draw(1, np.random.default_rng(0)).iloc[:0]
+        implicates = []
+        for child in rng.spawn(int(m)):
+            seq = child.bit_generator.seed_seq
+            assert isinstance(seq, np.random.SeedSequence)
+            streams = [seq] if k == 1 else seq.spawn(k)
+            # plain data (entropy, spawn key), not Generators: a Generator in the graph would
+            # advance on every compute, a second compute would draw another release
+            parts = [dask.delayed(drawer.draw_seeded)(
+                         size, type(child.bit_generator), int(ss.entropy),  # type: ignore[arg-type]
+                         tuple(int(x) for x in ss.spawn_key))
+                     for size, ss in zip(sizes, streams)]
+            implicates.append(dd.from_delayed(parts, meta=meta, verify_meta=False))
+        return DPSyntheticData(
+            implicates=implicates, method=self.method, epsilon=float(self.epsilon),
+            delta=float(self.delta), noise=self.noise_, seed=seed,
+            provenance={**self._provenance(), "partitions": k, "partition_rows": rows},
+            dp=self.domain_.dp, ledger=self.ledger_)
 
     def _counts(
         self, codes: dict[str, np.ndarray], cols: tuple[str, ...], sizes: tuple[int, ...]
