@@ -155,3 +155,53 @@ def test_a_charge_whose_records_cannot_be_written_is_said(folder, monkeypatch):
     assert res.exit_code != 0
     assert "privacy budget of release 'dp' is charged" in res.stderr
     assert (tmp / "out" / "ledger.json").exists() and not (tmp / "out" / "releases").exists()
+
+
+SWAP = """\
+  swapped:
+    method: sdc
+    steps:
+      - topcode: {{column: income, at: 50000}}
+      - swap: {{columns: [income], rate: 0.6{strata}}}
+"""
+
+
+def test_sdc_steps_within_strata_keep_the_input_order_and_equal_the_pandas_strata(folder):
+    from synthguard import scale, sdc
+
+    tmp, conf = folder
+    plan = PLAN.replace("  coded:\n    method: sdc\n    steps:\n      - topcode: "
+                        "{{column: income, at: 50000}}\n", SWAP)
+    (tmp / "plan.yaml").write_text(plan.format(extra="", strata=", strata: [region]"),
+                                   encoding="utf-8")
+    res = CliRunner().invoke(main, ["run", str(tmp / "plan.yaml"), "--dask", "sync"])
+    assert res.exit_code == 3, res.output
+    assert "each partition is a stratum" not in res.stderr
+    got = read_table(tmp / "out" / "releases" / "swapped" / "swapped_1.parquet")
+    # the records in the input's order: the unswapped columns are the data's, row for row
+    pd.testing.assert_frame_equal(got[["region", "sex"]].reset_index(drop=True),
+                                  conf[["region", "sex"]], check_dtype=False)
+    # the release of the plan's seed: topcoding, then swapping within each region with the
+    # step's seed (release 1 of seed 7, step 2), per stratum as scale.swap on pandas does
+    release_seed = np.random.SeedSequence(7).spawn(2)[0].generate_state(1, dtype=np.uint32)[0]
+    step_seed = np.random.SeedSequence(int(release_seed)).spawn(2)[1].generate_state(
+        1, dtype=np.uint32)[0]
+    coded = sdc.topcode(conf, "income", at=50000).data
+    want = scale.swap(coded, ["income"], rate=0.6, strata=["region"],
+                      random_state=int(step_seed))
+    pd.testing.assert_frame_equal(got.reset_index(drop=True), want.reset_index(drop=True),
+                                  check_dtype=False)
+    assert (got["income"].to_numpy() != coded["income"].to_numpy()).any()  # swapped
+    for region, rows in coded.groupby("region").groups.items():  # partners within a region
+        assert sorted(got.loc[rows, "income"]) == sorted(coded.loc[rows, "income"])
+
+
+def test_a_step_without_strata_says_each_partition_is_a_stratum(folder):
+    tmp, _ = folder
+    plan = PLAN.replace("  coded:\n    method: sdc\n    steps:\n      - topcode: "
+                        "{{column: income, at: 50000}}\n", SWAP)
+    (tmp / "plan.yaml").write_text(plan.format(extra="", strata=""), encoding="utf-8")
+    res = CliRunner().invoke(main, ["run", str(tmp / "plan.yaml"), "--dask", "sync"])
+    assert res.exit_code == 3, res.output
+    assert ("release 'swapped': step 2 'swap' without strata: on Dask each partition is a "
+            "stratum") in res.stderr

@@ -94,8 +94,6 @@ def check_plan_on_dask(plan: Any) -> None:
 
 def _make(spec: Any, data: Any, seed: int, ledger: Any) -> tuple[str, list[Any], dict[str, Any]]:
     """The release ``spec`` made on Dask: (kind, implicates as Dask frames, manifest facts)."""
-    import dask.dataframe as dd
-
     from synthguard import scale
 
     params = dict(spec.params)
@@ -106,23 +104,14 @@ def _make(spec: Any, data: Any, seed: int, ledger: Any) -> tuple[str, list[Any],
             "seed": res.seed, "methods": dict(res.methods), "kept": tuple(res.kept),
             "details": {"dask": res.provenance()}}
     if spec.method == "sdc":
-        current = data
-        for i, step in enumerate(params["steps"]):
-            (name, kwargs), = step.items()
-            kw = dict(kwargs or {})
-            fn = getattr(scale, name)
-            if name not in ("topcode", "bottomcode"):
-                kw["random_state"] = int(np.random.SeedSequence(seed).spawn(i + 1)[i]
-                                         .generate_state(1, dtype=np.uint32)[0])
-            current = fn(current, **kw)
-        return "protected", [current], {"seed": seed, "details": {
-            "steps": [next(iter(s)) for s in params["steps"]]}}
+        return _sdc(spec, data, seed)
     model = scale.MSTSynthesizer(**{k: v for k, v in params.items()
                                     if k not in ("synthesizer", "m", "n")}, ledger=ledger)
     fitted = model.fit(data)
     release = (fitted or model).sample(n=params.get("n"), m=int(params.get("m", 1)),
                                        random_state=np.random.default_rng(seed))
-    return "dp", [dd.from_pandas(f, npartitions=1) for f in release.implicates], {
+    # lazy implicates: drawn per partition on the workers when they are written
+    return "dp", list(release.implicates), {
         "seed": None, "details": {"method": "mst", "dp": release.dp}}
 
 
@@ -178,6 +167,61 @@ def _after_failure(stage: Path, releases_dir: Path, paid: list[str], charged: st
     if charged is not None:
         click.echo(f"note: the privacy budget of release '{charged}' is charged in "
                    f"'{out / 'ledger.json'}' but its records could not be written", err=True)
+
+
+#: the input's row number, kept while a step shuffles the records by stratum
+_ORDER = "_synthguard_order"
+
+
+def _sdc(spec: Any, data: Any, seed: int) -> tuple[str, list[Any], dict[str, Any]]:
+    """An sdc release on Dask, its steps in the plan's order (:mod:`synthguard.scale.sdc`).
+
+    A step's ``strata`` are honoured: one shuffle puts each stratum in one partition, where
+    the step runs per stratum, and the records are put back in the input's order afterwards
+    (a protected release's rows stand for the confidential records, row for row). Step ``i``
+    draws from the ``i``-th child of ``SeedSequence(seed)``; each stratum from its own
+    generator (``scale.sdc.stratum_generator``). A random step that depends on the other
+    records (``add_noise``: the column's standard deviation; ``swap``: the partners) without
+    ``strata`` treats each input partition as a stratum, which a ``note:`` says.
+    """
+    from synthguard import scale
+    from synthguard.scale._partitions import ROW, with_row_numbers
+
+    steps = [next(iter(step.items())) for step in spec.params["steps"]]
+    stratified = any((kw or {}).get("strata") for _, kw in steps)
+    current = data
+    if stratified:  # shuffled by stratum: remember the input's order
+        numbered, _ = with_row_numbers(data)
+        current = numbered.rename(columns={ROW: _ORDER})
+    per_partition = []
+    for i, (name, kwargs) in enumerate(steps):
+        kw = dict(kwargs or {})
+        fn = getattr(scale, name)
+        if name not in ("topcode", "bottomcode"):
+            kw["random_state"] = int(np.random.SeedSequence(seed).spawn(i + 1)[i]
+                                     .generate_state(1, dtype=np.uint32)[0])
+        if name in ("add_noise", "swap") and not kw.get("strata"):
+            per_partition.append(f"step {i + 1} '{name}'")
+        current = fn(current, **kw)
+    if stratified:
+        current = current.sort_values(_ORDER).drop(columns=[_ORDER])
+    notes = ([f"release '{spec.name}': {', '.join(per_partition)} without strata: on Dask "
+              f"each partition is a stratum (noise scaled by the partition's standard "
+              f"deviation, swap partners in the same partition); give 'strata' to the step "
+              f"for a release that does not depend on the partitioning"]
+             if per_partition else [])
+    return "protected", [current], {"seed": seed, "notes": notes, "details": {
+        "steps": [name for name, _ in steps],
+        "strata": {f"step {i + 1}": list(_strata(kw)) for i, (_, kw) in enumerate(steps)
+                   if _strata(kw)}}}
+
+
+def _strata(kwargs: Any) -> tuple[str, ...]:
+    """The ``strata`` column(s) a step names (none: ``()``)."""
+    strata = (kwargs or {}).get("strata")
+    if not strata:
+        return ()
+    return (strata,) if isinstance(strata, str) else tuple(strata)
 
 
 def run_on_dask(plan_file: str, output: str | None, force: bool, quiet: bool,
@@ -258,6 +302,9 @@ def run_on_dask(plan_file: str, output: str | None, force: bool, quiet: bool,
                 made[spec.name] = [read_dataset(stage / spec.name / n) for n in names]
                 kinds[spec.name] = "full" if kind == "dp" else kind
                 echo(f"release '{spec.name}': {kind}, m = {len(names)}, written by the workers")
+                for note in facts.get("notes", ()):
+                    if not quiet:
+                        click.echo(f"note: {note}", err=True)
             with progress_bar(quiet, "synthguard run (Dask)") as cb:
                 ev = evaluate(data, made, keys=list(plan.keys), targets=list(plan.targets),
                               kinds=kinds, thresholds=dict(plan.thresholds) or None,
