@@ -91,3 +91,19 @@ def test_dask_targets_parse(spec, want):
 def test_bad_dask_targets_are_refused(spec, match):
     with pytest.raises(ParameterError, match=match):
         parse_dask(spec)
+
+
+def test_parquet_categories_are_read_so_a_release_keeps_integer_levels(tmp_path):
+    # a category column with integer levels, its files holding different levels: Dask reads
+    # it with unknown levels; read_dataset reads them (the union), so a release written from
+    # it keeps integer levels instead of text ('1' would never equal 1 in a risk measure)
+    (tmp_path / "conf").mkdir()
+    for i, levels in enumerate(([1, 2], [2, 3, 4])):
+        part = pd.DataFrame({"kids": pd.Categorical(levels * 3), "b": np.arange(len(levels) * 3)})
+        part.to_parquet(tmp_path / "conf" / f"part.{i}.parquet", index=False)
+    with dask.config.set(scheduler="synchronous"):
+        ddf = read_dataset(tmp_path / "conf")
+        assert list(ddf._meta["kids"].cat.categories) == [1, 2, 3, 4]
+        write_implicates([ddf], tmp_path / "rel")
+        back = pd.read_parquet(tmp_path / "rel" / "synthetic_1.parquet")
+    assert sorted(back["kids"].tolist()) == [1, 1, 1, 2, 2, 2, 2, 2, 2, 3, 3, 3, 4, 4, 4]

@@ -169,3 +169,17 @@ def test_the_same_seed_sequence_gives_the_same_release_every_time(strata):
     assert not runs[0][0].equals(runs[0][1])  # implicates differ from each other
     assert synthesize(ddf, strata=strata, random_state=ss, **kw).seed is None
     assert ss.n_children_spawned == 0
+
+
+@pytest.mark.parametrize("strata", ["region", None])
+def test_categorical_columns_of_unknown_categories_keep_their_values(strata):
+    # a Parquet dictionary column is read as a category whose levels Dask has not read:
+    # the release must keep the values (integer levels stay integers), not turn them missing
+    pdf = _data(240).assign(kids=lambda d: pd.Categorical(np.arange(len(d)) % 3 + 1))
+    ddf = dd.from_pandas(pdf, npartitions=2)
+    ddf["kids"] = ddf["kids"].cat.as_unknown()
+    kw = {"methods": {"x": "sample", "sex": "sample", "income": "sample", "kids": "sample"}}
+    got = synthesize(ddf, strata=strata, m=1, random_state=2, **kw).compute()[0]
+    assert got["kids"].notna().all()
+    assert set(got["kids"].astype(int)) <= {1, 2, 3}
+    assert got["kids"].cat.categories.dtype.kind == "i"

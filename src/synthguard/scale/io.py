@@ -68,7 +68,7 @@ def read_dataset(
             return dd.read_csv(files, blocksize=blocksize, na_values=list(na_values or []),
                                usecols=cols)
         if all(f.lower().endswith(".parquet") for f in files):
-            return dd.read_parquet(files, columns=cols)
+            return _known_categories(dd.read_parquet(files, columns=cols))
         raise FileFormatError(
             f"'{text}' matches files of several formats or of a format other than CSV and "
             f"Parquet; give a glob of .csv files or a Parquet folder"
@@ -82,9 +82,9 @@ def read_dataset(
                 f"folder '{p}' holds no .parquet files; give a Parquet folder or a glob of "
                 f"CSV files such as '{p}/*.csv'"
             )
-        return dd.read_parquet(str(p), columns=cols)
+        return _known_categories(dd.read_parquet(str(p), columns=cols))
     if p.suffix.lower() == ".parquet":
-        return dd.read_parquet(str(p), columns=cols)
+        return _known_categories(dd.read_parquet(str(p), columns=cols))
     if _is_csv(p.name):
         return dd.read_csv(str(p), blocksize=blocksize, na_values=list(na_values or []),
                            usecols=cols)
@@ -92,6 +92,20 @@ def read_dataset(
         f"file '{p}': the Dask path reads Parquet (a folder or a .parquet file) and CSV "
         f"(a file or a glob); convert it, or read it without --dask"
     )
+
+
+def _known_categories(frame: Any) -> Any:
+    """``frame`` with the levels of its categorical columns read (one pass over those columns
+    only). A Parquet dictionary column is read with levels Dask has not read yet; a release
+    made from it would otherwise be written with text levels (its type unknown when the
+    schema is written), so its values would no longer equal the data's (1 vs '1')."""
+    import pandas as pd
+    from dask.dataframe.utils import has_known_categories
+
+    unknown = [c for c in frame.columns
+               if isinstance(frame._meta[c].dtype, pd.CategoricalDtype)
+               and not has_known_categories(frame[c])]
+    return frame.categorize(columns=unknown) if unknown else frame
 
 
 def write_implicates(

@@ -391,9 +391,21 @@ def _conform(frame: pd.DataFrame, meta: pd.DataFrame) -> pd.DataFrame:
         )
     out = frame[list(meta.columns)].reset_index(drop=True)
     for c in meta.columns:
-        if out[c].dtype != meta[c].dtype:
-            out[c] = out[c].astype(meta[c].dtype)
+        want = meta[c].dtype
+        if isinstance(want, pd.CategoricalDtype) and _unknown_categories(want):
+            # Dask's placeholder for categories it has not read (a Parquet dictionary column):
+            # casting to it would turn every value missing; each partition keeps its own
+            if not isinstance(out[c].dtype, pd.CategoricalDtype):
+                out[c] = out[c].astype("category")
+        elif out[c].dtype != want:
+            out[c] = out[c].astype(want)
     return out
+
+
+def _unknown_categories(dtype: pd.CategoricalDtype) -> bool:
+    from dask.dataframe.utils import UNKNOWN_CATEGORIES
+
+    return dtype.categories is not None and UNKNOWN_CATEGORIES in dtype.categories
 
 
 def _split_implicates(combined: Any, m: int, meta: pd.DataFrame) -> list[Any]:
