@@ -38,6 +38,7 @@ from synthguard.scale.dp import (
 from synthguard.scale.evaluation import evaluate
 from synthguard.scale.io import read_dataset, write_implicates
 from synthguard.scale.marginals import kway_marginal_score, workload_error
+from synthguard.scale.means import compare_means
 from synthguard.scale.risk import (
     distance_to_closest_record,
     identification_risk,
@@ -57,6 +58,7 @@ __all__ = [
     "MSTSynthesizer",
     "add_noise",
     "bottomcode",
+    "compare_means",
     "correlation_fit",
     "dask_session",
     "distance_to_closest_record",

@@ -13,12 +13,14 @@ What is measured on all records, exactly as the pandas evaluation measures it:
 * utility: univariate comparison, ECDF distances (Woo et al. 2009), correlation fit, from
   exact value counts and Pearson matrices; k-way marginal score and workload error (NIST
   2018; McKenna et al. 2022) from exact cell counts, bins at exact quantiles
-  (:mod:`synthguard.scale.marginals`); pMSE (Snoke et al. 2018) on a seeded sample of
-  about ``sample_size`` records of each data set, with the null of the sample sizes used.
+  (:mod:`synthguard.scale.marginals`); the comparison of means with t intervals from
+  per-partition sums (:mod:`synthguard.scale.means`, to rounding); pMSE (Snoke et al. 2018)
+  on a seeded sample of about ``sample_size`` records of each data set, with the null of the
+  sample sizes used.
 
 What the Dask path does not compute (attribute disclosure, synthpop's repU, DiSCO and
-replicated uniques, sdcMicro's individual risk and SUDA2, the comparison of means) is recorded in each release's ``errors`` as *not computed*:
-the terminal lists it, the report shows it, and the command line exits 3 (never silently
+replicated uniques, sdcMicro's individual risk and SUDA2) is recorded in each release's
+``errors`` as *not computed*: the terminal lists it, the report shows it, and the command line exits 3 (never silently
 left out). The report's figures (per-variable distributions, correlation maps, utility
 tables) are drawn from a seeded sample of about ``sample_size`` records of the data and of
 each implicate (``Evaluation.conf`` and ``Evaluation.implicates`` hold those samples; a
@@ -44,12 +46,14 @@ from synthguard.report.evaluation.kinds import aligned as _aligned
 from synthguard.report.evaluation.kinds import undefined
 from synthguard.report.evaluation.notes import Notes
 from synthguard.report.evaluation.options import check_setting
+from synthguard.report.evaluation.release import _combining_rule
 from synthguard.report.evaluation.results import Evaluation, ReleaseEvaluation
 from synthguard.report.metrics import METRICS, extract_metric
 from synthguard.report.safety import safe_error
 from synthguard.report.thresholds import check_thresholds
 from synthguard.risk.evaluate import RiskEvaluation
 from synthguard.scale import marginals as _marginals
+from synthguard.scale import means as _means
 from synthguard.scale import risk as _risk
 from synthguard.scale import utility as _utility
 from synthguard.scale._partitions import as_dask, as_dask_implicates
@@ -66,7 +70,6 @@ NOT_ON_DASK: dict[str, tuple[str, ...]] = {
     "attribute disclosure": ("attribute_excess",),
     "repU, DiSCO and replicated uniques": ("repu", "disco", "replicated_uniques"),
     "sdcMicro individual risk, SUDA2 and l-diversity": (),
-    "comparison of means": (),
 }
 
 Progress = Callable[[str, int, int], None]
@@ -231,7 +234,7 @@ def _measure(
     imps_u = [f[common] for f in imps]
     seeds = [_seed(g) for g in spawn(rng, 5)]
     utility, workload = _utility_of(s, conf_u, imps_u, common, seeds, sample_size, notes,
-                                    errors)
+                                    errors, _combining_rule(kind, len(imps)))
     lacking = [c for c in (*s.keys, *s.targets) if c not in common]
     risk = None
     if lacking:
@@ -276,9 +279,11 @@ def _measure(
 
 
 def _utility_of(s: Any, conf: Any, imps: list[Any], common: list[str], seeds: list[int],
-                sample_size: int, notes: Notes, errors: dict[str, str]) -> tuple[Any, dict]:
-    """Univariate, ECDF, correlation fit, k-way marginals and workload error (exact) and pMSE
-    (on samples) by synthguard.scale; the workload error as ``{order: TV}``."""
+                sample_size: int, notes: Notes, errors: dict[str, str],
+                rule: str) -> tuple[Any, dict]:
+    """Univariate, ECDF, correlation fit, k-way marginals and workload error (exact), the
+    comparison of means (combined by ``rule``) and pMSE (on samples) by synthguard.scale; the
+    workload error as ``{order: TV}``."""
     schema = s.schema.subset(common)
     seed = seeds[0]
     kway, workload = None, {}
@@ -288,6 +293,12 @@ def _utility_of(s: Any, conf: Any, imps: list[Any], common: list[str], seeds: li
                               workload_random_state=seeds[4])
     except Exception as exc:
         errors["k-way marginals and workload error"] = safe_error(exc)
+    stats = None
+    if schema.numeric():
+        try:
+            stats = _run(notes, _means.compare_means, conf, imps, schema=schema, method=rule)
+        except Exception as exc:
+            errors["comparison of means"] = safe_error(exc)
     try:
         uni = _run(notes, _utility.univariate, conf, imps, schema=schema, columns=common)
         ecdf = {}
@@ -306,7 +317,7 @@ def _utility_of(s: Any, conf: Any, imps: list[Any], common: list[str], seeds: li
     except Exception as e:
         errors["utility"] = safe_error(e)
         return None, workload
-    return UtilityEvaluation(uni, ecdf, corr, pm, kway, {}, None, seed), workload
+    return UtilityEvaluation(uni, ecdf, corr, pm, kway, {}, stats, seed), workload
 
 
 def _risk_of(s: Any, conf: Any, imps: list[Any], is_aligned: bool, n_released: int,

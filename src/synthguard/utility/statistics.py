@@ -92,6 +92,14 @@ def _bootstrap(
     return out
 
 
+def mean_interval(mean: float, sd: Any, n: int, level: float) -> tuple[float, float, float, float]:
+    """(estimate, se, lower, upper) of a mean ``x̄`` of ``n`` values with standard deviation
+    ``s`` (ddof 1): ``se = s/√n`` and the t interval ``x̄ ± t_{n-1} se``."""
+    se = float(sd / np.sqrt(n))
+    t = float(stats.t.ppf(0.5 + level / 2, n - 1))
+    return mean, se, mean - t * se, mean + t * se
+
+
 def _column_stat(
     kind: str, p: float | None, x: np.ndarray, n_boot: int, rng: np.random.Generator,
     level: float,
@@ -102,10 +110,7 @@ def _column_stat(
     if n < 2:
         raise DataError("compare_statistics: a column has fewer than 2 non-missing values")
     if kind == "mean":
-        est = float(x.mean())
-        se = float(x.std(ddof=1) / np.sqrt(n))
-        t = float(stats.t.ppf(0.5 + level / 2, n - 1))
-        return est, se, est - t * se, est + t * se
+        return mean_interval(float(x.mean()), x.std(ddof=1), n, level)
     assert p is not None
     est = float(np.quantile(x, p))
     boots = _bootstrap(x, lambda a: np.quantile(a, p, axis=1), n_boot, rng)
