@@ -799,8 +799,7 @@ class Synthesizer(ParamsRepr):
         rare: dict[str, int] = {}
         if rare_guard is not None and rare_guard.active:
             (rrng,) = spawn(child, 1)
-            smoother = self._leaf_smoother(out, tasks, row_block)
-            rare = rare_guard.apply(out, rrng, smoother)
+            rare = rare_guard.apply(out, rrng)
         rederive(out, None, tasks, row_block, self.schema_.columns)
         policy = self._policy()
         found = redrawn = removed = remaining = suppressed = 0
@@ -829,8 +828,7 @@ class Synthesizer(ParamsRepr):
                         coded[c] += apply_tail_coding(vals, lo, hi)
                         out[c][idx] = vals
                     if rare_guard is not None and rare_guard.active:
-                        smoother = self._leaf_smoother(out, tasks, row_block)
-                        for c, v in rare_guard.apply(out, srng, smoother, idx).items():
+                        for c, v in rare_guard.apply(out, srng, idx).items():
                             rare[c] = rare.get(c, 0) + v
                     rederive(out, idx, tasks, row_block, self.schema_.columns)
                     bad[idx] = guard.replicated(out, idx)
@@ -866,40 +864,6 @@ class Synthesizer(ParamsRepr):
                 if out[c].dtype.kind != "f":
                     out[c] = out[c].astype(np.float64)
                 out[c][rows] = np.nan
-
-    def _leaf_smoother(
-        self,
-        out: dict[str, np.ndarray],
-        tasks: list[tuple[BlockModel, int, np.random.Generator]],
-        row_block: np.ndarray | None,
-    ) -> Any:
-        """``smoother(column, rows, values, rng)`` for :class:`RareGuard`: ``values`` of
-        ``rows`` kernel-smoothed within the leaf each row falls in, when the column is drawn
-        by a leaf method (:meth:`CartMethod.smooth_values`); None otherwise (the guard then
-        uses the column's bandwidth)."""
-        schema = self.schema_.columns
-
-        def smooth(c: str, rows: np.ndarray, values: np.ndarray,
-                   rng: np.random.Generator) -> np.ndarray | None:
-            new = np.full(len(rows), np.nan)
-            done = np.zeros(len(rows), dtype=bool)
-            pos = np.arange(len(rows))
-            for b, sub in self._row_groups(rows, row_block):
-                cm = next((cm for cm in tasks[b][0].models if cm.target == c), None)
-                part = None if cm is None else cm.value
-                if cm is None or part is None or not leaf_smoothable(part):
-                    continue
-                at = pos if row_block is None else pos[row_block[rows] == b]
-                leaf = leaves(part, cm.predictors, out, schema, sub)
-                new[at] = part.method.smooth_values(values[at], leaf, rng)  # type: ignore[attr-defined]
-                done[at] = True
-            if not done.any():
-                return None
-            if not done.all():  # rows of strata drawn otherwise: column bandwidth (NaN marks)
-                return np.where(done, new, np.nan)
-            return new
-
-        return smooth
 
     def _row_groups(
         self, idx: np.ndarray, row_block: np.ndarray | None
