@@ -111,3 +111,30 @@ def test_proper_draws_spread_by_the_posterior():
     assert abs(draws.var(ddof=1) / expected_var - 1) < 5 * np.sqrt(2 / n_rep)
     improper = NormMethod().fit(x, y).draw(np.repeat(x0, n_rep, axis=0), gen)
     assert draws.var() > improper.var()
+
+
+@pytest.mark.parametrize("decimals", [0, 1, 2])
+def test_draws_are_released_at_the_datas_precision(decimals):
+    # a column recorded in whole numbers (or 1 or 2 decimals) comes back at that precision,
+    # and each draw is the unrounded draw rounded (same random numbers)
+    rng = np.random.default_rng(decimals)
+    x = rng.normal(size=(300, 1))
+    y = np.round(50 + 7 * x[:, 0] + rng.normal(0, 3, 300), decimals)
+    m = NormMethod().fit(x, y)
+    assert m.decimals_ == decimals
+    out = m.draw(x, np.random.default_rng(9))
+    raw = m.draw_unrounded(x, np.random.default_rng(9))
+    np.testing.assert_array_equal(out, np.round(raw, decimals))
+    assert not np.array_equal(out, raw)  # rounding did something
+    scaled = out * 10**decimals
+    np.testing.assert_allclose(scaled, np.round(scaled), atol=1e-6)
+
+
+def test_a_continuous_column_is_left_as_drawn():
+    rng = np.random.default_rng(0)
+    x = rng.normal(size=(100, 1))
+    y = x[:, 0] + rng.normal(size=100)  # 16-17 significant digits: not a grid
+    m = NormMethod().fit(x, y)
+    assert m.decimals_ is None
+    np.testing.assert_array_equal(m.draw(x, np.random.default_rng(1)),
+                                  m.draw_unrounded(x, np.random.default_rng(1)))

@@ -62,3 +62,20 @@ def test_proper_is_passed_to_the_inner_regression():
 def test_average_ranks_match_scipy():
     y = np.random.default_rng(7).integers(0, 6, size=300).astype(float)
     np.testing.assert_array_equal(_average_ranks(y), stats.rankdata(y))
+
+
+def test_interpolated_draws_are_rounded_to_the_datas_precision():
+    # incomes recorded in whole units: linear interpolation between order statistics gives
+    # fractions, which are rounded back to whole units (the range still holds)
+    rng = np.random.default_rng(5)
+    y = np.round(rng.lognormal(10, 0.8, 400))
+    m = NormRankMethod().fit(np.empty((400, 0)), y)
+    assert m.decimals_ == 0
+    out = m.draw(np.empty((5000, 0)), np.random.default_rng(6))
+    np.testing.assert_array_equal(out, np.round(out))
+    assert out.min() >= y.min() and out.max() <= y.max()
+    # the unrounded map gives fractions for almost every draw: rounding did the work
+    z = m.norm_.draw_unrounded(np.empty((5000, 0)), np.random.default_rng(6))
+    assert np.mean(z != np.round(z)) > 0.99
+    y2 = np.round(rng.lognormal(3, 0.5, 400), 2)
+    assert NormRankMethod().fit(np.empty((400, 0)), y2).decimals_ == 2

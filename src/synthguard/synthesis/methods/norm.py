@@ -10,7 +10,27 @@ from synthguard.synthesis.methods.base import SynthesisMethod, check_weights
 from synthguard.synthesis.methods.sample import _check_draw_data, _check_fit_data
 from synthguard.synthesis.registry import register_method
 
-__all__ = ["NormMethod"]
+__all__ = ["MAX_DECIMALS", "NormMethod", "decimal_places"]
+
+#: most decimal places kept when rounding draws (beyond this, values are left as drawn)
+MAX_DECIMALS = 8
+
+
+def decimal_places(y: np.ndarray) -> int | None:
+    """The most decimal places any value of ``y`` has (up to :data:`MAX_DECIMALS`), or None
+    when some value has more (synthpop rounds to ``max(decimalplaces(y))``).
+
+    A value ``v`` has at most ``d`` decimals when ``|v 10^d - round(v 10^d)| <= 1e-9
+    max(1, |v 10^d|)`` (the tolerance absorbs the binary representation of, e.g., 0.1).
+    Only the count leaves the data: no value is kept.
+    """
+    y = np.asarray(y, dtype=float)
+    y = y[np.isfinite(y)]
+    for d in range(MAX_DECIMALS + 1):
+        scaled = y * 10.0**d
+        if np.all(np.abs(scaled - np.round(scaled)) <= 1e-9 * np.maximum(1.0, np.abs(scaled))):
+            return d
+    return None
 
 
 def _least_squares(X: np.ndarray, y: np.ndarray) -> tuple[np.ndarray, np.ndarray, int, float]:
@@ -83,6 +103,12 @@ class NormMethod(SynthesisMethod):
     is ``b0 + x*' b + sigma * z`` with ``z ~ N(0, 1)``, where ``sigma`` is the residual
     standard error ``sqrt(RSS / (n - k))`` and ``k`` the rank of the design ``[1, X]``.
 
+    Draws are released at the data's precision, as synthpop's ``syn.norm`` rounds to the
+    observed ``decimalplaces``: ``fit`` records the most decimal places a confidential value
+    has (``decimals_``; only the count, no value) and ``draw`` rounds to it, so a column
+    recorded in whole numbers comes back in whole numbers and one recorded in cents in cents.
+    A column with more than :data:`MAX_DECIMALS` decimals is left as drawn.
+
     With ``proper=True`` every call of :meth:`draw` first draws the parameters from their
     posterior under the noninformative prior ``p(b, sigma^2) ∝ 1 / sigma^2``
     (Gelman et al. 2013, sec. 14.2):
@@ -109,6 +135,8 @@ class NormMethod(SynthesisMethod):
         Residual degrees of freedom ``n - k``.
     rank_ : int
         Rank ``k`` of the design including the intercept.
+    decimals_ : int or None
+        Decimal places draws are rounded to (None: not rounded).
 
     Raises
     ------
@@ -123,8 +151,10 @@ class NormMethod(SynthesisMethod):
     >>> m = NormMethod().fit(np.array([[0.0], [1.0], [2.0], [3.0]]), np.array([1.0, 3.0, 4.0, 7.0]))
     >>> np.round(m.coef_, 4).tolist(), m.df_resid_
     ([0.9, 1.9], 2)
-    >>> m.draw(np.array([[10.0], [11.0]]), np.random.default_rng(1)).shape
-    (2,)
+    >>> m.decimals_  # whole numbers in, whole numbers out
+    0
+    >>> m.draw(np.array([[10.0], [11.0]]), np.random.default_rng(1)).tolist()
+    [20.0, 22.0]
     """
 
     target_kinds = frozenset({"numeric"})
@@ -155,10 +185,19 @@ class NormMethod(SynthesisMethod):
         self.cov_root_ = cov_root
         self.se_ = self.sigma_ * np.sqrt(np.sum(cov_root**2, axis=1))
         self.n_predictors_ = X.shape[1]
+        self.decimals_ = decimal_places(y)
         return self
 
     def draw(self, X: np.ndarray, rng: np.random.Generator) -> np.ndarray:
-        """``b0 + X b + sigma z`` for each row, with posterior draws of ``(b, sigma)`` if proper."""
+        """``b0 + X b + sigma z`` for each row, with posterior draws of ``(b, sigma)`` if
+        proper, rounded to the data's decimal places."""
+        out = self.draw_unrounded(X, rng)
+        decimals = getattr(self, "decimals_", None)  # None too for a model saved before it
+        return out if decimals is None else np.round(out, decimals)
+
+    def draw_unrounded(self, X: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+        """:meth:`draw` before rounding: ``b0 + X b + sigma z`` on the model's scale (what
+        ``normrank`` and the transformed methods map back before they round)."""
         self._check_fitted("coef_")
         X = _check_draw_data(self, X, self.n_predictors_)
         rng = check_random_state(rng)

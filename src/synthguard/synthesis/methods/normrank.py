@@ -7,7 +7,7 @@ import numpy as np
 from synthguard._random import check_random_state
 from synthguard.errors import MethodError
 from synthguard.synthesis.methods.base import SynthesisMethod, check_weights
-from synthguard.synthesis.methods.norm import NormMethod
+from synthguard.synthesis.methods.norm import NormMethod, decimal_places
 from synthguard.synthesis.methods.sample import _check_draw_data, _check_fit_data
 from synthguard.synthesis.registry import register_method
 
@@ -51,6 +51,10 @@ class NormRankMethod(SynthesisMethod):
     values therefore keep the observed marginal's shape and never leave the observed
     range ``[min y, max y]``. This is the idea of synthpop's ``syn.normrank`` (Nowok, Raab &
     Dibben 2016), with Blom's positions so that the forward and backward maps are inverses.
+    An interpolated value is rounded to the data's precision (the most decimal places a
+    confidential value has, at most 8; synthpop rounds its draws to ``decimalplaces``), so a
+    whole-number column stays whole; the observed minimum and maximum are on that grid, so
+    rounding never leaves the observed range.
 
     Parameters
     ----------
@@ -64,6 +68,8 @@ class NormRankMethod(SynthesisMethod):
         The regression fitted to the normal scores.
     sorted_values_ : ndarray
         The sorted confidential values (confidential: a fitted method holds real data).
+    decimals_ : int or None
+        Decimal places draws are rounded to (None: not rounded).
 
     Examples
     --------
@@ -95,6 +101,7 @@ class NormRankMethod(SynthesisMethod):
         except MethodError as exc:
             raise MethodError(f"method '{self.name}' (its inner regression): {exc}") from None
         self.sorted_values_ = np.sort(y)
+        self.decimals_ = decimal_places(y)
         self.n_predictors_ = X.shape[1]
         return self
 
@@ -103,9 +110,11 @@ class NormRankMethod(SynthesisMethod):
         self._check_fitted("norm_")
         X = _check_draw_data(self, X, self.n_predictors_)
         rng = check_random_state(rng)
-        z = self.norm_.draw(X, rng)
+        z = self.norm_.draw_unrounded(X, rng)
         n = len(self.sorted_values_)
         from scipy.special import ndtr
 
         position = np.clip(ndtr(z) * (n + 1.0 - 2.0 * _BLOM_A) + _BLOM_A, 1.0, float(n)) - 1.0
-        return np.interp(position, np.arange(n, dtype=float), self.sorted_values_)
+        out = np.interp(position, np.arange(n, dtype=float), self.sorted_values_)
+        decimals = getattr(self, "decimals_", None)  # None too for a model saved before it
+        return out if decimals is None else np.round(out, decimals)

@@ -15,25 +15,17 @@ from typing import ClassVar
 import numpy as np
 
 from synthguard.errors import MethodError
-from synthguard.synthesis.methods.norm import NormMethod
+from synthguard.synthesis.methods.norm import MAX_DECIMALS, NormMethod, decimal_places
 from synthguard.synthesis.methods.sample import _check_fit_data
 from synthguard.synthesis.registry import register_method
 
-__all__ = ["CubeRootNormMethod", "LogNormMethod", "SqrtNormMethod"]
-
-#: most decimal places kept when rounding back (beyond this, values are left as drawn)
-MAX_DECIMALS = 8
-
-
-def decimal_places(y: np.ndarray) -> int | None:
-    """The most decimal places any value of ``y`` has (up to :data:`MAX_DECIMALS`), or None
-    when some value has more (synthpop rounds to ``max(decimalplaces(y))``)."""
-    for d in range(MAX_DECIMALS + 1):
-        scaled = y * 10.0**d
-        if np.all(np.abs(scaled - np.round(scaled)) <= 1e-9 * np.maximum(1.0, np.abs(scaled))):
-            return d
-    return None
-
+__all__ = [
+    "MAX_DECIMALS",
+    "CubeRootNormMethod",
+    "LogNormMethod",
+    "SqrtNormMethod",
+    "decimal_places",
+]
 
 class _TransformedNorm(NormMethod):
     """``norm`` on ``g(y)``; subclasses give ``g`` and its inverse."""
@@ -64,7 +56,7 @@ class _TransformedNorm(NormMethod):
 
     def draw(self, X: np.ndarray, rng: np.random.Generator) -> np.ndarray:
         """Draw on the transformed scale, transform back, round to the data's decimals."""
-        out = self._inverse(super().draw(X, rng))
+        out = self._inverse(self.draw_unrounded(X, rng))
         if self.decimals_ is not None:
             out = np.round(out, self.decimals_)
         return out
