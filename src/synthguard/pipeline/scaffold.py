@@ -16,8 +16,11 @@ The plan guesses what a steward would choose, and says each guess is one ("# gue
   incomes and amounts take. Only one column per demographic is a key (age, not also an age
   group). With no numeric column, the target is the last column that is not a key.
 * **derived and nested columns**: a column that is an exact function of another in the data
-  is proposed ``passive`` (or ``nested`` in its coarser parent) instead of ``cart``
-  (:func:`synthguard.synthesis.dependencies.propose_methods`).
+  is proposed ``passive`` (or ``nested`` in its coarser parent) instead of ``cart``, and a
+  categorical column that is an interval binning of a numeric one (an age group of an age)
+  ``passive`` with break points (``passive:of=age:breaks=24.5,34.5``), chosen as rounded
+  midpoints between the groups' observed ranges, to be checked against the groups' public
+  definitions (:func:`synthguard.synthesis.dependencies.propose_methods`).
 * **never an identifier**: columns :func:`synthguard.data.schema.identifier_reason` flags
   (an id-like name, nearly all values distinct, an integer sequence) are left out of
   ``data.columns`` and of every key, target and formula, with the reason.
@@ -211,7 +214,8 @@ def init_plan(data_path: str | os.PathLike[str], *, plan_dir: str | os.PathLike[
             f"    methods: {{{', '.join(_quote(c) + ': ' + _quote(part.get(c, 'cart')) for c in others)}}}",
         ]
         if part:
-            lines.append("    # passive/nested: exact functional dependencies found in the data (guess: check)")
+            lines.append("    # passive/nested: exact functional dependencies or interval binnings (breaks:")
+            lines.append("    #   rounded midpoints between groups in the data) found in the data (guess: check)")
     lines += [
         "  full:                        # fully synthetic: every column synthesized",
         "    method: synthesis",
@@ -221,7 +225,9 @@ def init_plan(data_path: str | os.PathLike[str], *, plan_dir: str | os.PathLike[
         lines += [
             f"    methods: {{{', '.join(_quote(c) + ': ' + _quote(v) for c, v in full.items())}}}",
             "    # ^ exact functional dependencies in the data: derived (passive) or nested columns,",
-            "    #   not modelled (synthguard.synthesis.dependencies; guess: check)",
+            "    #   not modelled; passive breaks bin a numeric column, at rounded midpoints between",
+            "    #   the groups in the data: check them against the groups' public definitions",
+            "    #   (synthguard.synthesis.dependencies; guess: check)",
         ]
     # every numeric column an intruder does not hold as a key is top coded, not the target
     # alone: an extreme income is as telling as an extreme expenditure

@@ -150,3 +150,37 @@ def test_saved_synthesizer_with_passive_and_nested_draws_the_same(tmp_path):
     syn.save(path)
     again = Synthesizer.load(path)
     pd.testing.assert_frame_equal(syn.sample().implicates[0], again.sample().implicates[0])
+
+
+def test_passive_breaks_bin_a_numeric_column_like_r_cut():
+    # codes 0..2 of the levels "<=24", "25-59", "60+"; intervals closed on the right
+    X = pd.DataFrame({"age": [16.0, 24.0, 25.0, 40.0, 59.0, 60.0, 80.0, np.nan]})
+    y = np.array([0, 0, 1, 1, 1, 2, 2, 1])
+    m = PassiveMethod(of="age", breaks="24.5,59.5").fit(X, y)
+    new = pd.DataFrame({"age": [24.5, 24.6, 59.5, 59.50001, 100.0, 0.0, np.nan]})
+    # 24.5 is in (-inf, 24.5]: the first bin, as R's cut(x, c(-Inf, 24.5, 59.5, Inf))
+    assert m.draw(new, np.random.default_rng(0)).tolist() == [0, 1, 1, 2, 2, 0, 1]
+    assert m.sources_ == ()  # any age has a bin: the guard may move the ages
+    # a list works as the text does; a contradicting binning is refused
+    assert PassiveMethod(of="age", breaks=[24.5, 59.5]).fit(X, y).lookup_values_.tolist() \
+        == [1, 0, 1, 2]
+    with pytest.raises(MethodError, match="not a binning"):
+        PassiveMethod(of="age", breaks="30.5,59.5").fit(X, y)
+    with pytest.raises(MethodError, match="increasing"):
+        PassiveMethod(of="age", breaks="59.5,24.5").fit(X, y)
+    with pytest.raises(MethodError, match="breaks"):
+        PassiveMethod(formula="age", breaks="1").fit(X, y)
+
+
+def test_sd2011_like_age_groups_released_exactly_consistent():
+    rng = np.random.default_rng(5)
+    n = 600
+    age = rng.integers(16, 90, n).astype(float)
+    grp = np.array(["16-24", "25-44", "45+"])[np.searchsorted([24.5, 44.5], age)]
+    inc = np.round(rng.lognormal(8 + age / 40, 0.4))
+    df = pd.DataFrame({"age": age, "agegr": grp, "income": inc})
+    res = Synthesizer(methods={"agegr": "passive:of=age:breaks=24.5,44.5"}, m=2,
+                      random_state=3).fit(df).sample()
+    for s in res.implicates:
+        expect = np.array(["16-24", "25-44", "45+"])[np.searchsorted([24.5, 44.5], s["age"])]
+        assert (s["agegr"].astype(str).to_numpy() == expect).all()

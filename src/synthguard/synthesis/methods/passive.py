@@ -21,7 +21,10 @@ from synthguard.synthesis.methods.base import check_weights
 from synthguard.synthesis.methods.columns import ColumnsMethod, GroupKeys, split_names
 from synthguard.synthesis.registry import register_method
 
-__all__ = ["PassiveMethod"]
+__all__ = ["MAX_CUT_DISAGREEMENT", "PassiveMethod"]
+
+#: Largest share of records whose value may differ from their bin's (``breaks``; checked).
+MAX_CUT_DISAGREEMENT = 0.01
 
 _ASSIGN = re.compile(r"^\s*`?[^`=]+`?\s*=(?!=)")
 
@@ -48,6 +51,16 @@ class PassiveMethod(ColumnsMethod):
       value the column takes with it). :meth:`fit` refuses a column that is not such a
       function (two records sharing the combination and differing in the column). Adult's
       ``education_num`` is ``passive:of=education``.
+    * ``of="age", breaks="24.5,34.5,44.5,59.5,64.5"``: the column is an interval binning of
+      one numeric column (an age group of an age; R's ``cut(age, breaks)``, which synthpop's
+      SD2011 example uses for ``agegr``). A value ``x`` falls in bin ``i``, the number of
+      break points below it (intervals closed on the right, ``(b_i, b_{i+1}]``, as ``cut``),
+      a missing ``x`` in a bin of its own; each bin releases the level (or value) most of
+      its confidential records hold. :meth:`fit` refuses breaks that the data contradict in
+      more than 1% of the records (:data:`MAX_CUT_DISAGREEMENT`); a record whose level is
+      missing though its source value is known takes its bin's level in the release.
+      ``synthguard init`` proposes such breaks (see
+      :func:`~synthguard.synthesis.dependencies.interval_binnings`).
     * ``formula="log(income) - log(hours)"``: an expression of the predictor columns,
       evaluated by :meth:`pandas.DataFrame.eval` (arithmetic, comparisons, ``log``, ``exp``,
       ``sqrt``, ``abs``, ...; column names with spaces in backticks). ``"y = expr"`` and
@@ -71,6 +84,9 @@ class PassiveMethod(ColumnsMethod):
     ----------
     of : str or list of str, optional
         The columns the lookup reads.
+    breaks : str or list of float, optional
+        With ``of`` naming one numeric column: the break points of its binning, increasing
+        (text joined by ``,``, as plans and the command line write them).
     formula : str, optional
         The expression.
     func : callable, optional
@@ -96,11 +112,13 @@ class PassiveMethod(ColumnsMethod):
         self,
         *,
         of: str | list[str] | None = None,
+        breaks: str | list[float] | None = None,
         formula: str | None = None,
         func: Callable[[pd.DataFrame], Any] | None = None,
         check: bool = True,
     ) -> None:
         self.of = of
+        self.breaks = breaks
         self.formula = formula
         self.func = func
         self.check = check
@@ -115,6 +133,9 @@ class PassiveMethod(ColumnsMethod):
                 "e.g. 'passive:of=education'), 'formula' (e.g. 'passive:formula=a + b') or "
                 "'func' (a Python function of the predictor frame)"
             )
+        if getattr(self, "breaks", None) is not None and given[0] != "of":
+            raise MethodError("method 'passive': 'breaks' bins the column named by 'of', e.g. "
+                              "'passive:of=age:breaks=24.5,34.5'")
         if given[0] == "formula" and not isinstance(self.formula, str):
             raise MethodError("method 'passive': 'formula' must be text, e.g. 'a + b'")
         if given[0] == "func" and not callable(self.func):
@@ -152,6 +173,8 @@ class PassiveMethod(ColumnsMethod):
         y = np.asarray(y)
         self.categorical_ = bool(y.dtype == bool or np.issubdtype(y.dtype, np.integer))
         check_weights(self.name, weights, len(y), self.supports_weights)
+        if mode == "of" and getattr(self, "breaks", None) is not None:
+            return self._fit_cut(X, y)
         if mode == "of":
             names = split_names(self.of, "of", self.name)
             X = self._check_frame(X, names)
@@ -203,12 +226,67 @@ class PassiveMethod(ColumnsMethod):
         self.fitted_ = True
         return self
 
+    def _cut_points(self) -> np.ndarray:
+        raw = self.breaks
+        try:
+            parts = [p for p in raw.split(",")] if isinstance(raw, str) else list(raw)  # type: ignore[arg-type]
+            b = np.array([float(p) for p in parts], dtype=np.float64)
+        except (TypeError, ValueError):
+            b = np.array([np.nan])
+        if len(b) == 0 or not np.all(np.isfinite(b)) or np.any(np.diff(b) <= 0):
+            raise MethodError(
+                "method 'passive': 'breaks' must be increasing numbers, e.g. "
+                "'breaks=24.5,34.5,44.5'"
+            )
+        return b
+
+    def _bins(self, X: pd.DataFrame) -> np.ndarray:
+        """Bin of each row: the number of break points below its value (missing: -1)."""
+        x = X[self.names_[0]].to_numpy(dtype=np.float64)
+        out = np.searchsorted(self.breaks_, x, side="left").astype(np.int64)
+        out[np.isnan(x)] = -1
+        return out
+
+    def _fit_cut(self, X: Any, y: np.ndarray) -> PassiveMethod:
+        """Each bin's most frequent value of ``y`` (``breaks``; see the class docstring)."""
+        names = split_names(self.of, "of", self.name)
+        if len(names) != 1:
+            raise MethodError("method 'passive': 'breaks' bins one column; give 'of=<column>'")
+        X = self._check_frame(X, names)
+        if isinstance(X[names[0]].dtype, pd.CategoricalDtype):
+            raise MethodError(
+                f"method 'passive': 'breaks' bins a numeric column; {names[0]!r} is categorical"
+            )
+        self.names_ = names
+        self.breaks_ = self._cut_points()
+        k = self._bins(X)
+        # modal value per bin: count the distinct (bin, value) pairs, NaN one value
+        yv = pd.Series(y)
+        pairs = pd.DataFrame({"k": k, "y": yv}).value_counts(dropna=False).reset_index()
+        pairs = pairs.sort_values(["k", "count"], ascending=[True, False], kind="stable")
+        first = pairs.drop_duplicates("k")
+        disagree = len(y) - int(first["count"].sum())
+        if self.check and disagree > MAX_CUT_DISAGREEMENT * len(y):
+            raise MethodError(
+                f"method 'passive': the column is not a binning of {names[0]!r} at these "
+                f"breaks (more than {MAX_CUT_DISAGREEMENT:.0%} of the records fall in a bin "
+                f"of another value); check the breaks, or model the column"
+            )
+        self.lookup_keys_ = first["k"].to_numpy(dtype=np.int64)
+        self.lookup_values_ = first["y"].to_numpy(dtype=y.dtype if self.categorical_
+                                                   else np.float64)
+        self.fitted_ = True
+        return self
+
     @property
     def sources_(self) -> tuple[str, ...]:
         """The columns whose drawn values must be values of the data: with ``of`` the lookup
         table is keyed on them, so a smoothed or redrawn value would have no entry; a formula
-        or function evaluates any value, so it needs none."""
+        or function evaluates any value, and so do ``breaks`` (every value has a bin), so
+        they need none."""
         self._check_fitted("fitted_")
+        if getattr(self, "breaks_", None) is not None:
+            return ()
         return tuple(self.names_) if self.of is not None else ()
 
     def draw(self, X: Any, rng: np.random.Generator) -> np.ndarray:
@@ -217,7 +295,8 @@ class PassiveMethod(ColumnsMethod):
         check_random_state(rng)
         if self.of is not None:
             X = self._check_frame(X, self.names_)
-            k = self.keys_(X)
+            cut = getattr(self, "breaks_", None) is not None
+            k = self._bins(X) if cut else self.keys_(X)
             pos = np.searchsorted(self.lookup_keys_, k)
             pos = np.minimum(pos, len(self.lookup_keys_) - 1)
             hit = self.lookup_keys_[pos] == k
