@@ -2,12 +2,14 @@
 
 Built-in methods: ``sample``, ``norm``, ``normrank``, ``logreg``, ``polyreg``, ``cart``,
 ``passive`` and ``nested`` (which read their predictors by name, :mod:`.columns`), ``pmm``,
-``polr``, ``lognorm``, ``sqrtnorm``, ``cubertnorm``, ``rf``, ``bag``, ``catall``, ``ipf``.
+``polr``, ``lognorm``, ``sqrtnorm``, ``cubertnorm``, ``rf``, ``bag``, ``catall``, ``ipf``,
+``ctree``.
 """
 
 from synthguard.synthesis.methods.base import SynthesisMethod, check_weights
 from synthguard.synthesis.methods.cart import CartMethod
 from synthguard.synthesis.methods.columns import ColumnsMethod
+from synthguard.synthesis.methods.ctree import CtreeMethod
 from synthguard.synthesis.methods.forest import BagMethod, RandomForestMethod, RangerMethod
 from synthguard.synthesis.methods.loglinear import CatAllMethod, IPFMethod
 from synthguard.synthesis.methods.logreg import LogRegMethod
@@ -30,6 +32,7 @@ __all__ = [
     "CartMethod",
     "CatAllMethod",
     "ColumnsMethod",
+    "CtreeMethod",
     "CubeRootNormMethod",
     "IPFMethod",
     "LogNormMethod",
