@@ -5,7 +5,6 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 import numpy as np
-from scipy.special import chdtrc
 
 from synthguard.errors import ParameterError
 from synthguard.synthesis.methods._tree import NOMINAL, Tree
@@ -404,6 +403,8 @@ class CtreeMethod(CartMethod):
             return None
         if np.all(y == y[0]):
             return None
+        from scipy.special import chdtrc  # lazy: the method registry imports no SciPy
+
         test = _NodeTest(y, categorical)
         log_q = np.zeros(p)  # log(1 - p_j)
         for j in range(p):
