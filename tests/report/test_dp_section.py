@@ -115,3 +115,100 @@ def test_no_info_no_section(conf):
     html = build_report(ev)
     assert "dp-accuracy" not in html and "No differentially private release was made" in html
     assert dp_info_from_provenance({}) is None
+
+
+def _dp_release(seed: int = 4):
+    """An MST release of a skewed income at wide public bins (numpy noise: a simulation)."""
+    import numpy as np
+    import pandas as pd
+
+    from synthguard.dp.synthesizers import MSTSynthesizer
+    from synthguard.errors import PrivacyWarning
+
+    rng = np.random.default_rng(0)
+    n = 3000
+    conf = pd.DataFrame({"income": np.exp(rng.normal(10.5, 0.8, n)),
+                         "region": rng.choice(["n", "s", "e", "w"], n, p=[.4, .3, .2, .1])})
+    edges = [50_000.0 * i for i in range(12)]  # equal width: most incomes in the first bins
+    with pytest.warns(PrivacyWarning):
+        syn = MSTSynthesizer(epsilon=1.0, delta=1e-6, bins={"income": edges},
+                             categories={"region": ["n", "s", "e", "w"]}, random_state=seed)
+        release = syn.fit_sample(conf, random_state=seed)
+    return conf, release, edges
+
+
+def test_true_error_is_measured_on_the_release_bins_and_is_below_its_bound():
+    # issue 17: the true TV binned the income at the confidential deciles, where a release
+    # drawn uniformly inside 50,000-wide public bins is far off (0.07 against a bound of
+    # 0.013), and a board reads a broken bound. On the release's own bins it is below it
+    # (20 of 20 seeds tried: 1-way 0.004-0.011 against bounds 0.011-0.018).
+    conf, release, edges = _dp_release()
+    assert release.provenance["bins"] == {"income": edges}
+    info = dp_info_from_provenance(release.provenance)
+    assert info is not None and info.bins == {"income": edges}
+    ev = evaluate(conf, {"dp": release}, keys=["region"], targets=["income"], random_state=0,
+                  default_thresholds=False)
+    html = build_report(ev, dp_info={"dp": info})
+    body = html[html.index('id="dp-accuracy-1"'):]
+    rows = [re.findall(r"<td[^>]*>(.*?)</td>", r)
+            for r in re.findall(r"<tr>(.*?)</tr>", body[: body.index("</table>")], re.S)][1:]
+    bound = {r["order"]: r["bound_tv"] for r in release.provenance["fit_error"]}
+    true = {int(r[0][0]): float(r[5]) for r in rows}
+    assert set(true) == {1, 2}  # two columns: MST measures both 1-way and the one 2-way
+    for k in (1, 2):
+        assert true[k] < bound[k]
+    # the old figure (the comparison table's, at the confidential quantiles) is far above
+    old = ev.to_frame().loc["dp"]
+    assert old["tv_1way"] > 3 * bound[1] and old["tv_2way"] > 3 * bound[2]
+    assert "at the public bins it used" in re.sub(r"\s+", " ", body)
+
+
+def test_edge_codes_are_the_synthesizers_codes():
+    import numpy as np
+    import pandas as pd
+
+    from synthguard.dp.synthesizers._domain import build_domain
+    from synthguard.report.workload_error import edge_codes
+
+    x = pd.Series([-5.0, 0.0, 9.99, 10.0, 25.0, 30.0, 99.0])
+    edges = [0.0, 10.0, 20.0, 30.0]
+    _, codes = build_domain(pd.DataFrame({"x": x}), bins={"x": edges})
+    got, size = edge_codes([x, pd.Series([np.nan, 15.0])], edges, "x")
+    assert size == 4 and got[0].tolist() == codes["x"].tolist() == [0, 0, 0, 1, 2, 2, 2]
+    assert got[1].tolist() == [3, 1]  # a missing value is a cell of its own
+
+
+def test_release_without_recorded_bins_says_the_true_error_is_not_comparable():
+    conf, release, _ = _dp_release()
+    prov = {k: v for k, v in release.provenance.items() if k != "bins"}  # an older release
+    info = dp_info_from_provenance(prov)
+    assert info is not None and info.bins is None
+    ev = evaluate(conf, {"dp": release.implicates}, keys=["region"], targets=["income"],
+                  random_state=0, default_thresholds=False)
+    html = re.sub(r"\s+", " ", build_report(ev, dp_info={"dp": info}))
+    assert "does not record the bins it used" in html and "not comparable with the bound" in html
+
+
+def test_recorded_bins_survive_the_manifest_and_the_provenance_file(tmp_path):
+    import dataclasses
+    import json
+
+    from synthguard.report.dp_section import dp_info_from_folder, manifest_details
+
+    _, release, edges = _dp_release()
+    info = dp_info_from_provenance(release.provenance)
+
+    class Manifest:  # what synthguard run writes: details[DP_DETAILS_KEY]
+        details = json.loads(json.dumps(manifest_details(info)))
+        metadata = ()
+
+    assert dp_info_from_folder(tmp_path, Manifest()).bins == {"income": edges}
+    (tmp_path / "provenance.json").write_text(json.dumps({"provenance": release.provenance}))
+
+    class Written:  # what synthguard dp synthesize writes: metadata/provenance.json
+        details = None
+        metadata = ("provenance.json",)
+
+    from_file = dp_info_from_folder(tmp_path, Written())
+    assert from_file is not None and from_file.bins == {"income": edges}
+    assert dataclasses.asdict(from_file)["bins"] == {"income": edges}

@@ -14,8 +14,12 @@ order k gives
   its own noisy measurements, and the bound residual + noise TV on its expected true error
   (triangle inequality). Both come from noisy quantities only: post-processing, no privacy
   cost;
-* **true TV**: the evaluation's mean total-variation distance over all k-way marginals
-  (:mod:`synthguard.report.workload_error`), which reads the confidential data: it is in this
+* **true TV**: the mean total-variation distance over all k-way marginals of the release
+  against the confidential data (:mod:`synthguard.report.workload_error`), on the release's
+  own public domain: its numeric columns at the bins it used (``provenance["bins"]``), which
+  is where the bound applies. A release that did not record its bins (an older synthguard)
+  shows the evaluation's figure, numeric columns at the confidential quantiles, with a note
+  that it is not comparable with the bound. It reads the confidential data: it is in this
   report, which the ledger does not cover.
 
 Several ledgers (``synthguard evaluate`` of releases made with different ledger files) are
@@ -38,6 +42,7 @@ from typing import Any
 import numpy as np
 
 from synthguard.report.safety import format_number, safe_error
+from synthguard.report.workload_error import release_bins, workload_error
 
 __all__ = [
     "DP_DETAILS_KEY",
@@ -81,6 +86,8 @@ class DPReleaseInfo:
     start : the sentence for a synthesis started from DP columns (the guarantee covers those
         columns only).
     dp : False when the domain was read from the data (the release is not DP).
+    bins : the public bin edges of its numeric columns (``{}`` when it binned none), or None
+        when the release did not record them (made by an older synthguard).
     """
 
     method: str | None = None
@@ -91,6 +98,7 @@ class DPReleaseInfo:
     basis: str | None = None
     start: str | None = None
     dp: bool = True
+    bins: dict[str, list[float]] | None = None
 
     @property
     def expected_stated(self) -> bool:
@@ -135,6 +143,7 @@ def dp_info_from_provenance(provenance: Mapping[str, Any] | None, *,
         fitted=_records(provenance.get("fit_error")),
         basis=str(basis) if basis else None, start=start,
         dp=provenance.get("dp", True) is not False,
+        bins=release_bins(provenance),
     )
 
 
@@ -154,6 +163,7 @@ def dp_info_from_folder(folder: str | Path, manifest: Any) -> DPReleaseInfo | No
         kw = {k: v for k, v in stored.items() if k in names}
         kw["expected"] = _records(kw.get("expected"))
         kw["fitted"] = _records(kw.get("fitted"))
+        kw["bins"] = release_bins({"bins": kw.get("bins")})
         try:
             return DPReleaseInfo(**kw)
         except TypeError:
@@ -206,9 +216,10 @@ def accuracy_context(ev: Any, infos: Mapping[str, DPReleaseInfo]) -> list[dict[s
     for name, info in infos.items():
         rel = ev.releases.get(name) if hasattr(ev, "releases") else None
         metrics = dict(getattr(rel, "metrics", None) or {})
-        true = {int(k[3]): v for k, v in metrics.items()
-                if k.startswith("tv_") and k.endswith("way") and k[3:-3].isdigit()
-                and v is not None}
+        true, true_note = _true_tv(ev, name, info, {
+            int(k[3]): v for k, v in metrics.items()
+            if k.startswith("tv_") and k.endswith("way") and k[3:-3].isdigit()
+            and v is not None})
         exp = _by_order(info.expected, "expected_tv") if info.expected_stated else {}
         n_exp = _by_order(info.expected, "marginals")
         res = _by_order(info.fitted, "residual_tv")
@@ -228,6 +239,8 @@ def accuracy_context(ev: Any, infos: Mapping[str, DPReleaseInfo]) -> list[dict[s
             notes.append(info.expected_note)
         elif info.expected_stated and info.basis:
             notes.append(f"Expected error: {info.basis}.")
+        if true_note and orders:
+            notes.append(true_note)
         if not info.dp:
             notes.append("The domain was read from the data: this release is NOT "
                          "differentially private.")
@@ -238,6 +251,41 @@ def accuracy_context(ev: Any, infos: Mapping[str, DPReleaseInfo]) -> list[dict[s
         out.append({"name": name, "method": info.method, "budget": budget,
                     "start": info.start, "rows": rows, "notes": notes})
     return out
+
+
+def _true_tv(ev: Any, name: str, info: DPReleaseInfo, evaluated: dict[int, float]
+             ) -> tuple[dict[int, float], str | None]:
+    """The true TV of a DP release by order on its own public domain (its recorded bins),
+    and a note; the evaluation's figures (confidential quantiles) with a note saying they are
+    not comparable with the bound when the release recorded no bins."""
+    imps = list((getattr(ev, "implicates", None) or {}).get(name) or [])
+    conf = getattr(ev, "conf", None)
+    if info.method is None or conf is None or not imps:
+        return evaluated, None
+    cols = [c for c in conf.columns if all(c in df.columns for df in imps)]
+    binned = [c for c in cols if c in (info.bins or {})]
+    if info.bins is None:
+        schema = getattr(ev, "schema", None)
+        numeric = [c for c in cols
+                   if schema is not None and c in schema and schema[c].is_numeric]
+        if not numeric or not evaluated:
+            return evaluated, None
+        return evaluated, (
+            "True TV: this release does not record the bins it used (made by an older "
+            "synthguard), so its numeric columns are binned at the confidential data's "
+            "quantiles, not at the release's public bins: the figure is not comparable with "
+            "the bound. Make the release again to compare them.")
+    try:
+        true = workload_error(conf[cols], [df[cols] for df in imps], bins=info.bins,
+                              random_state=getattr(ev, "seed", None))
+    except Exception as e:
+        return {}, f"True TV on the release's own domain could not be computed: {safe_error(e)}"
+    where = (f"its numeric column(s) {', '.join(map(str, binned))} at the public bins it "
+             f"used, " if binned else "")
+    return true, (f"True TV is measured on the release's own public domain ({where}every "
+                  f"other column at its levels), where the bound applies. The comparison "
+                  f"table's k-way TV bins numeric columns at the confidential data's "
+                  f"quantiles instead, so it also counts what the bins hide.")
 
 
 def ledger_rows(ledger: Any) -> dict[str, Any]:

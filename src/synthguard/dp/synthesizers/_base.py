@@ -257,6 +257,11 @@ class DPSynthesizer(ParamsRepr, ABC):
             "method": self.method,
             "columns": list(self.domain_.columns),
             "domain_sizes": dict(zip(self.domain_.columns, self.domain_.sizes)),
+            # the public edges the numeric columns were binned at (declared, so public; edges
+            # read from the data under domain_from_data='not-dp' are not written): the true
+            # error of the release is measured on them (report.workload_error)
+            "bins": {c: [float(x) for x in e] for c, e in self.domain_.edges.items()
+                     if c not in self.domain_.read_from_data},
             "epsilon": float(self.epsilon),
             "delta": float(self.delta),
             "noise": self.noise_,
