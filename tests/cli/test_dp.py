@@ -128,3 +128,37 @@ def test_domain_hints_in_command_line_syntax():
                        "levels to the declaration or recode the values (a public rule) first") \
         == ("column 'k': holds values outside its declared public levels; add them to the "
             "--levels file or recode the values (a public rule) first")
+
+
+def test_dp_synthesize_reports_progress_and_is_quiet_with_q(tmp_path):
+    # issue 17: MST's minute of estimation showed nothing, and there was no --quiet
+    data, levels = _write(tmp_path)
+    base = ["dp", "synthesize", str(data), "--method", "mst", "--epsilon", "2", "--seed", "1",
+            "--levels", str(levels), "--bins", "age=18,40,65,90"]
+    res = CliRunner().invoke(main, [*base, "--out", str(tmp_path / "a")])
+    assert res.exit_code == 0, res.output
+    # not a terminal: one line per quarter of the estimation, then the summary
+    steps = [ln for ln in res.output.splitlines() if "Private-PGM estimation" in ln]
+    assert steps[0].startswith("mst: Private-PGM estimation, 50 of 5000 iterations")
+    assert [s.rsplit("(", 1)[1] for s in steps[1:]] == ["25 %)", "50 %)", "75 %)", "100 %)"]
+    assert "accuracy: " in res.output and "wrote " in res.output
+    quiet = CliRunner().invoke(main, [*base, "-q", "--out", str(tmp_path / "b")])
+    assert quiet.exit_code == 0, quiet.output
+    assert quiet.output.count("warning:") == 1  # seeded noise: a simulation, said on stderr
+    assert "PGM" not in quiet.output and "accuracy" not in quiet.output
+    assert "wrote" not in quiet.output
+    # quiet changes what is printed, not what is released
+    assert (tmp_path / "a" / "dp_mst_1.csv").read_text() == \
+        (tmp_path / "b" / "dp_mst_1.csv").read_text()
+
+
+def test_dp_tabulate_is_quiet_with_q(tmp_path):
+    data, levels = _write(tmp_path)
+    base = ["dp", "tabulate", str(data), "--table", "sex x vote", "--epsilon", "1", "--seed",
+            "1", "--levels", str(levels)]
+    loud = CliRunner().invoke(main, [*base, "--out", str(tmp_path / "a")])
+    assert loud.exit_code == 0 and "wrote " in loud.output and "privacy ledger" in loud.output
+    quiet = CliRunner().invoke(main, [*base, "--quiet", "--out", str(tmp_path / "b")])
+    assert quiet.exit_code == 0, quiet.output
+    assert "wrote " not in quiet.output and "privacy ledger" not in quiet.output
+    assert (tmp_path / "b" / "sex_x_vote.csv").exists()

@@ -23,5 +23,6 @@ def test_quiet_is_always_also_q():
         for p in cmd.params:
             if isinstance(p, click.Option) and "--quiet" in p.opts:
                 quiet[name] = p.opts
-    assert {"synthesize", "protect", "evaluate", "run", "sweep"} <= set(quiet)
+    assert {"synthesize", "protect", "evaluate", "run", "sweep", "dp synthesize",
+            "dp tabulate"} <= set(quiet)
     assert {n: o for n, o in quiet.items() if "-q" not in o} == {}

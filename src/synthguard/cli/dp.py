@@ -5,7 +5,10 @@ from __future__ import annotations
 import inspect
 import json
 import os
+import sys
 import warnings
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -150,6 +153,46 @@ def _remove_new_ledger(path: Path | None) -> None:
         path.with_name(path.name + ".lock").unlink(missing_ok=True)
 
 
+@contextmanager
+def _fit_progress(method: str, quiet: bool) -> Iterator[Callable[..., None] | None]:
+    """The ``progress`` callback of a DP fit: AIM calls it ``(round, rho used, rho)`` after
+    each round, MST ``(iterations done, iterations)`` during its estimation. On a terminal a
+    progress bar on stderr; elsewhere (a log) one line per AIM round or per quarter of MST's
+    estimation; nothing with ``--quiet``."""
+    if quiet:
+        yield None
+        return
+
+    def share(args: tuple[Any, ...]) -> tuple[float, str]:
+        if len(args) == 3:  # AIM: (round, rho used, rho)
+            t, used, rho = args
+            frac = float(used) / float(rho) if rho else 1.0
+            return frac, f"{method} round {t}: rho {used:.4g} of {rho:.4g} ({100 * frac:.0f} %)"
+        done, total = args  # MST: (iterations done, iterations)
+        frac = float(done) / float(total) if total else 1.0
+        return frac, (f"{method}: Private-PGM estimation, {done} of {total} iterations "
+                      f"({100 * frac:.0f} %)")
+
+    if not sys.stderr.isatty():
+        quarter = [-1]
+
+        def line(*args: Any) -> None:
+            frac, text = share(args)
+            if len(args) == 3 or int(4 * frac) > quarter[0]:
+                quarter[0] = int(4 * frac)
+                click.echo(text, err=True)
+
+        yield line
+        return
+    with click.progressbar(length=1000, label=f"dp synthesize ({method})", file=sys.stderr,
+                           item_show_func=lambda s: s) as bar:
+        def update(*args: Any) -> None:
+            frac, text = share(args)
+            bar.update(max(0, min(1000, round(1000 * frac)) - bar.pos), current_item=text)
+
+        yield update
+
+
 @click.group("dp")
 def dp_cmd() -> None:
     """Differential privacy: DP synthetic data and the privacy-budget ledger.
@@ -204,6 +247,8 @@ def dp_cmd() -> None:
               help="Release folder (refused when it holds an earlier release, unless --force).")
 @click.option("--force", is_flag=True,
               help="Replace the release already in --out as a whole.")
+@click.option("--quiet", "-q", is_flag=True,
+              help="No progress, no summary: only warnings and errors (on stderr).")
 @cli_syntax
 @drop_option("Columns left out of the release (identifiers such as record numbers); repeat or "
              "separate by commas. The manifest lists them as dropped.")
@@ -215,7 +260,7 @@ def synthesize_dp(data: Path, read_kw: dict[str, Any], method: str, epsilon: flo
                   seed: int | None, out: Path, force: bool, workload: int = 2,
                   max_rounds: int | None = None, max_seconds: float | None = None,
                   drop: tuple[str, ...] = (), dask: Any = None,
-                  missing_level: tuple[str, ...] = ()) -> None:
+                  missing_level: tuple[str, ...] = (), quiet: bool = False) -> None:
     """Fit a DP synthesizer on DATA (charging the ledger) and write the release folder OUT:
     m synthetic CSVs, metadata/ (provenance; the release's own ledger when --ledger is not
     given) and synthguard_manifest.json (kind dp, the ledger file and the budget spent), which
@@ -295,19 +340,17 @@ def synthesize_dp(data: Path, read_kw: dict[str, Any], method: str, epsilon: flo
             own = tmp / METADATA_DIR / "ledger.json"
             ledger = PrivacyLedger(epsilon=epsilon, delta=d, path=own)
         common["ledger"] = ledger
-        def progress(t: int, used: float, rho: float) -> None:
-            click.echo(f"{method} round {t}: rho {used:.4g} of {rho:.4g} "
-                       f"({100 * used / rho:.0f} %)", err=True)
-
-        # the method's own options, passed to the synthesizers that declare them
-        specific: dict[str, Any] = {
-            "delta": d, "workload": workload, "max_rounds": max_rounds,
-            "max_seconds": max_seconds, "progress": progress,
-            "groups": [_split(g) for g in groups],
-        }
         try:
-            syn: Any = cls(**{k: v for k, v in specific.items() if k in declared}, **common)
-            with warnings.catch_warnings(record=True) as caught:
+            with _fit_progress(method, quiet) as progress, \
+                    warnings.catch_warnings(record=True) as caught:
+                # the method's own options, passed to the synthesizers that declare them
+                specific: dict[str, Any] = {
+                    "delta": d, "workload": workload, "max_rounds": max_rounds,
+                    "max_seconds": max_seconds, "progress": progress,
+                    "groups": [_split(g) for g in groups],
+                }
+                syn: Any = cls(**{k: v for k, v in specific.items() if k in declared},
+                               **common)
                 warnings.simplefilter("always", PrivacyWarning)
                 release = syn.fit(df).sample(n=n_rows, m=m, random_state=seed)
         except BaseException:
@@ -341,13 +384,14 @@ def synthesize_dp(data: Path, read_kw: dict[str, Any], method: str, epsilon: flo
             details={"method": method, "epsilon": epsilon, "delta": d,
                      "noise": release.noise, "dp": release.dp, **manifest_details(dp_info)},
         ))
+    echo = (lambda s: None) if quiet else click.echo
     for f in files:
-        click.echo(f"wrote {out / f}")
-    click.echo(f"wrote {out / MANIFEST_NAME} (kind dp, ledger {ledger_ref})")
-    click.echo(str(syn.ledger_))
+        echo(f"wrote {out / f}")
+    echo(f"wrote {out / MANIFEST_NAME} (kind dp, ledger {ledger_ref})")
+    echo(str(syn.ledger_))
     accuracy = accuracy_line(dp_info)
     if accuracy:  # from the noise scale and the noisy measurements only
-        click.echo(f"accuracy: {accuracy}")
+        echo(f"accuracy: {accuracy}")
     if not release.dp:
         click.echo("NOT DIFFERENTIALLY PRIVATE: levels were read from the data "
                    "(--levels-from-data)", err=True)

@@ -154,6 +154,8 @@ def _write_csv(frame: Any, path: Path) -> None:
 @click.option("--out", type=click.Path(file_okay=False, path_type=Path), required=True,
               help="Release folder (refused when it holds files, unless --force).")
 @click.option("--force", is_flag=True, help="Replace the release already in --out.")
+@click.option("--quiet", "-q", is_flag=True,
+              help="No summary: only warnings, notes and errors (on stderr).")
 @cli_syntax
 def tabulate_cmd(data: Path, read_kw: dict[str, Any], tables: tuple[str, ...],
                  hierarchy: str | None, by: str | None, units_file: Path | None,
@@ -166,7 +168,8 @@ def tabulate_cmd(data: Path, read_kw: dict[str, Any], tables: tuple[str, ...],
                  max_relative_margin: float, suppress_below: float | None,
                  ledger_path: Path | None, budget: float | None, budget_delta: float | None,
                  report_path: Path | None, seed: int | None, out: Path, force: bool,
-                 reconstruct: bool = False, reconstruct_block: str | None = None) -> None:
+                 reconstruct: bool = False, reconstruct_block: str | None = None,
+                 quiet: bool = False) -> None:
     """Release noisy tables of DATA from one budget (charging the ledger first) into OUT:
     one CSV per table with every cell's noisy count, its interval, reliability and
     suppression flags; allocation.csv; epsilon_table.csv (the budget in words for a board);
@@ -323,9 +326,10 @@ def tabulate_cmd(data: Path, read_kw: dict[str, Any], tables: tuple[str, ...],
                 "spent": {"epsilon": spent.epsilon, "delta": spent.delta, "rho": spent.rho}}
         (tmp / "release.json").write_text(json.dumps(info, indent=2), encoding="utf-8")
     seconds = time.perf_counter() - started
+    echo = (lambda s: None) if quiet else click.echo
     for fname in files:
-        click.echo(f"wrote {out / fname}")
-    click.echo(str(ledger))
+        echo(f"wrote {out / fname}")
+    echo(str(ledger))
     if report_path is not None:
         from synthguard.report.dp_tables import write_tables_report
 
@@ -346,9 +350,9 @@ def tabulate_cmd(data: Path, read_kw: dict[str, Any], tables: tuple[str, ...],
                             provenance={"data": data.name, "release folder": str(out),
                                         "noise": res.noise_source,
                                         "time": f"{seconds:.1f} s"})
-        click.echo(f"wrote {report_path} (internal: compares with the confidential tables)")
+        echo(f"wrote {report_path} (internal: compares with the confidential tables)")
         if attack is not None:
-            click.echo(str(attack))
+            echo(str(attack))
     for n in res.notes:
         click.echo(n, err=True)
     if report_path is not None and attack_error is not None:

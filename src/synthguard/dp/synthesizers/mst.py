@@ -138,6 +138,8 @@ class MSTSynthesizer(DPSynthesizer):
     compress : merge levels whose noisy 1-way count is below 3σ (as MST does).
     conversion : ``"tight"`` (default; Canonne, Kamath & Steinke 2020) or ``"simple"``
         (Bun & Steinke 2016): how (ε, δ) is turned into the ρ the noise is calibrated to.
+    progress : optional callable ``progress(done, iters)``, called every 50 mirror-descent
+        iterations of the estimation (most of MST's running time) with the iterations done.
     Other parameters: see :class:`~synthguard.dp.synthesizers._base.DPSynthesizer`. Numeric
     columns need public ``bins`` (or public schema bounds): they are never read from the data.
     """
@@ -151,11 +153,13 @@ class MSTSynthesizer(DPSynthesizer):
     }
 
     def __init__(self, *, epsilon: float, delta: float = 1e-6, iters: int = 5000,
-                 compress: bool = True, conversion: str = "tight", **kwargs: Any) -> None:
+                 compress: bool = True, conversion: str = "tight", progress: Any = None,
+                 **kwargs: Any) -> None:
         super().__init__(epsilon=epsilon, delta=delta, **kwargs)
         self.iters = iters
         self.compress = compress
         self.conversion = conversion
+        self.progress = progress
 
 
     def _fit(self, codes: dict[str, np.ndarray], domain: Domain, epsilon: float, delta: float,
@@ -248,8 +252,17 @@ class MSTSynthesizer(DPSynthesizer):
             loss_fn = mbi.marginal_loss.from_linear_measurements(measurements, cdom)
             known_total = mbi.estimation.minimum_variance_unbiased_total(measurements)
             step = 2.0 / (float(loss_fn.lipschitz) * known_total)
+            done = [0]
+            every = int(getattr(mbi.estimation, "CALLBACK_EVERY", 50))
+
+            def tick(_: Any) -> None:  # mbi calls it every CALLBACK_EVERY iterations
+                done[0] = min(done[0] + every, int(self.iters))
+                if self.progress is not None:
+                    self.progress(done[0], int(self.iters))
+
             model = mbi.estimation.MirrorDescent(stepsize=step).estimate(
-                cdom, loss_fn, known_total=known_total, iters=int(self.iters))
+                cdom, loss_fn, known_total=known_total, iters=int(self.iters),
+                callback_fn=tick if self.progress is not None else None)
         self.model_ = model
         self.edges_ = selected
         self.mapping_ = mapping
