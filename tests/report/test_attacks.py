@@ -190,3 +190,44 @@ def test_natural_twins_do_not_refuse_an_honest_holdout():
     assert h < 0.9 and abs(h - t) < 0.1  # an honest holdout repeats as much as twins explain
     assert not _repeats_training(train, hold)
     assert _repeats_training(train, train.sample(500, random_state=0))
+
+
+def test_three_column_singling_out_has_a_default_threshold():
+    # issue 17: the 3-column risk had no default, so a release that singles people out on
+    # combinations of three values passed beside a clean one-column risk. Four columns of
+    # eight common levels: no value is rare (one-column queries isolate no one), but 512
+    # three-way cells for 800 records leave most combinations unique.
+    from synthguard.report.thresholds import ATTACK_THRESHOLDS
+
+    rng = np.random.default_rng(5)
+    pop = pd.DataFrame({c: rng.choice(list("abcdefgh"), 2400) for c in "wxyz"})
+    conf, holdout, other = (pop.iloc[i:i + 800].reset_index(drop=True) for i in (0, 800, 1600))
+    ev = evaluate(conf, {"copy": conf, "other": other, "sdc": conf}, holdout=holdout,
+                  attacks=True, keys=["w", "x", "y"], targets=["z"], random_state=1,
+                  n_attacks=100, kinds={"sdc": "protected"})
+    assert ATTACK_THRESHOLDS["singling_out_multivariate_risk"] == 0.25
+    checks = {n: {c.threshold.metric: c for c in ev[n].checks} for n in ("copy", "other", "sdc")}
+    assert checks["copy"]["singling_out_risk"].passed  # one column: nothing to single out
+    multi = checks["copy"]["singling_out_multivariate_risk"]
+    assert multi.value > 0.9 and multi.passed is False
+    assert checks["other"]["singling_out_multivariate_risk"].passed
+    # like the one-column limit it judges synthetic releases: SDC publishes the records
+    assert checks["sdc"]["singling_out_multivariate_risk"].passed is None
+    # a limit the caller names replaces the default
+    ev2 = evaluate(conf, {"copy": conf}, holdout=holdout, attacks=True, keys=["w", "x", "y"],
+                   targets=["z"], random_state=1, n_attacks=100,
+                   thresholds={"singling_out_multivariate_risk": 0.99})
+    limits = [c.threshold.limit for c in ev2["copy"].checks
+              if c.threshold.metric == "singling_out_multivariate_risk"]
+    assert limits == [0.99]
+
+
+def test_cli_refuses_conf_itself_as_the_holdout(files, monkeypatch):
+    # issue 17: --holdout CONF was accepted silently (every record "held out" was trained on)
+    monkeypatch.chdir(files)
+    for hold in ("conf.csv", str(files / "conf.csv"), "./conf.csv"):
+        res = CliRunner().invoke(main, [
+            "evaluate", str(files / "conf.csv"), "syn.csv", "--keys", "age,sex,region",
+            "--target", "income", "--drop", "ID", "--holdout", hold, "--quiet"])
+        assert res.exit_code == 2, res.output
+        assert "option --holdout names CONF itself" in res.output

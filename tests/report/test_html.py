@@ -372,3 +372,21 @@ def test_dp_report_says_what_the_ledger_covers_and_rounds_n(planted):
     assert "about 610" in text
     plain = build_report(planted, min_cell=10, max_variables=2)
     assert 'id="dp-note"' not in plain and f"{N_PLANTED:,}" in plain
+
+
+def test_provenance_names_the_seed_that_reproduces_the_evaluation(conf):
+    # issue 17: a plan's report said "evaluation seed None" under the plan's seed
+    import numpy as np
+
+    from .conftest import shuffled
+
+    rel = {"s": shuffled(conf, ["income"], 1)}
+    kw = dict(keys=["region"], targets=["income"], default_thresholds=False)
+    by_plan = evaluate(conf, rel, random_state=np.random.default_rng(3), **kw)
+    assert by_plan.seed is None
+    html = re.sub(r"\s+", " ", build_report(by_plan, provenance={"plan seed": "41"}))
+    assert "a stream spawned from the plan seed 41" in html and "evaluation seed None" not in html
+    alone = re.sub(r"\s+", " ", build_report(by_plan))
+    assert "none (a numpy Generator was given)" in alone
+    seeded = re.sub(r"<[^>]+>", " ", build_report(evaluate(conf, rel, random_state=12, **kw)))
+    assert re.search(r"evaluation seed\s+12\b", seeded)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import sys
 from collections.abc import Callable
 from pathlib import Path
@@ -68,6 +69,14 @@ def _resolve_kinds(loaded: dict[str, Any], kind_map: dict[str, str],
             echo(f"release '{name}': skipped {', '.join(rel.skipped)} (diagnostics, not an "
                  f"implicate)")
     return kinds
+
+
+def _same_file(a: str, b: str) -> bool:
+    """True when the paths name one file (a link, a relative path, a different spelling)."""
+    try:
+        return os.path.samefile(a, b)
+    except OSError:
+        return False
 
 
 def _align_columns(conf_df: pd.DataFrame, loaded: dict[str, Any], common_columns: bool,
@@ -265,7 +274,8 @@ def _constraints(path: str | None) -> Any:
               help="Also run anonymeter's singling-out, linkability and inference attacks, with "
                    "--holdout as the control set (records the releases were NOT made from; "
                    "without it the attacks are listed as not computed, exit 3). Adds the "
-                   "default threshold singling_out_risk=0.05.")
+                   "default thresholds singling_out_risk=0.05 and "
+                   "singling_out_multivariate_risk=0.25.")
 @click.option("--n-attacks", "n_attacks", type=click.IntRange(min=1), default=500,
               show_default=True, help="Queries or attacked records per attack (--attacks).")
 @drop_option("Columns left out of the evaluation (identifiers such as record numbers), removed "
@@ -312,6 +322,10 @@ def evaluate_cmd(conf: str, read_kw: dict[str, Any], releases: tuple[str, ...], 
     from synthguard.report.evaluate import KINDS, evaluate
     from synthguard.report.html import write_report
 
+    if holdout is not None and _same_file(conf, holdout):
+        raise ParameterError("option --holdout names CONF itself; the holdout must be records "
+                             "the releases were NOT made from (set aside before synthesis), "
+                             "or leave --holdout out")
     if dask is not None:  # --- issue 17: the Dask path (cli/evaluate_dask.py) ---
         from synthguard.cli.evaluate_dask import evaluate_on_dask
 

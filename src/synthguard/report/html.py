@@ -377,7 +377,11 @@ def build_report(
         "generated": _dt.datetime.now(_dt.UTC).strftime("%Y-%m-%d %H:%M UTC"),
         "confidential records": count(ev.n_records),
         "holdout records": count(ev.n_holdout),
-        "evaluation seed": str(ev.seed),
+        # a plan's evaluation draws from a stream spawned from the plan's seed (no seed of
+        # its own to print): say which seed reproduces it
+        "evaluation seed": str(ev.seed) if ev.seed is not None else (
+            f"a stream spawned from the plan seed {(provenance or {})['plan seed']}"
+            if "plan seed" in (provenance or {}) else "none (a numpy Generator was given)"),
         "evaluation time": f"{ev.seconds:.1f} s",
         "keys": ", ".join(ev.keys) or "none",
         "targets": ", ".join(ev.targets) or "none",
