@@ -79,8 +79,12 @@ def test_the_full_file_is_cut_as_the_run_cut_it(run_folder):
 
 
 def test_without_the_split_the_record_level_risk_is_not_computed(run_folder):
-    # an explicit --holdout keeps CONF whole: 250 records, releases of 200 rows
-    res = _evaluate(run_folder, "--holdout", str(run_folder / "conf.csv"))
+    # an explicit --holdout keeps CONF whole: 250 records, releases of 200 rows (a copy of
+    # CONF: CONF itself is refused as its own holdout)
+    import shutil
+
+    shutil.copy(run_folder / "conf.csv", run_folder / "copy.csv")
+    res = _evaluate(run_folder, "--holdout", str(run_folder / "copy.csv"))
     assert res.exit_code == 3, res.output
     for name, what in (("part", "partially synthetic"), ("top", "protected (SDC)")):
         assert (f"not computed: release '{name}': identification risk: the release is declared "
