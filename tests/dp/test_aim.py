@@ -188,13 +188,21 @@ def test_cli_dp_synthesize_method_aim(tmp_path):
     for args, want in [
         (["--columns", "a"], "option '--columns' names fewer"),
         (["--delta", "0"], "option '--delta': expected a number with 0 < delta < 1"),
+        # issue 17: the ledger's own check answered first, "0 <= delta < 1"
+        (["--delta", "2"], "option '--delta': expected a number with 0 < delta < 1"),
+        # issue 17: a workload above the columns was cut silently to the 3-way marginals
+        (["--workload", "4"], "option '--workload': every 4-way marginal needs 4 columns, "
+                              "but 3 are synthesized"),
     ]:
         res = CliRunner().invoke(main, [
             "dp", "synthesize", str(tmp_path / "conf.csv"), "--method", "aim", "--epsilon", "1",
             "--levels", str(tmp_path / "levels.yaml"), "--max-rounds", "2", "--seed", "4",
-            "--out", str(tmp_path / "refused"), *args])
+            "--ledger", str(tmp_path / "new.json"), "--out", str(tmp_path / "refused"), *args])
         assert res.exit_code == 2 and want in res.output, res.output
         assert "parameter '" not in res.output and "={" not in res.output
+        assert "0 <= delta" not in res.output
+        # refused before anything is made: no ledger, no release folder
+        assert not (tmp_path / "new.json").exists() and not (tmp_path / "refused").exists()
 
 
 def test_stratified_draws_match_each_group_within_two_records():

@@ -23,7 +23,7 @@ _OPTIONS = {
     "epsilon": "--epsilon", "delta": "--delta", "workload": "--workload",
     "max_rounds": "--max-rounds", "max_seconds": "--max-seconds", "columns": "--columns",
     "categories": "--levels", "bins": "--bins", "m": "--m", "n": "--n", "groups": "--group",
-    "domain_from_data": "--levels-from-data",
+    "domain_from_data": "--levels-from-data", "missing": "--missing-level",
 }
 
 _REWRITES: list[tuple[re.Pattern[str], str]] = [
@@ -37,6 +37,9 @@ _REWRITES: list[tuple[re.Pattern[str], str]] = [
                 r"synthesis"),
      "release them as a public level with --missing-level missing (columns with declared "
      "levels), or leave the column out (--drop)"),
+    (re.compile(r"give it a public missing cell after its last bin \(missing=\['([^']*)'\]\)"),
+     r"release them as a missing cell after its last bin with --missing-level \1=missing, "
+     r"or leave the column out (--drop)"),
     (re.compile(r"add the levels to the declaration"), "add them to the --levels file"),
 ]
 

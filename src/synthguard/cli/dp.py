@@ -88,14 +88,18 @@ def _restore_missing(frame: Any, recoded: dict[str, str]) -> Any:
     return out
 
 
-def _missing_levels(df: Any, cats: dict[str, list[Any]], specs: tuple[str, ...]
-                    ) -> tuple[Any, dict[str, list[Any]], dict[str, str]]:
-    """``--missing-level``: each named column (every column with declared levels for a plain
-    LEVEL) gets LEVEL as one more public level and its missing values recoded to it. The
-    level is added whatever the data hold, so the domain stays public. Also returns column →
-    level, to write the level back as missing in the release."""
+def _missing_levels(df: Any, cats: dict[str, list[Any]], specs: tuple[str, ...],
+                    bins: dict[str, Any] | None = None
+                    ) -> tuple[Any, dict[str, list[Any]], dict[str, str], list[str]]:
+    """``--missing-level``: each named column (every column with declared levels or bins for
+    a plain LEVEL) gets one more public level for its missing values, added whatever the data
+    hold, so the domain stays public. A column with declared levels gets LEVEL, its missing
+    values recoded to it; a binned numeric column gets a missing cell after its last bin (the
+    synthesizer's ``missing=``, so LEVEL only names it here). Returns the data, the levels,
+    column → LEVEL (written back as missing in the release) and the binned columns."""
+    bins = bins or {}
     if not specs:
-        return df, cats, {}
+        return df, cats, {}, []
     import pandas as pd
 
     wanted: dict[str, str] = {}
@@ -107,11 +111,14 @@ def _missing_levels(df: Any, cats: dict[str, list[Any]], specs: tuple[str, ...]
         if not level:
             raise click.BadParameter(f"expected LEVEL or COLUMN=LEVEL, got '{spec}'",
                                      param_hint="--missing-level")
-        if col and col not in cats:
+        if col and col not in cats and col not in bins:
             raise ParameterError(f"option --missing-level: column '{col}' has no declared "
-                                 f"levels (--levels); a missing level is added to those")
-        for c in ([col] if col else list(cats)):
+                                 f"levels (--levels) or bins (--bins); a missing level is "
+                                 f"added to those")
+        for c in ([col] if col else [*cats, *bins]):
             wanted.setdefault(c, level)
+    binned = [c for c in wanted if c in bins and c not in cats]
+    wanted = {c: lv for c, lv in wanted.items() if c not in binned}
     df = df.copy()
     cats = dict(cats)
     for c, level in wanted.items():
@@ -124,7 +131,7 @@ def _missing_levels(df: Any, cats: dict[str, list[Any]], specs: tuple[str, ...]
         if c in df.columns:
             values = df[c].map(_level_text) if as_text else df[c]
             df[c] = pd.Series(values.where(df[c].notna(), level), index=df.index, dtype=object)
-    return df, cats, wanted
+    return df, cats, wanted, binned
 
 
 def _open_ledger(path: Path | None, budget: float | None, budget_delta: float | None,
@@ -227,10 +234,11 @@ def dp_cmd() -> None:
                    "private (domain_from_data='not-dp'; the ledger and provenance say so).")
 @click.option("--bins", multiple=True, help="Public bin edges of a numeric column: COL=0,10,20.")
 @click.option("--missing-level", "missing_level", multiple=True, metavar="[COLUMN=]LEVEL",
-              help="Synthesize the missing values of a column with declared levels as one more "
-                   "public level LEVEL (published whether or not a value is missing), written "
-                   "back as missing values in the release. Without COLUMN=, every column with "
-                   "declared levels. Repeatable.")
+              help="Synthesize the missing values of a column as one more public level "
+                   "(published whether or not a value is missing), written back as missing "
+                   "values in the release: LEVEL for a column with declared levels, a missing "
+                   "cell after the last bin for a column with --bins. Without COLUMN=, every "
+                   "column with declared levels or bins. Repeatable.")
 @click.option("--group", "groups", multiple=True,
               help="fieldgroups: a group of correlated columns, comma-separated (repeatable).")
 @click.option("--ledger", "ledger_path", type=click.Path(dir_okay=False, path_type=Path),
@@ -321,9 +329,11 @@ def synthesize_dp(data: Path, read_kw: dict[str, Any], method: str, epsilon: flo
     if missing_level and dask is not None:
         raise ParameterError("option --missing-level works without --dask; recode missing "
                              "values as a level in the Parquet data instead")
-    df, cats, recoded = _missing_levels(df, cats, missing_level)
+    synth_bins = {c: e for c, e in bins_map.items() if c in cols}
+    df, cats, recoded, missing_bins = _missing_levels(df, cats, missing_level, synth_bins)
     common: dict[str, Any] = {"epsilon": epsilon, "columns": cols, "categories": cats,
-                              "bins": {c: e for c, e in bins_map.items() if c in cols},
+                              "bins": synth_bins,
+                              **({"missing": missing_bins} if missing_bins else {}),
                               "random_state": seed,
                               "domain_from_data": "not-dp" if levels_from_data else None}
     cls = get_dp_synthesizer(method) if dask is None else dp_dask.dp_class_on_dask()
@@ -331,6 +341,16 @@ def synthesize_dp(data: Path, read_kw: dict[str, Any], method: str, epsilon: flo
     # delta: the synthesizer's own default when it takes one (1e-6 for MST and AIM), else 0
     default_delta = declared["delta"].default if "delta" in declared else 0.0
     d = delta if delta is not None else float(default_delta)
+    # the method's own options, passed to the synthesizers that declare them
+    options: dict[str, Any] = {
+        "delta": d, "workload": workload, "max_rounds": max_rounds,
+        "max_seconds": max_seconds, "groups": [_split(g) for g in groups],
+    }
+    # the synthesizer checks its parameters first (AIM and MST need 0 < delta < 1, which the
+    # ledger's own check, 0 <= delta, would not say), before a ledger or folder is made
+    probe = cls(**{k: v for k, v in options.items() if k in declared}, **common)
+    for check in ("_check_budget", "_validate_params"):
+        getattr(probe, check, lambda: None)()
     check_release_target(out, force=force, inputs=[data])  # before any budget is spent
     new_ledger = ledger_path is not None and not ledger_path.exists()
     ledger = _open_ledger(ledger_path, budget, budget_delta, epsilon, d)
@@ -343,12 +363,7 @@ def synthesize_dp(data: Path, read_kw: dict[str, Any], method: str, epsilon: flo
         try:
             with _fit_progress(method, quiet) as progress, \
                     warnings.catch_warnings(record=True) as caught:
-                # the method's own options, passed to the synthesizers that declare them
-                specific: dict[str, Any] = {
-                    "delta": d, "workload": workload, "max_rounds": max_rounds,
-                    "max_seconds": max_seconds, "progress": progress,
-                    "groups": [_split(g) for g in groups],
-                }
+                specific = {**options, "progress": progress}
                 syn: Any = cls(**{k: v for k, v in specific.items() if k in declared},
                                **common)
                 warnings.simplefilter("always", PrivacyWarning)

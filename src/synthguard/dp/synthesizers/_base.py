@@ -62,6 +62,9 @@ class DPSynthesizer(ParamsRepr, ABC):
     domain_from_data : ``"not-dp"`` reads undeclared levels (Categorical categories, the
         schema's levels and bounds, or the distinct values) from the data; the release is then
         NOT differentially private and the ledger lines and the result say so.
+    missing : binned numeric columns whose missing values are one more public cell after
+        their last bin (in the domain whether or not a value is missing; released as missing
+        values). Other columns with missing values are refused.
     schema : a :class:`~synthguard.data.Schema`, used only with ``domain_from_data="not-dp"``.
     n_bins : number of equal-width bins for numeric columns with schema bounds (not-dp only).
     ledger : a :class:`PrivacyLedger` (or a parallel group) to charge; default: a fresh
@@ -95,6 +98,7 @@ class DPSynthesizer(ParamsRepr, ABC):
         domain_from_data: str | None = None,
         ledger: Any = None,
         random_state: RandomState = None,
+        missing: list[str] | None = None,
     ) -> None:
         self.epsilon = epsilon
         self.delta = delta
@@ -106,6 +110,7 @@ class DPSynthesizer(ParamsRepr, ABC):
         self.domain_from_data = domain_from_data
         self.ledger = ledger
         self.random_state = random_state
+        self.missing = missing
 
     # -------------------------------------------------------------- fitting
     def _check_budget(self) -> tuple[float, float]:
@@ -123,7 +128,7 @@ class DPSynthesizer(ParamsRepr, ABC):
         domain, codes = build_domain(
             data, columns=self.columns, categories=self.categories, bins=self.bins,
             schema=self.schema, n_bins=self.n_bins, domain_from_data=self.domain_from_data,
-            owner=type(self).__name__,
+            owner=type(self).__name__, missing=self.missing,
         )
         rng = _noise.resolve_noise(self.random_state, stacklevel=3)
         ledger = self.ledger if self.ledger is not None else PrivacyLedger(
@@ -161,9 +166,11 @@ class DPSynthesizer(ParamsRepr, ABC):
             *dict.fromkeys([*(self.categories or {}), *(self.bins or {})])]
         sizes: dict[str, int] = {}
         bins, categories = self.bins or {}, self.categories or {}
+        missing = [self.missing] if isinstance(self.missing, str) else list(self.missing or ())
         for c in cols:
             if c in bins:
-                sizes[c] = int(np.unique(np.asarray(bins[c], dtype=np.float64)).size) - 1
+                sizes[c] = (int(np.unique(np.asarray(bins[c], dtype=np.float64)).size) - 1
+                            + (c in missing))
             elif c in categories:
                 sizes[c] = len(categories[c])
             else:
@@ -262,6 +269,8 @@ class DPSynthesizer(ParamsRepr, ABC):
             # error of the release is measured on them (report.workload_error)
             "bins": {c: [float(x) for x in e] for c, e in self.domain_.edges.items()
                      if c not in self.domain_.read_from_data},
+            # binned columns with a missing cell after their last bin (public: declared)
+            **({"missing": list(self.domain_.missing)} if self.domain_.missing else {}),
             "epsilon": float(self.epsilon),
             "delta": float(self.delta),
             "noise": self.noise_,

@@ -8,6 +8,13 @@ dtype (``read_parquet`` and Stata value labels make one from the file), not a sc
 one record would otherwise appear in the domain and, through the noisy table's mass on it, in
 the release. A column without a declaration is refused.
 
+**Missing values of a numeric column** (``missing=[column, ...]``): a binned column named
+there gets one more public cell after its last bin, K = number of bins, holding its missing
+values; it is in the domain whether or not the data hold a missing value (so the domain stays
+public), and :meth:`Domain.decode` writes it back as a missing value. A missing value in any
+other column is refused (a categorical column's missing values are made a declared level
+first: ``synthguard dp synthesize --missing-level``).
+
 ``domain_from_data="not-dp"`` reads the undeclared levels from the data anyway (Categorical
 categories, the schema's levels and bounds, or the distinct values); the release is then **not
 differentially private**: :attr:`Domain.dp` is False, the ledger lines and the result say so.
@@ -42,6 +49,7 @@ class Domain:
     edges: dict[str, np.ndarray]
     dtypes: dict[str, Any]
     read_from_data: tuple[str, ...] = ()
+    missing: tuple[str, ...] = ()
 
     @property
     def dp(self) -> bool:
@@ -58,7 +66,9 @@ class Domain:
         Bins are left-closed, [e_k, e_{k+1}), the last one closed. A column whose data were
         integers gets a uniform draw among the integers of its bin, ⌈e_k⌉ … ⌈e_{k+1}⌉ − 1
         (the last bin up to ⌊e_K⌋), so an integer column stays integer (no age 34.576); a bin
-        holding no integer gives its midpoint rounded. Post-processing of the public edges.
+        holding no integer gives its midpoint rounded. The missing cell of a column in
+        ``missing`` (code K) becomes a missing value (an integer column is then pandas'
+        nullable ``Int64``). Post-processing of the public edges.
         """
         out: dict[str, Any] = {}
         for c in self.columns:
@@ -66,10 +76,19 @@ class Domain:
             if c in self.edges:
                 e = self.edges[c]
                 dtype = self.dtypes.get(c)
+                gone = k >= e.size - 1  # the missing cell (columns in ``missing``)
+                kk = np.where(gone, 0, k)
                 if dtype is not None and pd.api.types.is_integer_dtype(dtype):
-                    out[c] = _integer_draw(e, k, rng)
+                    ints = _integer_draw(e, kk, rng)
+                    if c in self.missing:
+                        arr = pd.array(ints, dtype="Int64")
+                        arr[gone] = pd.NA
+                        out[c] = arr
+                    else:
+                        out[c] = ints
                 else:
-                    out[c] = e[k] + rng.random(k.size) * (e[k + 1] - e[k])
+                    out[c] = np.where(gone, np.nan, e[kk] + rng.random(k.size) * (e[kk + 1]
+                                                                                 - e[kk]))
             else:
                 lv = self.levels[c]
                 vals = np.asarray(lv, dtype=object)[k]
@@ -109,6 +128,7 @@ def build_domain(
     n_bins: int = 10,
     domain_from_data: str | None = None,
     owner: str = "DP synthesizer",
+    missing: Any = None,
 ) -> tuple[Domain, dict[str, np.ndarray]]:
     """Public domain and integer codes of ``data`` (see the module docstring for the rules)."""
     if not isinstance(data, pd.DataFrame) or data.empty:
@@ -128,6 +148,14 @@ def build_domain(
         raise ParameterError(
             f"{owner}: 'categories'/'bins' name columns not synthesized: {', '.join(unknown)}"
         )
+    missing_cols = tuple(dict.fromkeys(
+        [missing] if isinstance(missing, str) else list(missing or ())))
+    not_binned = [str(c) for c in missing_cols if c not in bins]
+    if not_binned:
+        raise ParameterError(
+            f"{owner}: parameter 'missing' names column(s) without public bins: "
+            f"{', '.join(not_binned)}; it adds a missing cell to a binned numeric column (a "
+            "categorical column's missing values are made one of its declared levels)")
     undeclared = [c for c in cols if c not in categories and c not in bins]
     if undeclared and not from_data:
         raise ParameterError(
@@ -146,13 +174,20 @@ def build_domain(
     problems: list[str] = []
     for c in cols:
         s = data[c]
-        if s.isna().any():
+        if s.isna().any() and c not in missing_cols:
             problems.append(
+                f"column '{c}': has missing values; give it a public missing cell after its "
+                f"last bin (missing=['{c}'])" if c in bins else
                 f"column '{c}': has missing values; recode them as an explicit public level "
                 "(e.g. 'missing') before DP synthesis"
             )
             continue
         dtypes[c] = s.dtype
+        if c in missing_cols and pd.api.types.is_float_dtype(s.dtype):
+            # integers read with missing values come back as floats: keep them integers
+            finite = s.dropna().to_numpy(dtype=np.float64)
+            if finite.size and np.all(np.isfinite(finite)) and np.all(finite == np.round(finite)):
+                dtypes[c] = pd.Int64Dtype()
         if c in bins:
             e = np.unique(np.asarray(bins[c], dtype=np.float64))
             if e.size < 2 or not np.all(np.isfinite(e)):
@@ -184,14 +219,18 @@ def build_domain(
         if c in edges:
             e = edges[c]
             x = pd.to_numeric(s, errors="coerce").to_numpy(dtype=np.float64, na_value=np.nan)
-            if np.isnan(x).any():
+            gone = s.isna().to_numpy()
+            if np.isnan(x[~gone]).any():
                 problems.append(
                     f"column '{c}': holds values that are not numbers but the column has 'bins'; "
                     "clean them, or give public levels instead of bins"
                 )
                 continue
-            codes[c] = np.clip(np.searchsorted(e, x, side="right") - 1, 0, e.size - 2)
-            levels[c] = tuple(range(e.size - 1))
+            codes[c] = np.clip(np.searchsorted(e, np.where(gone, e[0], x), side="right") - 1,
+                               0, e.size - 2)
+            if c in missing_cols:  # one more public cell, K, for the missing values
+                codes[c][gone] = e.size - 1
+            levels[c] = tuple(range(e.size - 1 + (c in missing_cols)))
         else:
             idx = pd.Index(levels[c]).get_indexer(s.astype(object))
             if (idx < 0).any():
@@ -211,4 +250,5 @@ def build_domain(
             PrivacyWarning,
             stacklevel=3,
         )
-    return Domain(tuple(cols), levels, edges, dtypes, tuple(read_from_data)), codes
+    return Domain(tuple(cols), levels, edges, dtypes, tuple(read_from_data),
+                  tuple(c for c in missing_cols if c in cols)), codes

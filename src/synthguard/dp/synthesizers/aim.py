@@ -134,9 +134,20 @@ class AIMSynthesizer(DPSynthesizer):
         self.progress = progress
 
 
+    def _validate_params(self) -> None:
+        # k above the columns: refused before any charge (one column: fit says it needs two)
+        if isinstance(self.workload, int) and self.columns is not None \
+                and len(self.columns) >= 2:
+            self._workload(list(self.columns))
+
     def _workload(self, cols: list[str]) -> list[Clique]:
         if isinstance(self.workload, int):
-            k = min(int(self.workload), len(cols))
+            k = int(self.workload)
+            if k > len(cols):  # refused, not cut: the release would not serve what was asked
+                raise ParameterError(
+                    f"parameter 'workload': every {k}-way marginal needs {k} columns, but "
+                    f"{len(cols)} are synthesized; ask for at most {len(cols)}-way marginals "
+                    f"or synthesize more columns")
             return list(itertools.combinations(cols, k))
         out = []
         for s in self.workload:
