@@ -85,3 +85,39 @@ def test_bad_input_exit_codes(conf_csv, tmp_path):
     assert _run(["protect", path, "--out", out, "--topcode", "income"]).exit_code == 2
     assert _run(["protect", path, "--out", out]).exit_code == 2
     assert not out.exists()
+
+
+def test_a_subsample_folder_is_evaluated_as_a_sample(conf_csv, tmp_path):
+    # issue 17: read from disk, a subsample's manifest did not say it was a sample, so the
+    # record-level risk (row i against record i) was "not computed" and evaluate exited 3
+    path, _ = conf_csv
+    folder = tmp_path / "sub"
+    res = _run(["protect", path, "--out", folder, "--subsample", "0.5", "--seed", 2, "-q"])
+    assert res.exit_code == 0, res.output
+    manifest = json.loads((folder / "synthguard_manifest.json").read_text())
+    assert manifest["kind"] == "protected" and manifest["details"]["sample"] is True
+    args = ["evaluate", path, folder, "--keys", "region,sex", "--target", "income",
+            "--threshold", "max_identification_risk=0.5", "--seed", 1]
+    res = _run(args)
+    assert res.exit_code == 0, res.output
+    assert "not defined: the release is a sample of the confidential records" in res.output
+    assert "max IR ≤ 0.5: not applicable" in res.output
+    # the same folder without the record: what evaluate could do before
+    del manifest["details"]["sample"]
+    (folder / "synthguard_manifest.json").write_text(json.dumps(manifest))
+    assert _run(args).exit_code == 3
+    # a protected release that keeps every record is not a sample
+    whole = tmp_path / "whole"
+    assert _run(["protect", path, "--out", whole, "--topcode", "income:p94", "-q"]).exit_code == 0
+    assert "sample" not in json.loads((whole / "synthguard_manifest.json").read_text())["details"]
+
+
+def test_sample_details_of_a_subsample_for_run_manifests(conf_csv):
+    from synthguard import sdc
+    from synthguard.report.evaluation.kinds import is_sample, sample_details
+
+    _, df = conf_csv
+    sub = sdc.subsample(df, 0.5, random_state=1)
+    assert is_sample(sub) and sample_details(sub) == {"sample": True}
+    top = sdc.topcode(df, "income", 0.9)
+    assert not is_sample(top) and sample_details(top) == {}

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import sys
 from collections.abc import Callable
@@ -395,6 +396,8 @@ def evaluate_cmd(conf: str, read_kw: dict[str, Any], releases: tuple[str, ...], 
     if hold_df is None:
         conf_df, hold_df, split_note = _run_split(conf_df, loaded, rel, kind_map, echo)
     ledger = _open_ledgers(loaded, lambda s: click.echo(_line(s), err=True))
+    # each release with what its manifest says (a sample of the records, ...) for evaluate
+    rel = {n: dataclasses.replace(loaded[n], implicates=frames) for n, frames in rel.items()}
     with warnings_to_stderr(quiet):
         with progress_bar(quiet, "synthguard evaluate") as cb:
             ev = evaluate(

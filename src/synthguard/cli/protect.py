@@ -110,6 +110,7 @@ def _write_folder(release: Any, df: Any, out: Path, data: Path, force: bool, see
         release_folder,
         write_manifest,
     )
+    from synthguard.report.evaluation.kinds import SAMPLE_KEY
 
     released = [str(c) for c in release.columns]
     with release_folder(out, force=force, inputs=[data]) as tmp:
@@ -123,7 +124,8 @@ def _write_folder(release: Any, df: Any, out: Path, data: Path, force: bool, see
             kept=tuple(c for c in released if c not in touched),
             dropped=tuple(str(c) for c in df.columns if str(c) not in released),
             columns=tuple(released), metadata=(steps_file,),
-            details={"steps": [d["step"] for d in done]},
+            details={"steps": [d["step"] for d in done],  # a sample: evaluate reads it
+                     **({SAMPLE_KEY: True} if any(d["n_removed"] for d in done) else {})},
         ))
     return out / "protected.csv"
 

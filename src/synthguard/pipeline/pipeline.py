@@ -50,6 +50,7 @@ from synthguard.pipeline.makers import describe_release, make_release, release_f
 from synthguard.pipeline.plan import DP_METHODS, Plan, load_plan
 from synthguard.pipeline.sweep_plan import refuse_sweeps
 from synthguard.report.evaluate import Evaluation, evaluate
+from synthguard.report.evaluation.kinds import sample_details
 from synthguard.report.html import write_report
 
 __all__ = ["PipelineResult", "run_plan", "split_holdout"]
@@ -210,7 +211,7 @@ def _write_release(stage: Path, name: str, release: Any, method: str, columns: l
         ledger=None if ledger_path is None or method != "dp" else "../../" + ledger_path.name,
         spent=spent, details={"plan method": method, "plan seed": plan_seed,
                               "plan holdout": holdout_share,
-                              **dp_manifest_details(release)},
+                              **dp_manifest_details(release), **sample_details(release)},
     ))
     return paths
 

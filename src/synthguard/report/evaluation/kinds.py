@@ -11,7 +11,29 @@ import pandas as pd
 from synthguard.data.implicates import release_kind
 from synthguard.errors import ParameterError
 
-__all__ = ["RECORD_LEVEL", "aligned", "from_disk", "kind_of", "undefined"]
+__all__ = ["RECORD_LEVEL", "SAMPLE_KEY", "aligned", "from_disk", "is_sample", "kind_of",
+           "sample_details", "undefined"]
+
+SAMPLE_KEY = "sample"
+"""Key of a release manifest's ``details``: True when the release's rows are a sample of the
+confidential records (``sdc.subsample``, a step that removed records), so the record-level
+risk, which pairs released row i with confidential record i, is not defined for it."""
+
+
+def is_sample(release: Any) -> bool:
+    """True when ``release`` is a sample of the confidential records: it lists ``removed``
+    records (:class:`~synthguard.sdc.ProtectedData`) or its manifest says so (a release folder
+    read from disk, :data:`SAMPLE_KEY`)."""
+    removed = getattr(release, "removed", None)
+    if removed is not None and len(removed):
+        return True
+    details = getattr(getattr(release, "manifest", None), "details", None)
+    return isinstance(details, dict) and details.get(SAMPLE_KEY) is True
+
+
+def sample_details(release: Any) -> dict[str, bool]:
+    """The manifest ``details`` entry recording that ``release`` is a sample (or nothing)."""
+    return {SAMPLE_KEY: True} if is_sample(release) else {}
 
 
 def kind_of(release: Any, implicates: list[pd.DataFrame], conf: pd.DataFrame, given: str | None) -> str:

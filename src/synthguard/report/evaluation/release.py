@@ -21,7 +21,7 @@ from synthguard import risk as _risk
 from synthguard import utility as _utility
 from synthguard.report.attacks import run_attacks
 from synthguard.report.constraints_check import METRIC as CONSTRAINT_METRIC
-from synthguard.report.evaluation.kinds import RECORD_LEVEL, aligned, kind_of, undefined
+from synthguard.report.evaluation.kinds import RECORD_LEVEL, aligned, is_sample, kind_of, undefined
 from synthguard.report.evaluation.notes import Notes
 from synthguard.report.evaluation.options import NEEDS_TARGET, Setting
 from synthguard.report.evaluation.record_risk import record_risk
@@ -204,7 +204,7 @@ def _record_level(s: Setting, w: _Work, risk: Any) -> np.ndarray | None:
             )
         except Exception as e:
             w.errors["identification risk"] = safe_error(e)
-    elif w.kind == "protected" and len(getattr(w.release, "removed", ())):
+    elif w.kind == "protected" and is_sample(w.release):
         w.inapplicable.add("identification risk")  # a sample of the records (sdc.subsample)
         w.errors["identification risk"] = (
             "not defined: the release is a sample of the confidential records, and the "
