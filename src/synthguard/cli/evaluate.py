@@ -397,11 +397,12 @@ def evaluate_cmd(conf: str, read_kw: dict[str, Any], releases: tuple[str, ...], 
         conf_df, hold_df, split_note = _run_split(conf_df, loaded, rel, kind_map, echo)
     ledger = _open_ledgers(loaded, lambda s: click.echo(_line(s), err=True))
     # each release with what its manifest says (a sample of the records, ...) for evaluate
-    rel = {n: dataclasses.replace(loaded[n], implicates=frames) for n, frames in rel.items()}
+    releases_read: dict[str, Any] = {n: dataclasses.replace(loaded[n], implicates=frames)
+                                     for n, frames in rel.items()}
     with warnings_to_stderr(quiet):
         with progress_bar(quiet, "synthguard evaluate") as cb:
             ev = evaluate(
-                conf_df, rel, keys=_split(keys), targets=_split(targets), holdout=hold_df,
+                conf_df, releases_read, keys=_split(keys), targets=_split(targets), holdout=hold_df,
                 formulas=list(formulas) or None, thresholds=limits or None, radius=radius,
                 schema=schema_map or None, random_state=seed, progress=cb,
                 kinds=kind_map, max_distance_records=max_distance_records or None,
