@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import sys
 from pathlib import Path
 from typing import Any, Literal
@@ -16,6 +17,20 @@ from synthguard.cli.synthesize_dask import synthesize_on_dask
 from synthguard.data.io import read_table, write_table
 
 __all__ = ["parse_pairs", "split_columns", "synthesize_cmd"]
+
+
+#: the most threads ``--jobs`` uses by default (each holds one column's design matrix)
+MAX_DEFAULT_JOBS = 4
+
+
+def default_jobs() -> int:
+    """Threads fitting column models when ``--jobs`` is not given: the cores this process may
+    run on (its CPU affinity), at most :data:`MAX_DEFAULT_JOBS`. Results do not depend on it."""
+    try:
+        cores = len(os.sched_getaffinity(0))
+    except AttributeError:  # pragma: no cover - platforms without affinity (macOS, Windows)
+        cores = os.cpu_count() or 1
+    return max(1, min(MAX_DEFAULT_JOBS, cores))
 
 
 def split_columns(value: str | None) -> list[str] | None:
@@ -164,8 +179,9 @@ def _write_outputs(result: Any, out: Path, prefix: str, diagnostics: bool, *, fo
                    "yeojohnson), inverted after drawing; repeat.")
 @click.option("--seed", default=None, type=click.IntRange(min=0),
               help="Random seed (the seed used is printed and saved either way).")
-@click.option("--jobs", "n_jobs", default=1, show_default=True, type=click.IntRange(min=1),
-              help="Threads fitting the columns' models at once (same result, more memory).")
+@click.option("--jobs", "n_jobs", default=None, type=click.IntRange(min=1),
+              help="Threads fitting the columns' models at once (same result, more memory); "
+                   "default: the cores this process may use, at most 4.")
 @click.option("--prefix", default="synthetic", show_default=True,
               help="File names: PREFIX_1.csv ... PREFIX_m.csv.")
 @click.option("--diagnostics/--no-diagnostics", default=True, show_default=True,
@@ -204,7 +220,7 @@ def synthesize_cmd(
     max_redraws: int,
     transforms: tuple[str, ...],
     seed: int | None,
-    n_jobs: int,
+    n_jobs: int | None,
     prefix: str,
     diagnostics: bool,
     force: bool,
@@ -287,7 +303,7 @@ def synthesize_cmd(
         m=m,
         weights=weights,
         default_method=default_method,
-        n_jobs=n_jobs,
+        n_jobs=default_jobs() if n_jobs is None else n_jobs,
         constraints=None if constraints_file is None else load_constraints(constraints_file),
         allow_violations=allow_violations,
         max_redraws=max_redraws,
