@@ -101,3 +101,31 @@ def test_the_old_module_name_gives_the_same_synthesizer_and_release(mixed):
     new = Synthesizer(**kw).fit(mixed).sample(diagnostics=False)
     for a, b in zip(old.implicates, new.implicates, strict=True):
         pd.testing.assert_frame_equal(a, b)
+
+
+def test_thread_map_leaves_the_callers_warning_filters_as_they_were():
+    """Two tasks that each silence warnings with catch_warnings, interleaved so that the
+    first restores its saved filters before the second: the second's restore would put the
+    first's "ignore" back for good. thread_map restores the caller's filters."""
+    import threading
+    import warnings
+
+    a_in, b_in, a_out = threading.Event(), threading.Event(), threading.Event()
+
+    def task(name: str) -> str:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            if name == "a":
+                a_in.set()
+                assert b_in.wait(10)
+            else:
+                assert a_in.wait(10)
+                b_in.set()
+                assert a_out.wait(10)
+        if name == "a":
+            a_out.set()
+        return name
+
+    before = list(warnings.filters)
+    assert thread_map(task, ["a", "b"], n_jobs=2) == ["a", "b"]
+    assert warnings.filters == before

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import copy
 import inspect
+import warnings
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
@@ -72,10 +73,16 @@ def thread_map(fn: Callable[[_T], _R], items: Iterable[_T], n_jobs: int = 1) -> 
     The tasks the engine runs this way (one column's model, one block's draw) are independent
     and each has its own Generator, so the result is the same for every ``n_jobs``; tree
     building in scikit-learn and numpy's kernels release the GIL, so threads overlap.
+
+    Python's warning filters are one list for all threads, and ``warnings.catch_warnings``
+    (which some methods use around a third-party fit) saves and restores that list: two
+    tasks doing so at once could leave one task's filter (e.g. "ignore") in place after
+    both end. The threads therefore run inside one ``catch_warnings`` of the caller, which
+    restores the caller's filters when they are done.
     """
     items = list(items)
     if n_jobs > 1 and len(items) > 1:
-        with ThreadPoolExecutor(max_workers=n_jobs) as pool:
+        with warnings.catch_warnings(), ThreadPoolExecutor(max_workers=n_jobs) as pool:
             return list(pool.map(fn, items))
     return [fn(x) for x in items]
 
