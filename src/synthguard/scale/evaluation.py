@@ -45,13 +45,13 @@ from synthguard.errors import DataError, ParameterError
 from synthguard.report.evaluation.kinds import aligned as _aligned
 from synthguard.report.evaluation.kinds import undefined
 from synthguard.report.evaluation.notes import Notes
-from synthguard.report.evaluation.options import check_setting
+from synthguard.report.evaluation.options import NEEDS_TARGET, check_setting
 from synthguard.report.evaluation.release import _combining_rule
 from synthguard.report.evaluation.results import Evaluation, ReleaseEvaluation
 from synthguard.report.metrics import METRICS, extract_metric
 from synthguard.report.safety import safe_error
 from synthguard.report.thresholds import check_thresholds
-from synthguard.risk.evaluate import RiskEvaluation
+from synthguard.risk.evaluate import NO_TARGET_NOTE, RiskEvaluation
 from synthguard.scale import marginals as _marginals
 from synthguard.scale import means as _means
 from synthguard.scale import risk as _risk
@@ -85,7 +85,7 @@ def _schema(conf: Any, overrides: Mapping[str, Any] | None) -> Schema:
         raise ParameterError(f"schema names column(s) {', '.join(map(str, unknown))} that are "
                              f"not in the data; check the names")
     cols = list(conf.columns)
-    counts = dask.compute(*[conf[c].value_counts(dropna=False) for c in cols])
+    counts = _utility.value_counts([(conf, c) for c in cols])
     out = {}
     for c, cnt in zip(cols, counts, strict=True):
         values = _expand(cnt, conf._meta[c].dtype, c).to_frame()
@@ -113,6 +113,7 @@ def _seed(rng: np.random.Generator) -> int:
     return int(rng.integers(0, 2**31 - 1))  # leaves room for seed + i below 2**32
 
 
+@_utility.shared_value_counts()  # each column of each data set is counted once
 def evaluate(
     conf: Any,
     releases: Mapping[str, Any],
@@ -171,6 +172,8 @@ def evaluate(
     for name, imps in rel.items():
         if not any(c in conf.columns for c in imps[0].columns):
             raise DataError(f"release '{name}' shares no column with the confidential data")
+    _utility.value_counts([(f, c) for f in (conf, *[f for imps in rel.values() for f in imps])
+                           for c in f.columns if c in conf.columns])  # all in one pass
     rng, seed = resolve_seed(random_state)
     child = spawn(rng, len(rel) + 1)
     sizes = dask.compute(conf.shape[0], *[f.shape[0] for imps in rel.values() for f in imps])
@@ -251,8 +254,9 @@ def _measure(
     elif s.no_ball:
         inapplicable.add("identification risk")
         errors["identification risk"] = s.no_ball
-    for part in NOT_ON_DASK:
-        errors[part] = _WHY
+    for part, measures in NOT_ON_DASK.items():
+        if s.targets or not measures or not NEEDS_TARGET.issuperset(measures):
+            errors[part] = _WHY  # (without a target, as on pandas, not asked for)
     bundles = {"utility": utility, "risk": risk, "attacks": None}
     metrics: dict[str, float | None] = {}
     for m in METRICS.values():
@@ -336,12 +340,14 @@ def _risk_of(s: Any, conf: Any, imps: list[Any], is_aligned: bool, n_released: i
                                       singletons="zero")
             ident = _run(notes, _risk.identification_risk, conf, imps, **kw)
             conf_ident = _run(notes, _risk.identification_risk, conf, **kw)
+        elif not targets:  # as the pandas evaluation: one line, and nothing about a target
+            msgs.append(NO_TARGET_NOTE)
         elif is_aligned:
             msgs.append("identification risk skipped: no numeric target to cast a ball around")
-        if is_aligned:
+        if is_aligned and targets:
             match = _run(notes, _risk.match_rates, conf, imps, keys=keys, targets=targets,
                               radius=s.radius, schema=s.schema)
-        else:
+        elif not is_aligned:
             msgs.append(
                 "identification risk and match rates skipped: the release's rows do not align "
                 "with the confidential records (fully synthetic data); see distance to closest "

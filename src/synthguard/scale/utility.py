@@ -21,7 +21,9 @@ and pMSE, by the pandas functions of :mod:`synthguard.utility`.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+import contextlib
+from collections.abc import Iterator, Mapping, Sequence
+from contextvars import ContextVar
 from typing import Any
 
 import dask
@@ -44,7 +46,9 @@ __all__ = [
     "ecdf_utility",
     "exact_schema",
     "pmse",
+    "shared_value_counts",
     "univariate",
+    "value_counts",
     "value_sorted",
 ]
 
@@ -65,10 +69,59 @@ def _expand(counts: pd.Series, dtype: Any, name: str) -> pd.Series:
         return pd.Series(values, name=name)
 
 
+#: value counts kept by :func:`shared_value_counts`: key -> counts, and the entries left
+_SHARED: ContextVar[dict[str, Any] | None] = ContextVar("synthguard_value_counts", default=None)
+#: at most this many (value, count) entries are kept in all (about 16 bytes each, plus the
+#: values); the counts of a column beyond it are computed again when asked for again
+SHARED_ENTRIES = 5_000_000
+
+
+def _count_key(frame: dd.DataFrame, column: str) -> str:
+    """The same key for the same column of the same data, however it was selected
+    (``conf[column]`` and ``conf[common][column]`` read the same values)."""
+    return str(frame[column].expr.simplify()._name)
+
+
+@contextlib.contextmanager
+def shared_value_counts() -> Iterator[None]:
+    """Within the block, the exact value counts :func:`value_counts` computes (for
+    :func:`value_sorted`, :func:`exact_schema`, :func:`univariate`, :func:`ecdf_utility` and
+    the distance's scales) are kept and reused, up to :data:`SHARED_ENTRIES` entries: an
+    evaluation counts each column of each data set once instead of once per measure."""
+    token = _SHARED.set({"room": SHARED_ENTRIES, "counts": {}})
+    try:
+        yield
+    finally:
+        _SHARED.reset(token)
+
+
+def value_counts(pairs: Sequence[tuple[dd.DataFrame, str]]) -> list[pd.Series]:
+    """Exact value counts (missing values included) of column ``c`` of frame ``f`` for every
+    pair ``(f, c)``, all in one ``dask.compute``; within :func:`shared_value_counts` the
+    counts already computed are reused and the new ones kept."""
+    shared = _SHARED.get()
+    keys = [_count_key(f, c) for f, c in pairs] if shared is not None else []
+    known = shared["counts"] if shared is not None else {}
+    todo = [i for i in range(len(pairs)) if not keys or keys[i] not in known]
+    got = dask.compute(*[pairs[i][0][pairs[i][1]].value_counts(dropna=False)
+                         for i in todo]) if todo else ()
+    out: list[Any] = [None] * len(pairs)
+    for i, cnt in zip(todo, got, strict=True):
+        out[i] = cnt
+        if shared is not None and len(cnt) <= shared["room"]:
+            known[keys[i]] = cnt
+            shared["room"] -= len(cnt)
+    for i in range(len(pairs)):
+        if out[i] is None:
+            out[i] = known[keys[i]]
+    return out
+
+
 def value_sorted(frames: Sequence[dd.DataFrame], column: str) -> list[pd.Series]:
     """Column ``column`` of every frame as a pandas Series of its values in sorted order,
-    from value counts computed by Dask (one ``dask.compute`` for all frames)."""
-    counts = dask.compute(*[f[column].value_counts(dropna=False) for f in frames])
+    from value counts computed by Dask (one ``dask.compute`` for all frames;
+    :func:`value_counts`)."""
+    counts = value_counts([(f, column) for f in frames])
     return [_expand(c, f._meta[column].dtype, column) for c, f in zip(counts, frames, strict=True)]
 
 
@@ -82,7 +135,7 @@ def exact_schema(conf: dd.DataFrame, overrides: Mapping[str, Any] | None = None)
         raise ParameterError(f"schema names column(s) {', '.join(map(str, unknown))} that are "
                              f"not in the data; check the names")
     cols = list(conf.columns)
-    counts = dask.compute(*[conf[c].value_counts(dropna=False) for c in cols])
+    counts = value_counts([(conf, c) for c in cols])
     out = {}
     for c, cnt in zip(cols, counts, strict=True):
         values = _expand(cnt, conf._meta[c].dtype, c).to_frame()
