@@ -148,3 +148,24 @@ def test_manifest_kind_is_read_from_the_dask_release(files):
                      "--dask", "sync", "--no-default-thresholds"])
     assert "release 'prot': protected (from synthguard_manifest.json)" in res.stdout
     assert "evaluated as protected" in res.stdout
+
+
+def test_without_a_target_the_target_measures_are_skipped_with_one_line_as_on_pandas(files):
+    from synthguard.risk.evaluate import NO_TARGET_NOTE
+
+    common = [files / "prot", "--keys", KEYS, "--seed", 4]
+    pd_res = _evaluate([files / "conf.csv", *common, "--table", files / "pandas.csv"])
+    dk_res = _evaluate([files / "conf_pq", *common, "--table", files / "dask.csv",
+                        "--dask", "sync"])
+    assert pd_res.exit_code == 0, pd_res.output
+    assert dk_res.exit_code in (0, 3), dk_res.output  # 3: only what has no Dask version yet
+    for res in (pd_res, dk_res):
+        assert res.stderr.count(NO_TARGET_NOTE) == 1
+    missing = [line for line in dk_res.stderr.splitlines() if line.startswith("not computed")]
+    assert not [line for line in missing
+                if "attribute disclosure" in line or "repU" in line or "risk:" in line]
+    got = pd.read_csv(files / "dask.csv").set_index("release")
+    want = pd.read_csv(files / "pandas.csv").set_index("release")
+    # match rates need a target: not computed on either path; the rest is measured
+    assert got["expected_match_risk"].isna().all() and want["expected_match_risk"].isna().all()
+    assert got.loc["prot", "exact_copies"] == want.loc["prot", "exact_copies"]
