@@ -4,7 +4,6 @@ value counts), with the counts of the measures unchanged."""
 from __future__ import annotations
 
 import numpy as np
-import pandas as pd
 import pytest
 
 dd = pytest.importorskip("dask.dataframe")
