@@ -9,6 +9,8 @@ import pandas as pd
 import pytest
 
 from synthguard import utility
+from synthguard.data import infer_schema
+from synthguard.utility.correlation import cramers_v_of_table
 
 dd = pytest.importorskip("dask.dataframe")
 scale_utility = pytest.importorskip("synthguard.scale.utility")
@@ -81,6 +83,50 @@ def test_correlation_fit_equals_pandas_to_rounding():
     np.testing.assert_allclose(
         got.difference.to_numpy(), expected.difference.to_numpy(), rtol=1e-9, atol=1e-12
     )
+
+
+def _categorical_data():
+    conf, syn = _data()
+    rng = np.random.default_rng(70)
+    for f in [conf, *syn]:
+        f["flag"] = rng.integers(0, 2, len(f))  # 0/1 numbers: binary, compared by Cramér's V
+        f["grade"] = rng.choice(["a", "b", "c", None], len(f), p=[0.5, 0.3, 0.15, 0.05])
+    conf["grade"] = np.where(conf["sex"].isna(), None, conf["grade"])  # associated with sex
+    syn[1].loc[::9, "grade"] = "d"  # a level only this implicate has
+    return conf, syn
+
+
+@pytest.mark.parametrize("declared", [False, True])
+def test_cramers_v_equals_pandas_bit_for_bit(declared):
+    conf, syn = _categorical_data()
+    schema = infer_schema(conf, overrides={"grade": {"kind": "categorical",
+                                                      "levels": ["a", "b"]}} if declared
+                          else None)
+    expected = utility.correlation_fit(conf, syn, schema=schema)
+    got = scale_utility.correlation_fit(
+        dd.from_pandas(conf, npartitions=3),
+        [dd.from_pandas(s, npartitions=4) for s in syn],
+        schema=schema,
+    )
+    assert expected.cramers_v_difference is not None
+    assert list(got.cramers_v_difference.columns) == ["sex", "flag", "grade"]
+    pd.testing.assert_frame_equal(got.cramers_v_difference, expected.cramers_v_difference)
+    assert got.cramers_v_mae == expected.cramers_v_mae > 0
+    # the numeric columns by Pearson, as pandas splits them (flag is not among them)
+    assert list(got.difference.columns) == ["region", "income", "age"]
+    assert got.mae == pytest.approx(expected.mae, rel=1e-9)
+    pd.testing.assert_series_equal(got.implicates["cramers_v_mae"],
+                                   expected.implicates["cramers_v_mae"])
+
+
+def test_cramers_v_of_table_is_the_definition():
+    tab = np.array([[10, 0, 5], [2, 8, 5], [0, 0, 0]])
+    kept = tab[:2].astype(float)
+    n = kept.sum()
+    e = np.outer(kept.sum(1), kept.sum(0)) / n
+    chi2 = ((kept - e) ** 2 / e).sum()
+    assert cramers_v_of_table(tab) == pytest.approx(np.sqrt(chi2 / n), rel=1e-15)
+    assert np.isnan(cramers_v_of_table(np.array([[3, 4], [0, 0]])))
 
 
 def test_pmse_sample_is_reproducible_and_its_null_is_the_samples():

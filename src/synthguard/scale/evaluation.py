@@ -11,7 +11,7 @@ What is measured on all records, exactly as the pandas evaluation measures it:
   ``max_distance_records`` released records when the release is larger (as the pandas path
   samples);
 * utility: univariate comparison, ECDF distances (Woo et al. 2009), correlation fit, from
-  exact value counts and Pearson matrices; k-way marginal score and workload error (NIST
+  exact value counts, Pearson matrices and two-way counts (Cramér's V); k-way marginal score and workload error (NIST
   2018; McKenna et al. 2022) from exact cell counts, bins at exact quantiles
   (:mod:`synthguard.scale.marginals`); the comparison of means with t intervals from
   per-partition sums (:mod:`synthguard.scale.means`, to rounding); pMSE (Snoke et al. 2018)
@@ -312,7 +312,8 @@ def _utility_of(s: Any, conf: Any, imps: list[Any], common: list[str], seeds: li
                 if np.isfinite(e.u_max):
                     ecdf[c] = e
         try:
-            corr = _run(notes, _utility.correlation_fit, conf, imps, columns=common)
+            corr = _run(notes, _utility.correlation_fit, conf, imps, schema=schema,
+                        columns=common)
         except DataError:
             corr = None
         pm = _run(notes, _utility.pmse, conf, imps if len(imps) > 1 else imps[0],

@@ -264,12 +264,14 @@ def _tree(items: list[Any], fn: Any, width: int = 8) -> Any:
     return items[0]
 
 
-def count_cells(frames: Sequence[dd.DataFrame], plan: Coding,
+def count_cells(frames: Sequence[dd.DataFrame], plan: Coding | Sequence[Coding],
                 sets: Sequence[tuple[str, ...]]) -> list[tuple[int, list[Cells]]]:
-    """Per frame, its row count and the cell counts of every column set (one compute)."""
-    cols = list(plan.columns)
+    """Per frame, its row count and the cell counts of every column set (one compute); one
+    coding for all frames, or one per frame."""
+    plans = [plan] * len(frames) if isinstance(plan, Coding) else list(plan)
     tasks = []
-    for f in frames:
+    for f, plan in zip(frames, plans, strict=True):
+        cols = list(plan.columns)
         parts = [dask.delayed(partition_cells)(p, plan, list(sets))
                  for p in f[cols].to_delayed()]
         tasks.append(_tree(parts, merge_cells) if parts else (0, [_count(

@@ -36,7 +36,7 @@ from synthguard.data.schema import Schema, infer_schema
 from synthguard.errors import DataError, ParameterError
 from synthguard.risk._patterns import check_columns
 from synthguard.scale._partitions import as_dask, as_dask_implicates, is_dask
-from synthguard.utility.correlation import CorrelationFit
+from synthguard.utility.correlation import CorrelationFit, cramers_v_of_table, fit_of
 from synthguard.utility.discriminant import PMSEResult
 from synthguard.utility.ecdf import ECDFUtility
 from synthguard.utility.univariate import UnivariateComparison
@@ -197,42 +197,56 @@ def ecdf_utility(conf: Any, synthetic: Any, column: str) -> ECDFUtility:
 
 
 def correlation_fit(
-    conf: Any, synthetic: Any, *, columns: list[str] | None = None
+    conf: Any, synthetic: Any, *, schema: Schema | None = None, columns: list[str] | None = None
 ) -> CorrelationFit:
-    """Correlation fit (the course's MAE, RMSE and total of ``R_syn - R_conf``) of numeric
-    columns of Dask data: Pearson matrices by Dask (pairwise-complete), the fit by
-    :func:`synthguard.utility.correlation_fit` on the matrices, averaged over implicates as
-    the pandas function does."""
+    """Correlation fit (the course's MAE, RMSE and total of ``R_syn - R_conf``) of Dask data,
+    as :func:`synthguard.utility.correlation_fit` measures it: Pearson correlations of the
+    numeric and count columns (matrices by Dask, pairwise-complete: equal to pandas to
+    rounding) and Cramér's V ``sqrt(χ²/(n (min(r, c) - 1)))`` of the categorical, ordinal and
+    binary ones (Cramér 1946), each pair's two-way table counted exactly per partition, the
+    levels coded as the pandas function codes each data set (the schema's, else the values
+    in order of first appearance; missing a level of its own): V equals the pandas figure bit
+    for bit. Averaged over implicates as the pandas function does.
+
+    ``schema``: column kinds (default: inferred from the whole data, exactly).
+    """
+    from synthguard.scale import marginals as _marginals
+
     conf = as_dask(conf, name="conf")
     imps = as_dask_implicates(synthetic)
     cols = _columns(conf, imps, columns)
-    num = [
-        c
-        for c in cols
-        if pd.api.types.is_numeric_dtype(conf._meta[c].dtype)
-        and not pd.api.types.is_bool_dtype(conf._meta[c].dtype)
-    ]
-    if len(num) < 2:
-        raise DataError("correlation_fit: needs at least two numeric columns")
-    mats = dask.compute(*[f[num].astype("float64").corr() for f in [conf, *imps]])
-    rc = pd.DataFrame(mats[0].to_numpy(), index=num, columns=num)
-    fits = [
-        _utility.correlation_fit(rc, pd.DataFrame(m.to_numpy(), index=num, columns=num))
-        for m in mats[1:]
-    ]
-    per = pd.concat([f.implicates for f in fits], ignore_index=True).rename_axis("implicate")
-    diff = pd.DataFrame(
-        np.mean([f.difference.to_numpy() for f in fits], axis=0), index=num, columns=num
-    )
-    return CorrelationFit(
-        diff,
-        float(per["mae"].mean()),
-        float(per["rmse"].mean()),
-        float(per["total"].mean()),
-        None,
-        np.nan,
-        per,
-    )
+    if schema is None:
+        schema = exact_schema(conf)
+    cols = [c for c in cols if c in schema]
+    num = [c for c in cols if schema[c].is_numeric]
+    cat = [c for c in cols if schema[c].is_categorical]
+    if len(num) < 2 and len(cat) < 2:
+        raise DataError("correlation_fit: needs at least two numeric or two categorical columns")
+    frames = [conf, *imps]
+    pearson: list[np.ndarray] = []
+    if len(num) >= 2:
+        mats = dask.compute(*[f[num].astype("float64").corr() for f in frames])
+        pearson = [m.to_numpy() for m in mats]
+    cramers: list[np.ndarray] = []
+    if len(cat) >= 2:
+        free = [c for c in cat if schema[c].levels is None]
+        seen = _marginals.first_levels(frames, free)
+        plans = [_marginals.Coding(tuple(cat), levels={
+            c: list(seen[i][free.index(c)]) if c in free else list(schema[c].levels or ())
+            for c in cat}) for i in range(len(frames))]
+        pairs = [(cat[a], cat[b]) for a in range(len(cat)) for b in range(a)]
+        counted = _marginals.count_cells(frames, plans, pairs)
+        for plan, (_, tables) in zip(plans, counted, strict=True):
+            out = np.eye(len(cat))
+            for (ca, cb), (cells, counts) in zip(pairs, tables, strict=True):
+                na, nb = plan.size(ca), plan.size(cb)
+                tab = np.zeros(na * nb, dtype=np.int64)
+                tab[cells] = counts
+                a, b = cat.index(ca), cat.index(cb)
+                out[a, b] = out[b, a] = cramers_v_of_table(tab.reshape(na, nb))
+            cramers.append(out)
+    return fit_of(pearson[0] if pearson else None, pearson[1:], num,
+                  cramers[0] if cramers else None, cramers[1:], cat)
 
 
 def _sample(frame: dd.DataFrame, size: int, seed: int) -> pd.DataFrame:

@@ -17,7 +17,7 @@ from synthguard.errors import DataError
 from synthguard.utility._inputs import category_codes, check_conf, numeric_values, resolve
 from synthguard.utility._metric import MetricInfo, ResultDisplay
 
-__all__ = ["CorrelationFit", "correlation_fit", "cramers_v_matrix"]
+__all__ = ["CorrelationFit", "correlation_fit", "cramers_v_matrix", "cramers_v_of_table", "fit_of"]
 
 
 @dataclass(frozen=True)
@@ -126,18 +126,22 @@ def cramers_v_matrix(codes: list[np.ndarray], n_levels: list[int]) -> np.ndarray
     for a in range(p):
         for b in range(a):
             tab = np.bincount(codes[a] * n_levels[b] + codes[b], minlength=n_levels[a] * n_levels[b])
-            tab = tab.reshape(n_levels[a], n_levels[b]).astype(float)
-            tab = tab[tab.sum(axis=1) > 0][:, tab.sum(axis=0) > 0]
-            r, c = tab.shape
-            if min(r, c) < 2:
-                v = np.nan
-            else:
-                n = tab.sum()
-                expected = np.outer(tab.sum(axis=1), tab.sum(axis=0)) / n
-                chi2 = float(np.sum((tab - expected) ** 2 / expected))
-                v = float(np.sqrt(chi2 / (n * (min(r, c) - 1))))
-            out[a, b] = out[b, a] = v
+            out[a, b] = out[b, a] = cramers_v_of_table(tab.reshape(n_levels[a], n_levels[b]))
     return out
+
+
+def cramers_v_of_table(counts: np.ndarray) -> float:
+    """Cramér's V ``sqrt(χ²/(n (min(r, c) - 1)))`` of a two-way table of counts (Cramér 1946);
+    rows and columns without a count are dropped, NaN when fewer than two of either remain."""
+    tab = np.asarray(counts).astype(float)
+    tab = tab[tab.sum(axis=1) > 0][:, tab.sum(axis=0) > 0]
+    r, c = tab.shape
+    if min(r, c) < 2:
+        return np.nan
+    n = tab.sum()
+    expected = np.outer(tab.sum(axis=1), tab.sum(axis=0)) / n
+    chi2 = float(np.sum((tab - expected) ** 2 / expected))
+    return float(np.sqrt(chi2 / (n * (min(r, c) - 1))))
 
 
 @renamed(synth="synthetic")
@@ -203,23 +207,40 @@ def correlation_fit(
     if len(cat) >= 2:
         coded = [category_codes([conf[c]], cat_levels[c])[:2] for c in cat]
         cv_conf = cramers_v_matrix([k[0][0] for k in coded], [k[1] for k in coded])
-    rows, diffs, vdiffs = [], [], []
+    syn_r, syn_v = [], []
     for df in imps:
-        row: dict[str, float] = {}
         if rc is not None:
-            d = _pearson(df, num) - rc
-            diffs.append(d)
-            row["mae"], row["rmse"], row["total"] = _fit_numbers(d)
+            syn_r.append(_pearson(df, num))
         if cv_conf is not None:
             coded = [category_codes([df[c]], cat_levels[c])[:2] for c in cat]
-            vd = cramers_v_matrix([k[0][0] for k in coded], [k[1] for k in coded]) - cv_conf
-            vdiffs.append(vd)
-            row["cramers_v_mae"] = _fit_numbers(vd)[0]
-        rows.append(row)
+            syn_v.append(cramers_v_matrix([k[0][0] for k in coded], [k[1] for k in coded]))
+    return fit_of(rc, syn_r, num, cv_conf, syn_v, cat)
+
+
+def fit_of(
+    pearson: np.ndarray | None, synthetic_pearson: list[np.ndarray], numeric: list[str],
+    cramers_v: np.ndarray | None, synthetic_cramers_v: list[np.ndarray], categorical: list[str],
+) -> CorrelationFit:
+    """The :class:`CorrelationFit` of the confidential Pearson and Cramér's V matrices (None:
+    fewer than two such columns) and each implicate's: per implicate the differences'
+    MAE, RMSE and total, averaged over implicates, and the mean difference matrices."""
+    rc, cv_conf, num, cat = pearson, cramers_v, numeric, categorical
     if rc is None and cv_conf is None:
         raise DataError(
             "correlation_fit: needs at least two numeric or two categorical columns"
         )
+    rows, diffs, vdiffs = [], [], []
+    for i in range(max(len(synthetic_pearson), len(synthetic_cramers_v))):
+        row: dict[str, float] = {}
+        if rc is not None:
+            d = synthetic_pearson[i] - rc
+            diffs.append(d)
+            row["mae"], row["rmse"], row["total"] = _fit_numbers(d)
+        if cv_conf is not None:
+            vd = synthetic_cramers_v[i] - cv_conf
+            vdiffs.append(vd)
+            row["cramers_v_mae"] = _fit_numbers(vd)[0]
+        rows.append(row)
     per = pd.DataFrame(rows).rename_axis("implicate")
 
     def low_frame(mats: list[np.ndarray], names: list[str]) -> pd.DataFrame:
