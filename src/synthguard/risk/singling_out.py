@@ -230,6 +230,9 @@ class _Index:
     def __init__(self, v: np.ndarray, numeric: Sequence[bool]) -> None:
         self.v = v
         self.numeric = tuple(numeric)
+        self._combos: dict[
+            tuple[int, ...], tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray] | None
+        ] = {}
         self.order = np.argsort(v, axis=0, kind="stable")  # NaN last, code -1 first
         self.sorted = np.take_along_axis(v, self.order, axis=0)
         n = v.shape[0]
@@ -267,6 +270,52 @@ class _Index:
         if op == "lt":
             return first, first + int(np.searchsorted(seg, val, "left"))
         return None
+
+    def singles_out_many(self, queries: Sequence[Query]) -> np.ndarray:
+        """:meth:`singles_out` of every query, the equality queries on categorical columns
+        (``col == code`` / ``col is null``, the multivariate attack's queries on categorical
+        data) answered together: the rows' code combinations on the query's columns are
+        counted once per column set (a mixed-radix key per row, sorted) and each query is a
+        binary search for its key, whose count must be 1. Other queries are checked one by
+        one."""
+        out = np.zeros(len(queries), dtype=bool)
+        groups: dict[tuple[int, ...], list[int]] = {}
+        for i, q in enumerate(queries):
+            if len(q) > 1 and all(not self.numeric[j] and op in ("eq", "isnull") for j, op, _ in q):
+                groups.setdefault(tuple(t[0] for t in q), []).append(i)
+            else:
+                out[i] = self.singles_out(q)
+        for cols, idx in groups.items():
+            table = self._combinations(cols)
+            if table is None:
+                out[idx] = [self.singles_out(queries[i]) for i in idx]
+                continue
+            keys, counts, radix, sizes = table
+            codes = np.array([[t[2] if t[1] == "eq" else -1.0 for t in queries[i]] for i in idx])
+            shifted = codes.astype(np.int64) + 1
+            inside = (shifted < sizes).all(axis=1)  # a code no row has cannot match
+            wanted = np.where(inside, shifted @ radix, -1)
+            pos = np.minimum(np.searchsorted(keys, wanted), keys.size - 1)
+            out[idx] = inside & (keys[pos] == wanted) & (counts[pos] == 1)
+        return out
+
+    def _combinations(
+        self, cols: tuple[int, ...]
+    ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray] | None:
+        """The distinct mixed-radix keys of the rows' codes on ``cols`` (code + 1, so a
+        missing code -1 is 0), their counts, the radices and each column's size (largest
+        shifted code + 1); None when the key would not fit in 63 bits."""
+        cache = self._combos
+        if cols not in cache:
+            codes = self.v[:, list(cols)].astype(np.int64) + 1
+            sizes = [int(codes[:, k].max(initial=0)) + 1 for k in range(len(cols))]
+            if float(np.prod(np.asarray(sizes, dtype=np.float64))) >= 2.0**62:
+                cache[cols] = None
+            else:
+                radix = np.cumprod([1, *sizes[:0:-1]])[::-1].astype(np.int64)
+                keys, counts = np.unique(codes @ radix, return_counts=True)
+                cache[cols] = (keys, counts, radix, np.asarray(sizes, dtype=np.int64))
+        return cache[cols]
 
     def singles_out(self, query: Query) -> bool:
         """Whether exactly one row matches every condition of ``query``.
@@ -308,18 +357,19 @@ class _Index:
 
 def _singles_out(index: _Index, queries: Sequence[Query]) -> int:
     """Number of ``queries`` that match exactly one row."""
-    return sum(index.singles_out(q) for q in queries)
+    return int(index.singles_out_many(queries).sum())
 
 
 def _keep_singling_out(
     syn: _Index, candidates: Sequence[Query], kept: list[Query], seen: set[Query], limit: int
 ) -> None:
-    for q in candidates:
+    hits = syn.singles_out_many(candidates)
+    for q, hit in zip(candidates, hits, strict=True):
         if len(kept) >= limit:
             return
         if q in seen:
             continue
-        if syn.singles_out(q):
+        if hit:
             seen.add(q)
             kept.append(q)
 
