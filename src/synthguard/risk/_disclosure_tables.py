@@ -18,7 +18,7 @@ import pandas as pd
 
 from synthguard.errors import DataError
 
-__all__ = ["CodedColumn", "code_column", "combine_codes", "implicate_measures"]
+__all__ = ["CodedColumn", "cell_measures", "code_column", "combine_codes", "implicate_measures"]
 
 _LIMIT = 2**62
 
@@ -173,6 +173,30 @@ def implicate_measures(
     s = np.bincount(inv[n_conf:], minlength=k)
     tk = ucell % n_t
     _, qi = np.unique(ucell // n_t, return_inverse=True)
+    keep = np.asarray(keep_cell(tk, first), dtype=bool)
+    return cell_measures(d, s, tk, qi, n_t, keep, n_conf=n_conf, n_syn=n_syn,
+                         denom_lim=denom_lim, exclude_ov_denom_lim=exclude_ov_denom_lim)
+
+
+def cell_measures(
+    d: np.ndarray,
+    s: np.ndarray,
+    tk: np.ndarray,
+    qi: np.ndarray,
+    n_t: int,
+    keep: np.ndarray,
+    *,
+    n_conf: int,
+    n_syn: int,
+    denom_lim: int | None,
+    exclude_ov_denom_lim: bool,
+) -> dict[str, float]:
+    """All measures of one implicate from its cells: ``d`` and ``s`` the confidential and
+    synthetic counts of each (q, t) cell (sorted by q, then t), ``tk`` its target code, ``qi``
+    the index of its q (0, 1, ... in cell order), ``keep`` the cells kept by the exclusions.
+    :func:`implicate_measures` builds them from the rows; :mod:`synthguard.scale.disclosure`
+    from counts made on Dask workers."""
+    k = d.size
     n_q = int(qi.max()) + 1 if k else 0
     dq = np.bincount(qi, weights=d, minlength=n_q)
     sq = np.bincount(qi, weights=s, minlength=n_q)
@@ -191,7 +215,6 @@ def implicate_measures(
         "DiSCO": d * ps1,
         "DiSDiO": d * (ps1 & pd1),
     }
-    keep = np.asarray(keep_cell(tk, first), dtype=bool)
     for key, x in tables.items():
         x = np.where(keep, x, 0)
         if exclude_ov_denom_lim and denom_lim is not None:

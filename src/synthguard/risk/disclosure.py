@@ -366,11 +366,17 @@ def multi_disclosure(
             use_keys_na=use_keys_na, exclude_keys=None, exclude_keylevs=None,
             exclude_targetlevs=None, thresh_1way=thresh_1way,
         )  # fmt: skip
+    return assemble_multi(results, keys_l)
+
+
+def assemble_multi(results: dict[str, Disclosure], keys: Sequence[str]) -> MultiDisclosure:
+    """The :class:`MultiDisclosure` of per-target results (in the order of the targets)."""
+    targets_l = list(results)
     first = results[targets_l[0]]
     worst = max(targets_l, key=lambda t: results[t].disco)
     return MultiDisclosure(
         results=results,
-        keys=tuple(keys_l),
+        keys=tuple(keys),
         uio=first.uio,
         repu=first.repu,
         max_disco=results[worst].disco,
@@ -556,22 +562,39 @@ def _one_target(
             q, t, n_conf, keep_cell=keep_cell, denom_lim=denom_lim,
             exclude_ov_denom_lim=exclude_ov_denom_lim,
         )  # fmt: skip
-        by_level = np.asarray(m.pop("by_target_level"))
-        m.pop("target_margin")
-        rows.append(m)
-        total = float(by_level.sum())
-        top = int(np.argmax(by_level)) if by_level.size else 0
-        n_top = float(by_level[top]) if by_level.size else 0.0
-        share = n_top / total if total > 0 else 0.0
-        checks.append(
-            {
-                "level": tcol.labels[top] if by_level.size else None,
-                "n_disclosive": n_top,
-                "share_of_disclosive": share,
-                "flagged": bool(n_top > thresh_1way[0] and share * 100 > thresh_1way[1]),
-            }
-        )
-    idx = pd.RangeIndex(1, len(imps) + 1, name="implicate")
+        row, check = implicate_row(m, tcol.labels, thresh_1way)
+        rows.append(row)
+        checks.append(check)
+    return assemble_disclosure(rows, checks, keys, target, n_conf)
+
+
+def implicate_row(
+    m: dict[str, Any], labels: Sequence[str], thresh_1way: tuple[float, float]
+) -> tuple[dict[str, Any], dict[str, Any]]:
+    """One implicate's row of measures and its check_1way entry, from the measures of
+    :func:`~synthguard.risk._disclosure_tables.cell_measures` (``labels``: the target's)."""
+    m = dict(m)
+    by_level = np.asarray(m.pop("by_target_level"))
+    m.pop("target_margin")
+    total = float(by_level.sum())
+    top = int(np.argmax(by_level)) if by_level.size else 0
+    n_top = float(by_level[top]) if by_level.size else 0.0
+    share = n_top / total if total > 0 else 0.0
+    check = {
+        "level": labels[top] if by_level.size else None,
+        "n_disclosive": n_top,
+        "share_of_disclosive": share,
+        "flagged": bool(n_top > thresh_1way[0] and share * 100 > thresh_1way[1]),
+    }
+    return m, check
+
+
+def assemble_disclosure(
+    rows: list[dict[str, Any]], checks: list[dict[str, Any]], keys: Sequence[str], target: str,
+    n_conf: int,
+) -> Disclosure:
+    """The :class:`Disclosure` of one target from its per-implicate rows and checks."""
+    idx = pd.RangeIndex(1, len(rows) + 1, name="implicate")
     frame = pd.DataFrame(rows, index=idx)[list(MEASURES)]
     means = frame.mean(axis=0)
     return Disclosure(
@@ -579,7 +602,7 @@ def _one_target(
         keys=tuple(keys),
         targets=target,
         n_conf=n_conf,
-        n_implicates=len(imps),
+        n_implicates=len(rows),
         per_implicate=frame,
         check_1way=pd.DataFrame(checks, index=idx),
     )

@@ -27,6 +27,7 @@ except ImportError as exc:  # pragma: no cover - exercised only without the extr
 
 # synthesis, reading, writing and clients (daska); risk, utility, DP and SDC (daskb)
 from synthguard.scale.client import DaskTarget, dask_session, parse_dask
+from synthguard.scale.disclosure import attribute_disclosure, release_disclosure
 from synthguard.scale.dp import (
     MSTSynthesizer,
     dp_count,
@@ -57,6 +58,7 @@ __all__ = [
     "IdentificationRiskSummary",
     "MSTSynthesizer",
     "add_noise",
+    "attribute_disclosure",
     "bottomcode",
     "compare_means",
     "correlation_fit",
@@ -78,6 +80,7 @@ __all__ = [
     "pmse",
     "pram",
     "read_dataset",
+    "release_disclosure",
     "stratum_seeds",
     "swap",
     "synthesize",

@@ -16,12 +16,15 @@ What is measured on all records, exactly as the pandas evaluation measures it:
   (:mod:`synthguard.scale.marginals`); the comparison of means with t intervals from
   per-partition sums (:mod:`synthguard.scale.means`, to rounding); pMSE (Snoke et al. 2018)
   on a seeded sample of about ``sample_size`` records of each data set, with the null of the
-  sample sizes used.
+  sample sizes used;
+* disclosure: synthpop's repU and DiSCO of the keys and targets, the replicated uniques on
+  all released columns, and the key-variable attribute attack
+  (:mod:`synthguard.scale.disclosure`), from cell counts made on the workers.
 
-What the Dask path does not compute (attribute disclosure, synthpop's repU, DiSCO and
-replicated uniques, sdcMicro's individual risk and SUDA2) is recorded in each release's
-``errors`` as *not computed*: the terminal lists it, the report shows it, and the command line exits 3 (never silently
-left out). The report's figures (per-variable distributions, correlation maps, utility
+What the Dask path does not compute (sdcMicro's individual risk and SUDA2) is recorded in
+each release's ``errors`` as *not computed*: the terminal lists it, the report shows it, and
+the command line exits 3 (never silently left out). The report's figures (per-variable
+distributions, correlation maps, utility
 tables) are drawn from a seeded sample of about ``sample_size`` records of the data and of
 each implicate (``Evaluation.conf`` and ``Evaluation.implicates`` hold those samples; a
 category held by fewer than ``min_cell`` sampled records is withheld, which withholds at
@@ -52,6 +55,7 @@ from synthguard.report.metrics import METRICS, extract_metric
 from synthguard.report.safety import safe_error
 from synthguard.report.thresholds import check_thresholds
 from synthguard.risk.evaluate import NO_TARGET_NOTE, RiskEvaluation
+from synthguard.scale import disclosure as _disclosure
 from synthguard.scale import marginals as _marginals
 from synthguard.scale import means as _means
 from synthguard.scale import risk as _risk
@@ -67,8 +71,6 @@ _WHY = "no Dask version yet; evaluate a sample without --dask for it"
 #: The measures of the pandas evaluation that the Dask evaluation does not compute: part of
 #: the report -> the metrics it would give. Each is recorded as not computed.
 NOT_ON_DASK: dict[str, tuple[str, ...]] = {
-    "attribute disclosure": ("attribute_excess",),
-    "repU, DiSCO and replicated uniques": ("repu", "disco", "replicated_uniques"),
     "sdcMicro individual risk, SUDA2 and l-diversity": (),
 }
 
@@ -366,9 +368,16 @@ def _risk_of(s: Any, conf: Any, imps: list[Any], is_aligned: bool, n_released: i
     except Exception as e:
         errors["risk"] = safe_error(e)
         return None
+    disc = attr = None
+    if keys and targets:
+        try:
+            disc, attr = _run(notes, _disclosure.disclosure_measures, conf, imps, keys,
+                              targets, schema=s.schema)
+        except Exception as e:
+            errors["repU, DiSCO, replicated uniques and attribute disclosure"] = safe_error(e)
     msgs.append("membership inference skipped: pass a holdout (not available with --dask)")
     notes.messages.extend(m for m in msgs if m not in notes.messages)
     return RiskEvaluation(identification=ident, confidential_identification=conf_ident,
-                          match=match, attribute=None, distance=distance, membership=None,
-                          k_anonymity=kanon, notes=tuple(msgs))
+                          match=match, attribute=attr, distance=distance, membership=None,
+                          k_anonymity=kanon, notes=tuple(msgs), disclosure=disc)
 

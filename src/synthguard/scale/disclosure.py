@@ -1,0 +1,544 @@
+"""synthpop's repU, DiSCO and replicated uniques, and the key-variable attribute attack, on
+Dask: exactly the figures of :func:`synthguard.risk.release_disclosure.release_disclosure` and
+:func:`synthguard.risk.attribute_disclosure`, from counts made on the workers.
+
+Every one of these measures reads the data only through counts of rows per combination of
+column values (Raab, Nowok & Dibben 2024: the d_tq and s_tq tables of ``disclosure()``), so
+no record moves:
+
+1. **Codes.** Each partition of the data and of every implicate factorizes its columns and
+   returns their distinct values in order of first appearance. The client concatenates them
+   (data first, then implicate 1, 2, ..., partitions in order) and factorizes once more, as
+   :func:`synthguard.risk._disclosure_tables.code_column` factorizes the stacked columns: the
+   global codes are the pandas codes, numbered by first appearance, a missing value being the
+   last code.
+2. **Cell tables.** Each partition (read again, so no codes are held between passes) maps its
+   rows to global codes and counts its distinct (keys, target) cells for every target; the
+   tables are merged in a tree on the workers and the client receives one table per data set
+   (one row per distinct cell: much smaller than the data when keys and targets have few
+   levels). Sorted lexicographically, the cells come in the order of the pandas path's
+   ``np.unique`` over ``q * T + t``, so :func:`~synthguard.risk._disclosure_tables.cell_measures`
+   returns the pandas figures bit for bit.
+3. **Replicated uniques** compare rows on *every* released column, where nearly every record
+   is its own cell: the distinct rows are hash-partitioned into buckets on the workers (a
+   shuffle of integer codes), and each bucket counts the rows unique in the data and
+   released exactly once; only the counts reach the client.
+
+The attribute attack (the course, section 3.16.1) predicts each confidential record's target
+from the released records sharing its keys: the most frequent category (ties: the level
+the implicate shows first) or the mean. Both follow from the same cell tables. Accuracy and
+categorical measures are exact; for a numeric target the release's means are sums of the
+cells' values times their counts instead of sums over rows, equal to the pandas means up to
+floating-point rounding (exactly equal for integer-valued targets), and so the RMSE and the
+share within tolerance.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import dask
+import numpy as np
+import pandas as pd
+
+from synthguard.data import Schema
+from synthguard.errors import DataError, ParameterError
+from synthguard.risk._common import as_list
+from synthguard.risk._disclosure_tables import cell_measures
+from synthguard.risk.attribute import AttributeDisclosure, _max_share_excess
+from synthguard.risk.disclosure import (
+    Disclosure,
+    assemble_disclosure,
+    assemble_multi,
+    implicate_row,
+)
+from synthguard.risk.release_disclosure import ReleaseDisclosure
+from synthguard.scale._partitions import as_dask, as_dask_implicates
+
+__all__ = ["MAX_CELLS", "attribute_disclosure", "disclosure_measures", "release_disclosure"]
+
+#: Most distinct (keys, target) cells, summed over the merged tables, brought to the client.
+MAX_CELLS = 20_000_000
+#: Distinct rows per bucket of the replicated-uniques shuffle (about).
+_BUCKET_ROWS = 1_000_000
+_MULT = np.uint64(0x9E3779B97F4A7C15)
+
+
+# ------------------------------------------------------------------------------ row tables
+def _distinct(rows: np.ndarray, counts: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
+    """Distinct rows of an integer matrix sorted lexicographically (first column first), with
+    their counts (summing ``counts`` when given)."""
+    n = rows.shape[0]
+    if counts is None:
+        counts = np.ones(n, dtype=np.int64)
+    if n == 0:
+        return rows, counts.astype(np.int64)
+    order = np.lexsort(rows.T[::-1]) if rows.shape[1] else np.arange(n)
+    srt = rows[order]
+    new = np.ones(n, dtype=bool)
+    if rows.shape[1]:
+        new[1:] = np.any(srt[1:] != srt[:-1], axis=1)
+    else:
+        new[1:] = False
+    starts = np.flatnonzero(new)
+    return srt[starts], np.add.reduceat(counts[order].astype(np.int64), starts)
+
+
+def _merge(*tables: tuple[np.ndarray, np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
+    if len(tables) == 1:
+        return tables[0]
+    return _distinct(np.concatenate([t[0] for t in tables]),
+                     np.concatenate([t[1] for t in tables]))
+
+
+def _tree(tables: list[Any], fan: int = 8) -> Any:
+    """Delayed merge of delayed tables, ``fan`` at a time."""
+    while len(tables) > 1:
+        tables = [dask.delayed(_merge)(*tables[i:i + fan]) for i in range(0, len(tables), fan)]
+    return tables[0]
+
+
+# ------------------------------------------------------------------------------ pass 1: codes
+def _local(part: pd.DataFrame, cols: Sequence[str]) -> tuple[np.ndarray, list[pd.Series]]:
+    """Local codes of each column (a missing value a code like any other) and the distinct
+    values in order of first appearance."""
+    codes = np.empty((len(part), len(cols)), dtype=np.int64)
+    uniques = []
+    for j, c in enumerate(cols):
+        k, u = pd.factorize(part[c], use_na_sentinel=False)
+        codes[:, j] = k
+        uniques.append(pd.Series(u))
+    return codes, uniques
+
+
+def _uniques(part: pd.DataFrame, cols: Sequence[str]) -> tuple[int, list[pd.Series]]:
+    return len(part), _local(part, cols)[1]
+
+
+@dataclass(frozen=True)
+class _Column:
+    """Global codes of one column: per part (data partitions, then each implicate's) the
+    global code of each local code; the labels and the missing code as ``code_column``."""
+
+    l2g: list[np.ndarray]
+    labels: tuple[str, ...]
+    values: tuple[Any, ...]
+    missing: int
+
+
+def _global(parts: list[pd.Series], name: str) -> _Column:
+    """``code_column`` (ungrouped) of the concatenation of the parts' distinct values: the
+    same codes it gives the stacked columns, since first appearances keep their order."""
+    kept = [p for p in parts if len(p)]
+    ser = pd.concat(kept, ignore_index=True) if kept else pd.Series([], dtype=object)
+    if isinstance(ser.dtype, pd.CategoricalDtype):
+        ser = ser.astype(object)
+    raw, uniq = pd.factorize(ser, use_na_sentinel=True)
+    codes = np.asarray(raw, dtype=np.int64)
+    values = list(uniq)
+    labels = [str(u) for u in values]
+    missing = -1
+    if (codes < 0).any():
+        missing = len(labels)
+        codes[codes < 0] = missing
+        labels.append("Missing")
+        values.append(None)
+    l2g, start = [], 0
+    for p in parts:
+        l2g.append(codes[start:start + len(p)])
+        start += len(p)
+    return _Column(l2g, tuple(labels), tuple(values), missing)
+
+
+# --------------------------------------------------------------------------- pass 2: tables
+def _bucket_of(rows: np.ndarray, n_buckets: int) -> np.ndarray:
+    h = np.zeros(rows.shape[0], dtype=np.uint64)
+    with np.errstate(over="ignore"):
+        for j in range(rows.shape[1]):
+            h = (h ^ rows[:, j].astype(np.uint64)) * _MULT
+            h ^= h >> np.uint64(29)
+    return (h % np.uint64(n_buckets)).astype(np.int64)
+
+
+def _part_tables(
+    part: pd.DataFrame, cols: Sequence[str], l2g: list[np.ndarray], cells: list[list[int]],
+    n_buckets: int,
+) -> dict[str, Any]:
+    """One partition's cell tables (one per list of column positions in ``cells``) and, with
+    ``n_buckets``, its distinct full rows split into buckets."""
+    local, _ = _local(part, cols)
+    codes = np.empty_like(local)
+    for j in range(len(cols)):
+        codes[:, j] = l2g[j][local[:, j]]
+    out: dict[str, Any] = {"cells": [_distinct(codes[:, c]) for c in cells]}
+    if n_buckets:
+        rows, cnt = _distinct(codes)
+        b = _bucket_of(rows, n_buckets)
+        out["buckets"] = [(rows[b == i], cnt[b == i]) for i in range(n_buckets)]
+    return out
+
+
+def _cells_of(out: dict[str, Any], i: int) -> tuple[np.ndarray, np.ndarray]:
+    return out["cells"][i]
+
+
+def _bucket(out: dict[str, Any], b: int) -> tuple[np.ndarray, np.ndarray]:
+    return out["buckets"][b]
+
+
+def _size(table: tuple[np.ndarray, np.ndarray]) -> int:
+    return int(table[1].size)
+
+
+def _replicated(conf_tables: list[tuple[np.ndarray, np.ndarray]],
+                syn_tables: list[tuple[np.ndarray, np.ndarray]]) -> int:
+    """Rows unique in the data that appear exactly once in the implicate, in one bucket."""
+    c_rows, c_cnt = _merge(*conf_tables)
+    s_rows, s_cnt = _merge(*syn_tables)
+    a, b = c_rows[c_cnt == 1], s_rows[s_cnt == 1]
+    if not len(a) or not len(b):
+        return 0
+    _, both = _distinct(np.concatenate([a, b]))
+    return int(np.sum(both == 2))
+
+
+# --------------------------------------------------------------------------------- the run
+@dataclass
+class _Tables:
+    n_conf: int
+    n_imps: list[int]
+    keys: list[str]
+    targets: list[str]
+    columns: dict[str, _Column]
+    conf_cells: dict[str, tuple[np.ndarray, np.ndarray]]
+    syn_cells: list[dict[str, tuple[np.ndarray, np.ndarray]]]
+    syn_first: list[dict[str, np.ndarray]]  # per implicate, target -> codes in first order
+    replicated: list[int] | None
+
+
+def _check(conf: Any, imps: list[Any], keys: list[str], targets: list[str]) -> None:
+    if not keys:
+        raise ParameterError("parameter 'keys': name at least one key variable")
+    if not targets:
+        raise ParameterError("parameter 'targets': name at least one sensitive variable")
+    both = [t for t in targets if t in keys]
+    if both:
+        raise ParameterError(f"parameter 'targets': {both} are also keys; a target cannot be a key")
+    for name, f in [("conf", conf), *[(f"synthetic implicate {i + 1}", f)
+                                      for i, f in enumerate(imps)]]:
+        lacking = [c for c in (*keys, *targets) if c not in f.columns]
+        if lacking:
+            raise DataError(f"{name}: key/target column(s) {', '.join(lacking)} not found; "
+                            f"check the names")
+
+
+def _tables(conf: Any, imps: list[Any], keys: list[str], targets: list[str],
+            replicated: bool) -> _Tables:
+    cols = list(dict.fromkeys([*keys, *targets]))
+    if replicated:
+        cols += [c for c in conf.columns if c not in cols and all(c in f.columns for f in imps)]
+    frames = [conf, *imps]
+    parts = [p for f in frames for p in f[cols].to_delayed()]
+    owner = [i for i, f in enumerate(frames) for _ in range(f.npartitions)]
+    first = dask.compute(*[dask.delayed(_uniques)(p, cols) for p in parts])
+    sizes = [0] * len(frames)
+    for (n, _), i in zip(first, owner, strict=True):
+        sizes[i] += n
+    if sizes[0] == 0 or any(s == 0 for s in sizes[1:]):
+        raise DataError("disclosure: the confidential data and every implicate need rows")
+    columns = {c: _global([u[j] for _, u in first], c) for j, c in enumerate(cols)}
+    del first
+    pos = {c: j for j, c in enumerate(cols)}
+    key_pos = [pos[k] for k in keys]
+    cells = [[*key_pos, pos[t]] for t in targets]
+    # at most one bucket of about _BUCKET_ROWS distinct rows per that many records
+    n_buckets = max(1, -(-sum(sizes) // _BUCKET_ROWS)) if replicated else 0
+    out = [
+        dask.delayed(_part_tables)(p, cols, [columns[c].l2g[k] for c in cols], cells, n_buckets)
+        for k, p in enumerate(parts)
+    ]
+    out = list(dask.persist(*out))
+    by_frame: list[list[Any]] = [[o for o, i in zip(out, owner, strict=True) if i == f]
+                                 for f in range(len(frames))]
+    merged = dask.persist(*[_tree([dask.delayed(_cells_of)(o, ti) for o in f_parts])
+                            for f_parts in by_frame for ti in range(len(targets))])
+    if sum(dask.compute(*[dask.delayed(_size)(t) for t in merged])) > MAX_CELLS:
+        raise ParameterError(
+            "disclosure measures: the keys and targets have too many distinct combinations "
+            "for one machine's tables; group a continuous target or key first, or evaluate a "
+            "sample without --dask")
+    tables = dask.compute(*merged)
+    per = len(targets)
+    cell_tabs = [dict(zip(targets, tables[i * per:(i + 1) * per], strict=True))
+                 for i in range(len(frames))]
+    rep = None
+    if replicated:
+        rep = []
+        for j in range(1, len(frames)):
+            counts = [
+                dask.delayed(_replicated)([dask.delayed(_bucket)(o, b) for o in by_frame[0]],
+                                          [dask.delayed(_bucket)(o, b) for o in by_frame[j]])
+                for b in range(n_buckets)
+            ]
+            rep.append(int(sum(dask.compute(*counts))))
+    syn_first = []
+    for j in range(1, len(frames)):
+        ks = [k for k, i in enumerate(owner) if i == j]
+        order = {}
+        for t in targets:
+            col = columns[t]
+            seq = np.concatenate([col.l2g[k] for k in ks])
+            _, idx = np.unique(seq, return_index=True)
+            order[t] = seq[np.sort(idx)]
+        syn_first.append(order)
+    return _Tables(sizes[0], sizes[1:], keys, targets, columns, cell_tabs[0], cell_tabs[1:],
+                   syn_first, rep)
+
+
+# ------------------------------------------------------------------------- repU and DiSCO
+def _one_target(tab: _Tables, t: str, thresh_1way: tuple[float, float]) -> Disclosure:
+    rows, checks = [], []
+    nk = len(tab.keys)
+    c_rows, c_cnt = tab.conf_cells[t]
+    for j, syn in enumerate(tab.syn_cells):
+        s_rows, s_cnt = syn[t]
+        stacked = np.concatenate([c_rows, s_rows])
+        src = np.concatenate([np.zeros(len(c_rows), dtype=np.int64),
+                              np.ones(len(s_rows), dtype=np.int64)])
+        cells, idx = _distinct_inverse(stacked)
+        k = len(cells)
+        d = np.bincount(idx[src == 0], weights=c_cnt, minlength=k).astype(np.int64)
+        s = np.bincount(idx[src == 1], weights=s_cnt, minlength=k).astype(np.int64)
+        new_q = np.ones(k, dtype=bool)
+        if k:
+            new_q[1:] = np.any(cells[1:, :nk] != cells[:-1, :nk], axis=1)
+        qi = np.cumsum(new_q) - 1
+        tk = cells[:, nk]
+        n_t = int(tk.max()) + 1 if k else 1
+        m = cell_measures(d, s, tk, qi, n_t, np.ones(k, dtype=bool), n_conf=tab.n_conf,
+                          n_syn=tab.n_imps[j], denom_lim=5, exclude_ov_denom_lim=False)
+        row, check = implicate_row(m, tab.columns[t].labels, thresh_1way)
+        rows.append(row)
+        checks.append(check)
+    return assemble_disclosure(rows, checks, tab.keys, t, tab.n_conf)
+
+
+def _distinct_inverse(rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Distinct rows (lexicographic order) and each row's index among them."""
+    n = rows.shape[0]
+    if n == 0:
+        return rows, np.zeros(0, dtype=np.int64)
+    order = np.lexsort(rows.T[::-1])
+    srt = rows[order]
+    new = np.ones(n, dtype=bool)
+    new[1:] = np.any(srt[1:] != srt[:-1], axis=1)
+    inv = np.empty(n, dtype=np.int64)
+    inv[order] = np.cumsum(new) - 1
+    return srt[new], inv
+
+
+def _release_disclosure(tab: _Tables) -> ReleaseDisclosure:
+    results = {t: _one_target(tab, t, (50, 90)) for t in tab.targets}
+    multi = assemble_multi(results, tab.keys)
+    worst = multi.results[multi.max_disco_target]
+    assert tab.replicated is not None
+    return ReleaseDisclosure(
+        replicated_uniques=float(np.mean(np.asarray(tab.replicated) / tab.n_conf)),
+        repu=multi.repu, uio=multi.uio, disco=worst.disco, dorig=worst.dorig,
+        disco_target=multi.max_disco_target, multi=multi,
+    )
+
+
+# ------------------------------------------------------------------ attribute disclosure
+def _by_pattern(rows: np.ndarray, nk: int) -> tuple[np.ndarray, np.ndarray]:
+    """Distinct key prefixes of sorted cell rows and each cell's index among them."""
+    k = rows.shape[0]
+    new = np.ones(k, dtype=bool)
+    if k:
+        new[1:] = np.any(rows[1:, :nk] != rows[:-1, :nk], axis=1)
+    return rows[new, :nk], np.cumsum(new) - 1
+
+
+def _lookup(patterns: np.ndarray, queries: np.ndarray) -> np.ndarray:
+    """Index of each query row among the sorted distinct ``patterns`` rows, -1 if absent."""
+    if not len(patterns) or not len(queries):
+        return np.full(len(queries), -1, dtype=np.int64)
+    both = np.concatenate([patterns, queries])
+    _, inv = _distinct_inverse(both)
+    pos = np.full(int(inv.max()) + 1, -1, dtype=np.int64)
+    pos[inv[:len(patterns)]] = np.arange(len(patterns))
+    return pos[inv[len(patterns):]]
+
+
+def _attack_cat(tab: _Tables, t: str, j: int) -> tuple[float, float]:
+    """Accuracy of the release's attack and of its marginal on target ``t``."""
+    nk, miss = len(tab.keys), tab.columns[t].missing
+    s_rows, s_cnt = tab.syn_cells[j][t]
+    ok = s_rows[:, nk] != miss
+    s_rows, s_cnt = s_rows[ok], s_cnt[ok]
+    first = tab.syn_first[j][t]
+    rank = np.full(len(tab.columns[t].labels), len(first), dtype=np.int64)
+    rank[first] = np.arange(len(first))
+    pats, pi = _by_pattern(s_rows, nk)
+    pred = np.full(len(pats), -1, dtype=np.int64)
+    if len(s_rows):  # most frequent level per pattern; ties: the one the implicate shows first
+        order = np.lexsort((rank[s_rows[:, nk]], -s_cnt, pi))
+        lead = np.ones(len(order), dtype=bool)
+        lead[1:] = pi[order][1:] != pi[order][:-1]
+        pred[pi[order][lead]] = s_rows[order, nk][lead]
+    levels = s_rows[:, nk]
+    marginal = -1
+    if len(levels):
+        tot = np.bincount(levels, weights=s_cnt, minlength=len(rank))
+        cand = np.flatnonzero(tot == tot.max())
+        marginal = int(cand[np.argmin(rank[cand])])
+    c_rows, c_cnt = tab.conf_cells[t]
+    known = c_rows[:, nk] != miss
+    c_rows, c_cnt = c_rows[known], c_cnt[known]
+    denom = int(c_cnt.sum())
+    if denom == 0:
+        return float("nan"), float("nan")
+    at = _lookup(pats, c_rows[:, :nk])
+    guess = np.where(at >= 0, pred[np.maximum(at, 0)], -1)
+    guess = np.where(guess >= 0, guess, marginal)
+    hit = (guess >= 0) & (guess == c_rows[:, nk])
+    marg_hit = (marginal >= 0) & (c_rows[:, nk] == marginal)
+    return float(c_cnt[hit].sum() / denom), float(c_cnt[marg_hit].sum() / denom)
+
+
+def _numbers(col: _Column) -> np.ndarray:
+    return pd.to_numeric(pd.Series(col.values, dtype=object), errors="coerce").to_numpy(
+        dtype=np.float64, na_value=np.nan)
+
+
+def _attack_num(tab: _Tables, t: str, j: int, tol: float) -> tuple[dict[str, float], ...]:
+    """RMSE and share within tolerance of the release's attack and of its marginal."""
+    nk = len(tab.keys)
+    value = _numbers(tab.columns[t])
+    s_rows, s_cnt = tab.syn_cells[j][t]
+    v = value[s_rows[:, nk]]
+    ok = np.isfinite(v)
+    s_rows, s_cnt, v = s_rows[ok], s_cnt[ok], v[ok]
+    pats, pi = _by_pattern(s_rows, nk)
+    sums = np.bincount(pi, weights=v * s_cnt, minlength=len(pats))
+    cnt = np.bincount(pi, weights=s_cnt, minlength=len(pats))
+    means = np.divide(sums, cnt, out=np.full(len(pats), np.nan), where=cnt > 0)
+    marginal = float((v * s_cnt).sum() / s_cnt.sum()) if len(v) else float("nan")
+    c_rows, c_cnt = tab.conf_cells[t]
+    truth = value[c_rows[:, nk]]
+    at = _lookup(pats, c_rows[:, :nk])
+    pred = np.where(at >= 0, means[np.maximum(at, 0)], np.nan)
+    pred = np.where(np.isnan(pred), marginal, pred)
+    return (_score(truth, pred, c_cnt, tol),
+            _score(truth, np.full(len(truth), marginal), c_cnt, tol))
+
+
+def _score(truth: np.ndarray, pred: np.ndarray, w: np.ndarray, tol: float) -> dict[str, float]:
+    ok = np.isfinite(truth) & np.isfinite(pred)
+    if not ok.any():
+        return {"rmse": float("nan"), "within_tolerance": float("nan")}
+    err, wt = pred[ok] - truth[ok], w[ok]
+    n = float(wt.sum())
+    return {"rmse": float(np.sqrt(np.sum(wt * err**2) / n)),
+            "within_tolerance": float(wt[np.abs(err) <= tol * np.abs(truth[ok])].sum() / n)}
+
+
+def _attribute(tab: _Tables, schema: Schema, tolerance: float) -> AttributeDisclosure:
+    rows = []
+    for t in tab.targets:
+        rel, marg = [], []
+        for j in range(len(tab.syn_cells)):
+            if schema[t].is_categorical:
+                a, m = _attack_cat(tab, t, j)
+                rel.append({"accuracy": a})
+                marg.append({"accuracy": m})
+            else:
+                r, m2 = _attack_num(tab, t, j, tolerance)
+                rel.append(r)
+                marg.append(m2)
+        for measure in rel[0]:
+            r_ = float(np.mean([x[measure] for x in rel]))
+            mg = float(np.mean([x[measure] for x in marg]))
+            excess = (mg - r_) if measure == "rmse" else (r_ - mg)
+            rows.append({"target": t, "measure": measure, "release": r_, "marginal": mg,
+                         "holdout": float("nan"), "excess": excess})
+    table = pd.DataFrame(rows)
+    return AttributeDisclosure(table=table, max_excess=_max_share_excess(table),
+                               keys=tuple(tab.keys), targets=tuple(tab.targets),
+                               tolerance=float(tolerance), n_implicates=len(tab.syn_cells))
+
+
+# ---------------------------------------------------------------------------- public API
+def _setting(conf: Any, synthetic: Any, keys: Any, targets: Any) -> tuple[
+    Any, list[Any], list[str], list[str]
+]:
+    conf = as_dask(conf, name="conf")
+    imps = as_dask_implicates(synthetic, name="synthetic")
+    keys_l = as_list(keys, name="keys")
+    targets_l = as_list(targets, name="targets")
+    _check(conf, imps, keys_l, targets_l)
+    return conf, imps, keys_l, targets_l
+
+
+def _target_schema(conf: Any, targets: list[str], schema: Schema | Mapping[str, Any] | None
+                   ) -> Schema:
+    if isinstance(schema, Schema) and all(t in schema.columns for t in targets):
+        return schema
+    from synthguard.scale.evaluation import _schema
+
+    overrides = None
+    if schema is not None:
+        src = schema.columns if isinstance(schema, Schema) else schema
+        overrides = {c: v for c, v in src.items() if c in targets}
+    return _schema(conf[targets], overrides)
+
+
+def _check_tolerance(tolerance: float) -> float:
+    if not np.isfinite(tolerance) or tolerance < 0:
+        raise ParameterError("parameter 'tolerance': expected a finite number >= 0")
+    return float(tolerance)
+
+
+def release_disclosure(conf: Any, synthetic: Any, keys: Sequence[str],
+                       targets: Sequence[str]) -> ReleaseDisclosure:
+    """:func:`synthguard.risk.release_disclosure.release_disclosure` of Dask data: repU and
+    DiSCO (Raab, Nowok & Dibben 2024) of ``keys`` and each target, and the replicated uniques
+    on every column the release shares with ``conf``, from cell counts made on the workers;
+    equal to the pandas result bit for bit.
+
+    Raises
+    ------
+    ParameterError : no keys or targets, a target among the keys, or more than
+        :data:`MAX_CELLS` distinct (keys, target) cells.
+    DataError : a key or target column missing, or data without rows.
+    """
+    conf, imps, keys_l, targets_l = _setting(conf, synthetic, keys, targets)
+    return _release_disclosure(_tables(conf, imps, keys_l, targets_l, replicated=True))
+
+
+def attribute_disclosure(conf: Any, synthetic: Any, keys: Sequence[str],
+                         targets: str | Sequence[str], *, tolerance: float = 0.1,
+                         schema: Schema | Mapping[str, Any] | None = None
+                         ) -> AttributeDisclosure:
+    """:func:`synthguard.risk.attribute_disclosure` of Dask data (no holdout): the
+    key-variable attack's accuracy, RMSE and share within ``tolerance`` against the release's
+    marginal, from cell counts made on the workers. Categorical targets give the pandas
+    figures exactly; numeric ones up to the rounding of the release's means (see the module).
+    """
+    tol = _check_tolerance(tolerance)
+    conf, imps, keys_l, targets_l = _setting(conf, synthetic, keys, targets)
+    tab = _tables(conf, imps, keys_l, targets_l, replicated=False)
+    return _attribute(tab, _target_schema(conf, targets_l, schema), tol)
+
+
+def disclosure_measures(conf: Any, synthetic: Any, keys: Sequence[str],
+                        targets: Sequence[str], *, schema: Schema | Mapping[str, Any] | None = None,
+                        tolerance: float = 0.1) -> tuple[ReleaseDisclosure, AttributeDisclosure]:
+    """:func:`release_disclosure` and :func:`attribute_disclosure` from one set of passes
+    over the data (what :func:`synthguard.scale.evaluate` uses)."""
+    tol = _check_tolerance(tolerance)
+    conf, imps, keys_l, targets_l = _setting(conf, synthetic, keys, targets)
+    tab = _tables(conf, imps, keys_l, targets_l, replicated=True)
+    return _release_disclosure(tab), _attribute(tab, _target_schema(conf, targets_l, schema), tol)
