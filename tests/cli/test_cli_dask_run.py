@@ -51,16 +51,15 @@ def _run(tmp, extra=""):
 def test_plan_releases_and_report_on_dask(folder):
     tmp, conf = folder
     res = _run(tmp)
-    assert res.exit_code == 3, res.output  # sdcMicro's block is not computed on Dask
-    assert "not computed: release 'coded': sdcMicro individual risk" in res.stderr
-    assert "repU" not in res.stderr  # computed on Dask
+    assert res.exit_code in (0, 1), res.output  # every measure computed: a verdict
+    assert "not computed" not in res.stderr
     manifest = read_manifest(tmp / "out" / "releases" / "coded")
     assert manifest.kind == "protected" and manifest.implicates == ("coded_1.parquet",)
     got = read_table(tmp / "out" / "releases" / "coded" / "coded_1.parquet")
     want = conf.assign(income=conf["income"].clip(upper=50000))
     pd.testing.assert_frame_equal(got.reset_index(drop=True), want, check_dtype=False)
     html = (tmp / "out" / "report.html").read_text(encoding="utf-8")
-    assert "What could not be computed" in html
+    assert "What could not be computed" not in html and "repU" in html
 
 
 @pytest.mark.parametrize("extra, message", [
@@ -176,7 +175,7 @@ def test_sdc_steps_within_strata_keep_the_input_order_and_equal_the_pandas_strat
     (tmp / "plan.yaml").write_text(plan.format(extra="", strata=", strata: [region]"),
                                    encoding="utf-8")
     res = CliRunner().invoke(main, ["run", str(tmp / "plan.yaml"), "--dask", "sync"])
-    assert res.exit_code == 3, res.output
+    assert res.exit_code in (0, 1), res.output  # every measure computed on Dask: a verdict
     assert "each partition is a stratum" not in res.stderr
     got = read_table(tmp / "out" / "releases" / "swapped" / "swapped_1.parquet")
     # the records in the input's order: the unswapped columns are the data's, row for row
@@ -203,6 +202,6 @@ def test_a_step_without_strata_says_each_partition_is_a_stratum(folder):
                         "{{column: income, at: 50000}}\n", SWAP)
     (tmp / "plan.yaml").write_text(plan.format(extra="", strata=""), encoding="utf-8")
     res = CliRunner().invoke(main, ["run", str(tmp / "plan.yaml"), "--dask", "sync"])
-    assert res.exit_code == 3, res.output
+    assert res.exit_code in (0, 1), res.output  # every measure computed on Dask: a verdict
     assert ("release 'swapped': step 2 'swap' without strata: on Dask each partition is a "
             "stratum") in res.stderr

@@ -123,3 +123,22 @@ def test_too_many_cells_are_refused_without_a_count(monkeypatch):
     with pytest.raises(ParameterError, match="too many distinct combinations") as e:
         scale_disc.release_disclosure(_dask(conf, 2), _dask(syn[0], 2), KEYS, ["income"])
     assert not any(ch.isdigit() for ch in str(e.value))
+
+
+def test_on_a_local_cluster_the_figures_are_the_pandas_ones():
+    distributed = pytest.importorskip("distributed")
+    import dask
+
+    conf, syn = _frames(400, 9)
+    want = pandas_release(conf, syn, KEYS, ["job", "income"])
+    with (
+        distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=False,
+                                 dashboard_address=":0") as cluster,
+        distributed.Client(cluster),
+        dask.config.set(scheduler="distributed"),
+    ):
+        got, attr = scale_disc.disclosure_measures(
+            _dask(conf, 3), [_dask(s, 2) for s in syn], KEYS, ["job", "income"])
+    assert (got.replicated_uniques, got.repu, got.disco) == (
+        want.replicated_uniques, want.repu, want.disco)
+    assert attr.max_excess == pandas_attribute(conf, syn, KEYS, ["job", "income"]).max_excess

@@ -19,14 +19,17 @@ What is measured on all records, exactly as the pandas evaluation measures it:
   sample sizes used;
 * disclosure: synthpop's repU and DiSCO of the keys and targets, the replicated uniques on
   all released columns, and the key-variable attribute attack
-  (:mod:`synthguard.scale.disclosure`), from cell counts made on the workers.
+  (:mod:`synthguard.scale.disclosure`), from cell counts made on the workers;
+* sdcMicro's block (:mod:`synthguard.scale.individual`): the individual risk of the data and
+  of each release from key-combination counts; SUDA2 and l-diversity up to the pandas
+  evaluation's own limit of records per data set, skipped above it as there.
 
-What the Dask path does not compute (sdcMicro's individual risk and SUDA2) is recorded in
-each release's ``errors`` as *not computed*: the terminal lists it, the report shows it, and
-the command line exits 3 (never silently left out). The report's figures (per-variable
-distributions, correlation maps, utility
-tables) are drawn from a seeded sample of about ``sample_size`` records of the data and of
-each implicate (``Evaluation.conf`` and ``Evaluation.implicates`` hold those samples; a
+A measure that fails (or a Dask version that a future pandas measure lacks, listed in
+:data:`NOT_ON_DASK`) is recorded in each release's ``errors`` as *not computed*: the terminal
+lists it, the report shows it, and the command line exits 3 (never silently left out). The
+report's figures (per-variable distributions, correlation maps, utility tables) are drawn
+from a seeded sample of about ``sample_size`` records of the data and of each implicate
+(``Evaluation.conf`` and ``Evaluation.implicates`` hold those samples; a
 category held by fewer than ``min_cell`` sampled records is withheld, which withholds at
 least what the whole data would); every number of the tables is computed on all records.
 """
@@ -56,6 +59,7 @@ from synthguard.report.safety import safe_error
 from synthguard.report.thresholds import check_thresholds
 from synthguard.risk.evaluate import NO_TARGET_NOTE, RiskEvaluation
 from synthguard.scale import disclosure as _disclosure
+from synthguard.scale import individual as _individual
 from synthguard.scale import marginals as _marginals
 from synthguard.scale import means as _means
 from synthguard.scale import risk as _risk
@@ -70,9 +74,7 @@ _WHY = "no Dask version yet; evaluate a sample without --dask for it"
 
 #: The measures of the pandas evaluation that the Dask evaluation does not compute: part of
 #: the report -> the metrics it would give. Each is recorded as not computed.
-NOT_ON_DASK: dict[str, tuple[str, ...]] = {
-    "sdcMicro individual risk, SUDA2 and l-diversity": (),
-}
+NOT_ON_DASK: dict[str, tuple[str, ...]] = {}
 
 Progress = Callable[[str, int, int], None]
 
@@ -193,8 +195,9 @@ def evaluate(
     results: dict[str, ReleaseEvaluation] = {}
     samples: dict[str, list[pd.DataFrame]] = {}
     pos = 1
+    lengths: dict[str, list[int]] = {}
     for i, (name, imps) in enumerate(rel.items()):
-        lens = [int(x) for x in sizes[pos:pos + len(imps)]]
+        lens = lengths[name] = [int(x) for x in sizes[pos:pos + len(imps)]]
         pos += len(imps)
         results[name], samples[name] = _measure(
             s, name, conf, n_conf, imps, lens, child[i], sample_size, max_distance_records)
@@ -207,12 +210,19 @@ def evaluate(
         "record-level risk figures (violins, riskiest records, whack-a-mole) are not drawn on "
         "Dask: the identification risk's summaries are in the tables",
     ]
+    survey = None
+    if s.keys:  # sdcMicro's block, as the pandas evaluation's survey_measures
+        try:
+            survey = _individual.sdc_block(conf, n_conf, rel, lengths, s.keys, s.targets)
+            notes.extend(n for n in survey.notes if n not in notes)
+        except Exception as e:
+            notes.append(f"sdcMicro block not computed: {safe_error(e)}")
     return Evaluation(
         releases=results, keys=s.keys, targets=s.targets, radius=s.radius,
         thresholds=s.thresholds, formulas=(), schema=s.schema, n_records=n_conf, n_holdout=0,
         data_risk=None, data_risk_error=None, data_notes=tuple(notes), seed=seed,
         seconds=time.perf_counter() - t_all, conf=conf_sample, holdout=None,
-        implicates=samples, survey=None, constraints=None,
+        implicates=samples, survey=survey, constraints=None,
     )
 
 
