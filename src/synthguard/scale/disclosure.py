@@ -240,7 +240,9 @@ def _tables(conf: Any, imps: list[Any], keys: list[str], targets: list[str],
     if replicated:
         cols += [c for c in conf.columns if c not in cols and all(c in f.columns for f in imps)]
     frames = [conf, *imps]
-    parts = [p for f in frames for p in f[cols].to_delayed()]
+    # whole partitions, columns picked in the tasks: projecting a frame whose category
+    # columns read_dataset categorized fails in dask-expr when the columns are reordered
+    parts = [p for f in frames for p in f.to_delayed()]
     owner = [i for i, f in enumerate(frames) for _ in range(f.npartitions)]
     first = dask.compute(*[dask.delayed(_uniques)(p, cols) for p in parts])
     sizes = [0] * len(frames)
