@@ -182,8 +182,7 @@ def individual_risk(frame: Any, keys: Sequence[str], weights: str | None = None
     if weights is not None and weights in keys_l:
         raise ParameterError(f"parameter 'weights': '{weights}' is also a key variable; name a "
                              f"separate column")
-    cols = [*keys_l, *([weights] if weights else [])]
-    parts = frame[cols].to_delayed()
+    parts = frame.to_delayed()  # whole partitions: see _columns
     uniq = dask.compute(*[dask.delayed(_uniques)(p, keys_l) for p in parts])
     maps = [_l2g([u[j] for u in uniq]) for j in range(len(keys_l))]
     tables = [dask.delayed(_table)(p, keys_l, [m[k] for m in maps], weights)
@@ -215,6 +214,17 @@ def individual_risk(frame: Any, keys: Sequence[str], weights: str | None = None
                                  weighted=weights is not None, keys=tuple(keys_l))
 
 
+def _pick(part: pd.DataFrame, cols: list[str]) -> pd.DataFrame:
+    return part[cols]
+
+
+def _columns(frame: Any, cols: list[str]) -> pd.DataFrame:
+    """``frame[cols]`` on the client, the columns picked in the tasks (projecting a frame whose
+    Parquet category columns were categorized fails in dask-expr)."""
+    parts = dask.compute(*[dask.delayed(_pick)(p, cols) for p in frame.to_delayed()])
+    return pd.concat(parts) if len(parts) > 1 else parts[0]
+
+
 def _row(frames: list[Any], lengths: list[int], keys: list[str], targets: Sequence[str],
          notes: list[str], where: str) -> tuple[dict[str, Any], pd.Series | None]:
     """The sdcMicro row of one data set (means over implicates) as ``survey_blocks._risk_row``
@@ -232,7 +242,7 @@ def _row(frames: list[Any], lengths: list[int], keys: list[str], targets: Sequen
         }
         if n <= MAX_SDC_RECORDS:
             cols = [*keys, *[t for t in targets if t in f.columns and t not in keys]]
-            small, contrib = _risk_row([f[cols].compute()], keys, targets, None, notes, where)
+            small, contrib = _risk_row([_columns(f, cols)], keys, targets, None, notes, where)
             row.update({k: v for k, v in small.items() if k not in row})
             if contrib is not None:
                 contribs.append(contrib)
