@@ -66,7 +66,7 @@ def test_adjusted_draw_is_the_donor_formula_with_point_masses_range_and_decimals
     X = rng.normal(size=(600, 2))
     y = np.round(50 + 20 * X[:, 0] + rng.normal(size=600), 1)
     y[:100] = 0.0  # a point mass, drawn unchanged
-    m = CartMethod(adjust="within").fit(X, y)
+    m = CartMethod(adjust="within", draws="random").fit(X, y)
     Xs = rng.normal(size=(300, 2)) * 1.5
     out = m.draw(Xs, np.random.default_rng(5))
     u = np.random.default_rng(5).random(len(Xs))

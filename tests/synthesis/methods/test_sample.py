@@ -46,7 +46,7 @@ def test_bayesian_bootstrap_adds_between_implicate_variance():
     X = np.empty((n_draw, 0))
     rng = np.random.default_rng(4)
     bb = SampleMethod(bayesian_bootstrap=True).fit(np.empty((n, 0)), y)
-    plain = SampleMethod().fit(np.empty((n, 0)), y)
+    plain = SampleMethod(draws="random").fit(np.empty((n, 0)), y)
     shares_bb = np.array([bb.draw(X, rng).mean() for _ in range(n_rep)])
     shares_plain = np.array([plain.draw(X, rng).mean() for _ in range(n_rep)])
     expected_bb = p * (1 - p) * (1 / (n + 1) + (1 / n_draw) * (1 - 1 / (n + 1)))
@@ -56,6 +56,24 @@ def test_bayesian_bootstrap_adds_between_implicate_variance():
     assert abs(shares_bb.var(ddof=1) / expected_bb - 1) < tol
     assert abs(shares_plain.var(ddof=1) / expected_plain - 1) < tol
     assert abs(shares_bb.mean() - p) < 4 * np.sqrt(expected_bb / n_rep)
+    # a systematic draw takes each value n_draw / n = 10 times: the share is exact
+    balanced = SampleMethod(draws="systematic").fit(np.empty((n, 0)), y)
+    assert all(balanced.draw(X, rng).mean() == p for _ in range(20))
+
+
+def test_systematic_draws_are_uniform_one_by_one_and_balanced_together():
+    # 7 values drawn 3 at a time: each row's value is uniform (1/7 each, brute force over
+    # 14,000 draws), and the 3 values of one draw are 3 different values (ranks floor((r+u)7/3)
+    # differ by at least 2), which independent picks are only 7*6*5/7^3 = 61% of the time
+    y = np.arange(7.0)
+    m = SampleMethod(draws="systematic").fit(np.empty((7, 0)), y)
+    rng = np.random.default_rng(0)
+    draws = np.array([m.draw(np.empty((3, 0)), rng) for _ in range(14_000 // 3)])
+    freq = np.bincount(draws[:, 0].astype(int), minlength=7) / len(draws)
+    assert np.abs(freq - 1 / 7).max() < 4 * np.sqrt((1 / 7) * (6 / 7) / len(draws))
+    assert all(len(set(d)) == 3 for d in draws)
+    sorted_gaps = np.diff(np.sort(draws, axis=1), axis=1)
+    assert sorted_gaps.min() >= 2
 
 
 def test_bayesian_bootstrap_single_record():

@@ -9,6 +9,7 @@ import pandas as pd
 
 from synthguard._random import check_random_state
 from synthguard.errors import ParameterError
+from synthguard.synthesis.methods._systematic import systematic_positions
 from synthguard.synthesis.methods._tree import NOMINAL, NUMERIC, ORDINAL, Tree, grow_tree
 from synthguard.synthesis.methods._within import WithinSlopes
 from synthguard.synthesis.methods.base import SynthesisMethod, check_weights
@@ -158,6 +159,25 @@ class CartMethod(SynthesisMethod):
     d(x_d))``, so a leaf of narrow spread (cheap diamonds) moves little and a wide one much
     (heteroscedastic leaves; a leaf of identical values does not move).
 
+    ``adjust="auto"`` is ``"scaled"`` for a target whose point masses hold at most half the
+    records (diamonds' ``price``, Adult's ``fnlwgt``) and no adjustment for zero-inflated or
+    heaped targets (``capital_gain``, ``hours_per_week``), where the leaf spread mixes the
+    point mass with the rest (adjusting them raised Adult's CART pMSE ratio from 0.84 to
+    1.22, seed 1). With ``draws="systematic"`` it kept diamonds' ``price ~ carat + cut +
+    color + clarity`` at a mean CI overlap of 0.81 (3 seeds; synthpop's release 0.76). It is
+    not the default: adjusted values are new values, which a ``passive`` lookup of the
+    column (``of=``) cannot read. Command line: ``--method price=cart:adjust=auto:draws=systematic``.
+
+    ``draws="systematic"`` balances the donors drawn in one leaf: the ``m``
+    rows that reach a leaf of ``s`` donors, taken in random order ``r = 0 .. m - 1``, get
+    the donors at ranks ``floor((r + u) s / m)`` of the leaf's sorted values, one ``u ~ U(0,
+    1)`` per leaf (systematic sampling; Cochran 1977, ch. 8). Each row's donor is still
+    uniform over its leaf, as synthpop's independent draw (``draws="random"``, the default), so the
+    release has the same expected distribution; the draws of a leaf together reproduce its
+    distribution (class shares, quantiles) up to the spacing ``s / m`` instead of with a
+    bootstrap's noise, so fewer release-to-release differences in analyses (on diamonds the
+    regression's CI overlap sd over seeds fell from 0.16 to 0.04).
+
     ``draw_from_leaves(leaf, rng, smooth=True)`` smooths one draw even when ``smoothing`` is
     off: the synthesizer uses it to redraw records that replicate a confidential unique.
 
@@ -193,11 +213,16 @@ class CartMethod(SynthesisMethod):
         quantiles) before the tree is grown, so splits can only fall on those cut points
         (the histogram idea of LightGBM, Ke et al. 2017). About twice as fast on large
         files (1M rows); None grows the exact tree, as synthpop does.
-    adjust : {False, "within", "scaled"}, default False
+    adjust : {False, "auto", "within", "scaled"}, default False
         ``"within"`` moves each donor drawn for a numeric target along the within-leaf
         slopes, ``"scaled"`` along slopes in units of the leaf's spread (see above); False
-        draws the donor's value unchanged, as synthpop's
-        ``syn.cart``. Command line and plans: ``--method price=cart:adjust=within``.
+        draws the donor's value unchanged, as synthpop's ``syn.cart``; ``"auto"`` is
+        ``"scaled"`` when the target's point masses hold at most half the records, else
+        False. Command line and plans: ``--method price=cart:adjust=within``.
+    draws : {"random", "systematic"}, default "random"
+        How the donors of one leaf are drawn: independently (synthpop's ``syn.cart``) or
+        balanced (see above). Not yet the default: with it the docs' ``passive:of=hours``
+        example met smoothed (unseen) values of ``hours``, to be examined.
 
     Attributes
     ----------
@@ -243,6 +268,7 @@ class CartMethod(SynthesisMethod):
         point_mass: float = 0.01,
         exact_min_samples: int | None = None,
         adjust: bool | str = False,
+        draws: str = "random",
     ) -> None:
         self.min_samples_leaf = min_samples_leaf
         self.min_samples_split = min_samples_split
@@ -253,6 +279,7 @@ class CartMethod(SynthesisMethod):
         self.point_mass = point_mass
         self.exact_min_samples = exact_min_samples
         self.adjust = adjust
+        self.draws = draws
 
     def _check_params(self) -> None:
         name = self.name
@@ -274,9 +301,13 @@ class CartMethod(SynthesisMethod):
             raise ParameterError(
                 f"method '{name}': parameter 'smoothing' must be 'density' or False"
             )
-        if self.adjust not in (False, True, "within", "scaled", "", None, "none", "false"):
+        if self.adjust not in (False, True, "within", "scaled", "auto", "", None, "none", "false"):
             raise ParameterError(
-                f"method '{name}': parameter 'adjust' must be 'within', 'scaled' or False"
+                f"method '{name}': parameter 'adjust' must be 'auto', 'within', 'scaled' or False"
+            )
+        if self.draws not in ("systematic", "random"):
+            raise ParameterError(
+                f"method '{name}': parameter 'draws' must be 'systematic' or 'random'"
             )
         if not (isinstance(self.point_mass, int | float) and self.point_mass > 0):
             raise ParameterError(f"method '{name}': parameter 'point_mass' must be > 0")
@@ -364,9 +395,10 @@ class CartMethod(SynthesisMethod):
         self.slopes_: WithinSlopes | None = None
         self.donor_fit_: np.ndarray | None = None
         self.leaf_scale_: np.ndarray | None = None
-        if self.adjust in (True, "within", "scaled") and not categorical and p > 0:
+        adjust = self._resolved_adjust(y, categorical) if p > 0 else None
+        if adjust is not None:
             target = self.donors_
-            if self.adjust == "scaled":
+            if adjust == "scaled":
                 self.leaf_scale_ = _leaf_scale(self.donors_, start)
                 size = np.diff(np.r_[start, n])
                 # (a leaf of identical values: deviations 0 whatever the divisor)
@@ -404,8 +436,8 @@ class CartMethod(SynthesisMethod):
             self._fit_smoothing(y)
         return self
 
-    def _fit_smoothing(self, y: np.ndarray) -> None:
-        """Point masses, range, precision and per-leaf bandwidths of a numeric target."""
+    def _point_masses(self, y: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Distinct values of a numeric target, their counts and which are point masses."""
         n = len(y)
         vals, counts = np.unique(y, return_counts=True)
         mass = counts >= self.point_mass * n
@@ -413,6 +445,21 @@ class CartMethod(SynthesisMethod):
             # a bottom or top code: the extreme value held by >= 10 x the records of the next
             mass[0] |= counts[0] >= 10 * counts[1] and counts[0] > 1
             mass[-1] |= counts[-1] >= 10 * counts[-2] and counts[-1] > 1
+        return vals, counts, mass
+
+    def _resolved_adjust(self, y: np.ndarray, categorical: bool) -> str | None:
+        """``"within"``, ``"scaled"`` or None (no adjustment) for this target; ``"auto"`` is
+        ``"scaled"`` when at most half the records hold a point mass, else None."""
+        if categorical or self.adjust in (False, None, "", "none", "false"):
+            return None
+        if self.adjust == "auto":
+            _, counts, mass = self._point_masses(y)
+            return "scaled" if counts[mass].sum() <= 0.5 * len(y) else None
+        return "scaled" if self.adjust == "scaled" else "within"
+
+    def _fit_smoothing(self, y: np.ndarray) -> None:
+        """Point masses, range, precision and per-leaf bandwidths of a numeric target."""
+        vals, _, mass = self._point_masses(y)
         self.point_masses_ = vals[mass]
         self.range_ = (float(vals[0]), float(vals[-1]))
         self.decimals_ = _decimals(vals)
@@ -519,11 +566,14 @@ class CartMethod(SynthesisMethod):
         # donor position start_l + min(floor(u * size_l), size_l - 1) (the minimum guards
         # against u * size_l rounding up to size_l), computed in place so that a large draw
         # holds at most three row-length arrays at once
-        u = rng.random(len(leaf))
-        u *= self.leaf_size_[leaf]
-        pick = u.astype(np.int64)
-        del u
-        np.minimum(pick, self.leaf_size_[leaf] - 1, out=pick)
+        if getattr(self, "draws", "random") == "systematic":
+            pick = systematic_positions(leaf, self.leaf_size_, rng)
+        else:
+            u = rng.random(len(leaf))
+            u *= self.leaf_size_[leaf]
+            pick = u.astype(np.int64)
+            del u
+            np.minimum(pick, self.leaf_size_[leaf] - 1, out=pick)
         pick += self.leaf_start_[leaf]
         values = self.donors_[pick]
         if self.categorical_:
