@@ -105,7 +105,12 @@ def _known_categories(frame: Any) -> Any:
     unknown = [c for c in frame.columns
                if isinstance(frame._meta[c].dtype, pd.CategoricalDtype)
                and not has_known_categories(frame[c])]
-    return frame.categorize(columns=unknown) if unknown else frame
+    if not unknown:
+        return frame
+    # the levels read by categorize(), set by astype: a frame left as a categorize() step
+    # cannot be cut to one column (dask-expr's projection raises KeyError on the others)
+    dtypes = frame[unknown].categorize(columns=unknown)._meta.dtypes
+    return frame.astype({c: dtypes[c] for c in unknown})
 
 
 def write_implicates(
