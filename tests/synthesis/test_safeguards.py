@@ -222,3 +222,14 @@ def test_uniques_on_keys_still_fixes_whole_record_copies(cells):
     res = synthesize(cells, m=2, random_state=3, uniques_on=["region"])
     for s in res.implicates:
         assert _brute_replicated_uniques(cells, s) == 0
+
+
+def test_thresholds_snap_onto_data_values_outside_the_tails():
+    from synthguard.synthesis.safeguards import snap_to_values
+
+    x = np.array([0.13, 1.07, 2.5, 2.5, 3.33, 4.91, 7.2, 8.04, 9.99, 12.6, np.nan])
+    lo, hi = tail_thresholds(x, 2)  # u = 8.04 -> T = 8.0, l = 2.5 -> B = 2.5
+    assert (lo, hi) == (2.5, 8.0)
+    slo, shi = snap_to_values(x, lo, hi)
+    assert (slo, shi) == (2.5, 7.2)  # 8.0 is not a value of the data: down to 7.2
+    assert snap_to_values(x, 2.6, None) == (3.33, None)

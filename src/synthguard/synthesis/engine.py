@@ -129,6 +129,7 @@ class _ColumnModel:
     indicator: _Part | None = None  # numeric targets with missing values
     transform: ColumnTransform | None = None  # applied to the target before fit
     noise: NoiseStep | None = None  # added to every draw
+    exact: bool = False  # drawn values must be the data's: never smoothed (see ColumnSpec)
 
 
 @dataclass
@@ -150,6 +151,9 @@ class ColumnSpec:
     indicator: SynthesisMethod | None
     transform: ColumnTransform | None = None
     noise: NoiseStep | None = None
+    #: a ``passive:of=`` lookup reads this column: its draws must be values of the data, so
+    #: no smoothing moves them (not even the unique guard's)
+    exact: bool = False
 
 
 def _design_dtype(*methods: SynthesisMethod | None) -> Any:
@@ -290,7 +294,7 @@ def _fit_column(
         a = spec.transform.transform(a)
     value = _fit_part(spec.method, X, a, w_block, spec.target, r_value, kinds)
     return _ColumnModel(spec.target, spec.predictors, value, indicator, spec.transform,
-                        spec.noise)
+                        spec.noise, spec.exact)
 
 
 def fit_block(
@@ -559,6 +563,7 @@ def _draw_column(
     """The working-form values of column ``cm.target`` drawn for ``n`` records from the
     predictors in ``syn``."""
     col = schema[cm.target]
+    smooth = smooth and not getattr(cm, "exact", False)
     fitted = [p.method for p in (cm.value, cm.indicator) if p is not None]
     form = (_design_dtype(*fitted), _layout(*fitted, fitted=True))
     full: dict[str, np.ndarray] = {}  # the whole design, if a method needs it

@@ -12,6 +12,7 @@ and what to do, never a data value.
 from __future__ import annotations
 
 import copy
+import dataclasses
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -501,7 +502,54 @@ def resolve_methods(
             indicator = indicator_method(method, c)
         specs.append(ColumnSpec(c, predictors[c], method, indicator))
     link_blocks({s.target: s.method for s in specs})  # catall/ipf: one block per method
-    return specs
+    return keep_lookup_sources(specs)
+
+
+def lookup_sources(method: SynthesisMethod) -> list[str]:
+    """The columns a method looks its values up by in the data (``passive:of=`` without
+    ``breaks``; known before fit), or ``[]``."""
+    if not getattr(type(method), "derived", False):
+        return []
+    of = getattr(method, "of", None)
+    if of is None or getattr(method, "breaks", None) is not None:
+        return []
+    if isinstance(of, str):
+        return [p.strip() for p in of.replace(",", "+").split("+") if p.strip()]
+    return [str(p) for p in of]
+
+
+def keep_lookup_sources(specs: list[ColumnSpec]) -> list[ColumnSpec]:
+    """A column that a ``passive:of=`` lookup reads must be drawn at values the data hold,
+    or the derived column has no value for it: CART's default ``adjust="auto"`` (which moves
+    donors off the data's values) is turned off for such a column (on a copy of its method),
+    an adjustment or smoothing the user asked for on it is refused, and the column is marked
+    ``exact`` so that no safeguard smooths its draws either."""
+    readers: dict[str, str] = {}
+    for s in specs:
+        for c in lookup_sources(s.method):
+            readers.setdefault(c, s.target)
+    out = []
+    for s in specs:
+        reader = readers.get(s.target)
+        method = s.method
+        if reader is not None:
+            adjust = getattr(method, "adjust", None)
+            smoothing = getattr(method, "smoothing", None)
+            if adjust not in (None, False, "", "none", "false", "auto") or \
+                    smoothing in (True, "density"):
+                option = "smoothing" if smoothing in (True, "density") else "adjust"
+                raise MethodError(
+                    f"column '{s.target}': option '{option}' draws values the data do not "
+                    f"hold, but passive column '{reader}' looks '{s.target}' up in the data "
+                    f"(of={s.target}); drop '{option}' for '{s.target}', or give '{reader}' a "
+                    f"formula (passive:formula=...) instead of a lookup"
+                )
+            if adjust == "auto":
+                method = copy.copy(method)
+                method.adjust = False  # type: ignore[attr-defined]
+            s = dataclasses.replace(s, method=method, exact=True)
+        out.append(s)
+    return out
 
 def indicator_method(method: SynthesisMethod, column: str) -> SynthesisMethod:
     """Model of the missingness indicator: the column's method if it handles categorical

@@ -25,7 +25,9 @@ released. A value held by more than ``k`` records at the extreme (the zeros of
 ``capital_gain``, a public top code such as 99,999) is not a tail value: a query for it
 isolates nobody, and it is left alone. We code rather than smooth the tails: coding keeps
 the draws' distribution below ``T`` untouched, costs utility only in the ``k``-record tails,
-and gives the guarantee exactly, whatever the method that drew the values.
+and gives the guarantee exactly, whatever the method that drew the values. A column that a
+``passive:of=`` lookup reads is coded at the nearest values the data hold inside ``[B, T]``
+(:func:`snap_to_values`), so the derived column keeps a value for every released one.
 
 **Replicated uniques** (:class:`UniqueGuard`). A synthetic record identical, on every
 released column (synthesized and kept), to a record unique in the confidential data on those
@@ -73,6 +75,7 @@ __all__ = [
     "SafeguardReport",
     "UniqueGuard",
     "apply_tail_coding",
+    "snap_to_values",
     "tail_thresholds",
 ]
 
@@ -127,6 +130,21 @@ def tail_thresholds(values: np.ndarray, k: int) -> tuple[float | None, float | N
         # rounding crossed over a narrow middle: code at the nearest non-tail values instead
         lo, hi = low, u
     return lo, hi
+
+
+def snap_to_values(values: np.ndarray, lower: float | None,
+                   upper: float | None) -> tuple[float | None, float | None]:
+    """Tail thresholds moved onto values the data hold: ``T`` down to the largest value
+    ``<= T``, ``B`` up to the smallest value ``>= B`` (both outside the tails, since ``T <= u``
+    and ``B >= l``). For a column that a ``passive:of=`` lookup reads, whose released values
+    must be keys of the lookup table."""
+    x = np.asarray(values, dtype=float)
+    x = np.unique(x[~np.isnan(x)])
+    if upper is not None:
+        upper = float(x[np.searchsorted(x, upper, side="right") - 1])
+    if lower is not None:
+        lower = float(x[np.searchsorted(x, lower, side="left")])
+    return lower, upper
 
 
 def apply_tail_coding(values: np.ndarray, lower: float | None, upper: float | None) -> int:

@@ -77,6 +77,7 @@ from synthguard.synthesis.safeguards import (
     SafeguardReport,
     UniqueGuard,
     apply_tail_coding,
+    snap_to_values,
     tail_thresholds,
 )
 from synthguard.synthesis.start import resolve_start
@@ -405,9 +406,12 @@ class Synthesizer(ParamsRepr):
         self.tail_thresholds_: dict[str, tuple[float | None, float | None]] = {}
         if plan.k_tail:
             derived = {s.target for s in specs if getattr(s.method, "derived", False)}
+            exact = {s.target for s in specs if s.exact}  # a lookup reads them: data values
             for c in visit:
                 if schema[c].is_numeric and c not in derived:  # passive: follows its sources
                     lo, hi = tail_thresholds(arrays[c], plan.k_tail)
+                    if c in exact:
+                        lo, hi = snap_to_values(arrays[c], lo, hi)
                     if lo is not None or hi is not None:
                         self.tail_thresholds_[c] = (lo, hi)
         self.rare_values_ = plan.rare_values
@@ -891,7 +895,7 @@ class Synthesizer(ParamsRepr):
                 part = cm.value
                 # leaf bandwidths are on a transformed column's model scale: not smoothed
                 if not col.is_numeric or part is None or getattr(cm, "transform", None) \
-                        or cm.target in self._start_columns:
+                        or getattr(cm, "exact", False) or cm.target in self._start_columns:
                     continue
                 if not leaf_smoothable(part):
                     continue

@@ -58,11 +58,11 @@ def test_each_draw_is_still_uniform_over_its_leaf():
 
 def test_auto_adjusts_a_continuous_target_but_not_a_zero_inflated_one(xy):
     X, y = xy
-    assert not CartMethod().fit(X, y).adjusts_  # the default draws donors unchanged
-    assert CartMethod(adjust="auto").fit(X, y).adjusts_  # no point mass: scaled
+    assert CartMethod().fit(X, y).adjusts_  # the default is "auto": no point mass, scaled
+    assert not CartMethod(adjust=False).fit(X, y).adjusts_  # synthpop's unchanged donors
     assert CartMethod(adjust="scaled").fit(X, y).leaf_scale_ is not None
     gain = np.where(np.arange(200) < 120, 0.0, np.abs(y))  # 60% zeros: a point mass
-    assert not CartMethod(adjust="auto").fit(X, gain).adjusts_
+    assert not CartMethod().fit(X, gain).adjusts_
     assert CartMethod(adjust="scaled").fit(X, gain).adjusts_  # asked for, it still adjusts
     with pytest.raises(ParameterError, match="draws"):
         CartMethod(draws="sorted").fit(X, y)

@@ -184,3 +184,38 @@ def test_sd2011_like_age_groups_released_exactly_consistent():
     for s in res.implicates:
         expect = np.array(["16-24", "25-44", "45+"])[np.searchsorted([24.5, 44.5], s["age"])]
         assert (s["agegr"].astype(str).to_numpy() == expect).all()
+
+
+def _hours_frame(n: int = 600, seed: int = 5) -> pd.DataFrame:
+    """``hours`` (a CART target adjust='auto' would move: no point mass over half the
+    records) and ``hours_per_day`` derived from it by a lookup."""
+    rng = np.random.default_rng(seed)
+    age = rng.integers(18, 70, n).astype(float)
+    hours = np.round(20 + 0.4 * age + rng.normal(0, 6, n), 2)
+    return pd.DataFrame({"age": age, "hours": hours, "hours_per_day": hours / 5})
+
+
+def _fitted(syn: Synthesizer, column: str):
+    return next(cm.value.method for cm in syn.blocks_[0].models if cm.target == column)
+
+
+def test_cart_default_adjusts_but_not_a_column_a_lookup_reads():
+    df = _hours_frame()
+    alone = Synthesizer(random_state=2).fit(df[["age", "hours"]])
+    assert _fitted(alone, "hours").adjusts_  # the default moves donors along the slopes
+    new_values = ~alone.sample().implicates[0]["hours"].isin(df["hours"])
+    assert new_values.any()
+    syn = Synthesizer(methods={"hours_per_day": "passive:of=hours"}, random_state=2).fit(df)
+    assert not _fitted(syn, "hours").adjusts_
+    out = syn.sample(m=2).implicates
+    for s in out:
+        assert s["hours"].isin(df["hours"]).all()
+        np.testing.assert_allclose(s["hours_per_day"], s["hours"] / 5)
+
+
+@pytest.mark.parametrize("option", ["cart:adjust=scaled", "cart:smoothing=density"])
+def test_an_asked_for_adjustment_of_a_lookup_source_is_refused(option):
+    df = _hours_frame()
+    with pytest.raises(MethodError, match="'hours_per_day' looks 'hours' up"):
+        Synthesizer(methods={"hours": option, "hours_per_day": "passive:of=hours"},
+                    random_state=2).fit(df)

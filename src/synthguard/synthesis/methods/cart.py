@@ -165,14 +165,16 @@ class CartMethod(SynthesisMethod):
     point mass with the rest (adjusting them raised Adult's CART pMSE ratio from 0.84 to
     1.22, seed 1). With ``draws="systematic"`` it kept diamonds' ``price ~ carat + cut +
     color + clarity`` at a mean CI overlap of 0.81 (3 seeds; synthpop's release 0.76). It is
-    not the default: adjusted values are new values, which a ``passive`` lookup of the
-    column (``of=``) cannot read. Command line: ``--method price=cart:adjust=auto:draws=systematic``.
+    the default. Adjusted values are new values, which a ``passive`` lookup of the column
+    (``passive:of=``) could not read: the synthesizer turns ``"auto"`` off for a column such a
+    lookup reads, and refuses ``"within"``/``"scaled"`` (or smoothing) on it. synthpop's draw
+    is ``--method price=cart:adjust=false:draws=random``.
 
     ``draws="systematic"`` balances the donors drawn in one leaf: the ``m``
     rows that reach a leaf of ``s`` donors, taken in random order ``r = 0 .. m - 1``, get
     the donors at ranks ``floor((r + u) s / m)`` of the leaf's sorted values, one ``u ~ U(0,
     1)`` per leaf (systematic sampling; Cochran 1977, ch. 8). Each row's donor is still
-    uniform over its leaf, as synthpop's independent draw (``draws="random"``, the default), so the
+    uniform over its leaf, as synthpop's independent draw (``draws="random"``), so the
     release has the same expected distribution; the draws of a leaf together reproduce its
     distribution (class shares, quantiles) up to the spacing ``s / m`` instead of with a
     bootstrap's noise, so fewer release-to-release differences in analyses (on diamonds the
@@ -213,16 +215,15 @@ class CartMethod(SynthesisMethod):
         quantiles) before the tree is grown, so splits can only fall on those cut points
         (the histogram idea of LightGBM, Ke et al. 2017). About twice as fast on large
         files (1M rows); None grows the exact tree, as synthpop does.
-    adjust : {False, "auto", "within", "scaled"}, default False
+    adjust : {False, "auto", "within", "scaled"}, default "auto"
         ``"within"`` moves each donor drawn for a numeric target along the within-leaf
         slopes, ``"scaled"`` along slopes in units of the leaf's spread (see above); False
         draws the donor's value unchanged, as synthpop's ``syn.cart``; ``"auto"`` is
         ``"scaled"`` when the target's point masses hold at most half the records, else
         False. Command line and plans: ``--method price=cart:adjust=within``.
-    draws : {"random", "systematic"}, default "random"
-        How the donors of one leaf are drawn: independently (synthpop's ``syn.cart``) or
-        balanced (see above). Not yet the default: with it the docs' ``passive:of=hours``
-        example met smoothed (unseen) values of ``hours``, to be examined.
+    draws : {"random", "systematic"}, default "systematic"
+        How the donors of one leaf are drawn: balanced (see above) or independently
+        (``"random"``, synthpop's ``syn.cart``).
 
     Attributes
     ----------
@@ -267,8 +268,8 @@ class CartMethod(SynthesisMethod):
         max_bins: int | None = None,
         point_mass: float = 0.01,
         exact_min_samples: int | None = None,
-        adjust: bool | str = False,
-        draws: str = "random",
+        adjust: bool | str = "auto",
+        draws: str = "systematic",
     ) -> None:
         self.min_samples_leaf = min_samples_leaf
         self.min_samples_split = min_samples_split

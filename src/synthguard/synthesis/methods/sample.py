@@ -143,7 +143,7 @@ class SampleMethod(SynthesisMethod):
     bayesian_bootstrap : bool, default False
         Draw from a Bayesian bootstrap of the observed values rather than from the
         observed values with equal probabilities.
-    draws : {"random", "systematic"}, default "random"
+    draws : {"random", "systematic"}, default "systematic"
         ``"random"``: each value an independent uniform pick (synthpop's ``syn.sample``).
         ``"systematic"``: each value is still a uniform pick, but the ``m`` values of one draw
         take the sorted confidential values at ranks ``floor((r + u) n / m)``, ``r = 0 ..
@@ -176,7 +176,7 @@ class SampleMethod(SynthesisMethod):
 
     supports_weights = False
 
-    def __init__(self, *, bayesian_bootstrap: bool = False, draws: str = "random") -> None:
+    def __init__(self, *, bayesian_bootstrap: bool = False, draws: str = "systematic") -> None:
         self.bayesian_bootstrap = bayesian_bootstrap
         self.draws = draws
 
