@@ -30,7 +30,14 @@ from synthguard.dp.synthesizers._base import DPSynthesizer
 from synthguard.dp.synthesizers._domain import Domain
 from synthguard.errors import ParameterError, PrivacyWarning
 
-__all__ = ["StratifiedSynthesizer"]
+__all__ = ["StratifiedSynthesizer", "cell_index"]
+
+
+def cell_index(codes: dict[str, np.ndarray], cols: list[str], sizes: tuple[int, ...]
+               ) -> np.ndarray:
+    """Each record's cell of the full table over ``cols`` (C order: the last column varies
+    fastest)."""
+    return np.ravel_multi_index([codes[c] for c in cols], sizes)
 
 
 class StratifiedSynthesizer(DPSynthesizer):
@@ -78,8 +85,9 @@ class StratifiedSynthesizer(DPSynthesizer):
         if self.target is not None and self.columns is not None and self.target not in self.columns:
             raise ParameterError("parameter 'target': must be one of 'columns'")
 
-    def _fit(self, codes: dict[str, np.ndarray], domain: Domain, epsilon: float, delta: float,
-             ledger: Any, rng: np.random.Generator | None) -> None:
+    def _layout(self, domain: Domain) -> tuple[list[str], tuple[int, ...]]:
+        """The table's axes (the target last) and their sizes, refused above ``max_cells``:
+        public (the declared domain), so known before the data are read."""
         cols = list(domain.columns)
         if self.target is not None:
             if self.target not in cols:
@@ -92,8 +100,18 @@ class StratifiedSynthesizer(DPSynthesizer):
                 f"StratifiedSynthesizer: the full table has {n_cells} cells (> max_cells="
                 f"{self.max_cells}); coarsen levels, drop columns or use MSTSynthesizer"
             )
-        flat = np.ravel_multi_index([codes[c] for c in cols], sizes)
-        counts = np.bincount(flat, minlength=n_cells)
+        return cols, sizes
+
+    def _table_counts(self, codes: dict[str, np.ndarray], cols: list[str],
+                      sizes: tuple[int, ...]) -> np.ndarray:
+        """Exact count of every cell of the full table (C order over ``cols``): the only way
+        the fit reads the data (``synthguard.scale.StratifiedSynthesizer`` counts them on Dask)."""
+        return np.bincount(cell_index(codes, cols, sizes), minlength=int(np.prod(sizes)))
+
+    def _fit(self, codes: dict[str, np.ndarray], domain: Domain, epsilon: float, delta: float,
+             ledger: Any, rng: np.random.Generator | None) -> None:
+        cols, sizes = self._layout(domain)
+        counts = self._table_counts(codes, cols, sizes)
         scale = laplace_scale(1.0, epsilon)
         label = "stratified: full contingency table" if self.target is None else (
             f"stratified: '{self.target}' counts within strata")
@@ -167,14 +185,24 @@ class StratifiedSynthesizer(DPSynthesizer):
             parts = np.unravel_index(cells, self.sizes_)
             return dict(zip(self.order_, parts))
         # the article's variant: true stratum sizes (scaled to n), noisy target shares
+        stratum = np.repeat(np.arange(self.strata_sizes_.size), self._allocation(n))
+        return self._codes_in_strata(stratum, rng)
+
+    def _allocation(self, n: int) -> np.ndarray:
+        """Rows per stratum in a sample of ``n`` (``target=``): the true stratum sizes when
+        ``n`` is their total, else scaled to ``n`` by largest remainders (deterministic)."""
         strata = self.strata_sizes_
         if n == strata.sum():
-            per = strata
-        else:
-            per = np.floor(strata * n / strata.sum()).astype(np.int64)
-            short = n - per.sum()
-            per[np.argsort(-(strata * n / strata.sum() - per), kind="stable")[:short]] += 1
-        stratum = np.repeat(np.arange(strata.size), per)
+            return np.asarray(strata, dtype=np.int64)
+        per = np.floor(strata * n / strata.sum()).astype(np.int64)
+        short = n - per.sum()
+        per[np.argsort(-(strata * n / strata.sum() - per), kind="stable")[:short]] += 1
+        return per
+
+    def _codes_in_strata(self, stratum: np.ndarray, rng: np.random.Generator
+                         ) -> dict[str, np.ndarray]:
+        """Records of the given strata (``target=``): each draws the target from its stratum's
+        noisy shares; the records are then shuffled."""
         cum = np.cumsum(self.probabilities_, axis=1)
         y = (rng.random(stratum.size)[:, None] > cum[stratum]).sum(axis=1)
         y = np.minimum(y, self.sizes_[-1] - 1)
