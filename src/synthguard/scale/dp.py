@@ -15,9 +15,10 @@ from the data would reveal which cells are non-empty).
 
 from __future__ import annotations
 
+import functools
 import itertools
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import Any, ClassVar
 
 import dask
 import numpy as np
@@ -41,11 +42,13 @@ from synthguard.scale._partitions import as_dask, is_dask
 
 __all__ = [
     "MSTSynthesizer",
+    "domain_builder",
     "dp_count",
     "dp_histogram",
     "dp_marginal",
     "dp_sum",
     "marginal_counts",
+    "sample_on_workers",
 ]
 
 
@@ -266,6 +269,16 @@ def dp_sum(
     return _scalar(total, sens, "sum", epsilon, delta, mechanism, ledger, label, random_state)
 
 
+def domain_builder(model: DPSynthesizer, *, missing: Any = None) -> Any:
+    """``build_domain`` with the model's public declarations (columns, categories, bins), run
+    on each partition: a plain function and values, so a task never carries the model (whose
+    ledger holds a file lock that cannot be sent to a worker)."""
+    return functools.partial(
+        build_domain, columns=model.columns, categories=model.categories, bins=model.bins,
+        schema=model.schema, n_bins=model.n_bins, domain_from_data=None,
+        owner=type(model).__name__, missing=missing)
+
+
 def _pair_tables(
     part: pd.DataFrame, build: Any, cols: list[str], sizes: dict[str, int]
 ) -> dict[tuple[str, ...], np.ndarray]:
@@ -283,19 +296,20 @@ def _pair_tables(
 
 
 class _Drawer:
-    """What a worker needs to draw records from a fitted MST: the tree, its conditional
-    tables, the level compression and the domain (no ledger, no data, no noisy tables)."""
+    """What a worker needs to draw records from a fitted DP synthesizer: the fields its
+    sampler reads (``_draw_fields`` of the Dask class; MST: the tree, its conditional tables,
+    the level compression and the domain), no ledger, no data, no noisy tables."""
 
-    _FIELDS = ("_tree", "_cond", "mapping_", "domain_")
-
-    def __init__(self, model: _mst.MSTSynthesizer) -> None:
+    def __init__(self, model: Any) -> None:
         self._model = model
 
     @classmethod
-    def of(cls, fitted: _mst.MSTSynthesizer) -> _Drawer:
-        light = object.__new__(_mst.MSTSynthesizer)
-        for name in cls._FIELDS:
-            setattr(light, name, getattr(fitted, name))
+    def of(cls, fitted: DPSynthesizer) -> _Drawer:
+        kind = type(fitted)
+        light = object.__new__(kind)
+        for name in kind._draw_fields:  # type: ignore[attr-defined]
+            if hasattr(fitted, name):
+                setattr(light, name, getattr(fitted, name))
         return cls(light)
 
     def draw(self, n: int, rng: np.random.Generator) -> pd.DataFrame:
@@ -304,12 +318,68 @@ class _Drawer:
         model = self._model
         return model.domain_.decode(model._sample_codes(int(n), rng), rng)
 
+    def draw_part(self, n: int, rng: np.random.Generator, total: int, j: int, k: int
+                  ) -> pd.DataFrame:
+        """Partition ``j`` of ``k`` (``n`` of the ``total`` rows) of an implicate: the records
+        of different partitions are drawn independently from the same model."""
+        return self.draw(n, rng)
+
     def draw_seeded(self, n: int, bit_generator: type, entropy: int,
-                    spawn_key: tuple[int, ...]) -> pd.DataFrame:
+                    spawn_key: tuple[int, ...], part: tuple[int, int, int] | None = None
+                    ) -> pd.DataFrame:
         """``n`` records from a fresh Generator on ``SeedSequence(entropy, spawn_key)``: the
-        same arguments draw the same records, however often the task runs."""
+        same arguments draw the same records, however often the task runs. ``part`` is
+        ``(total, j, k)``: partition ``j`` of ``k`` of an implicate of ``total`` rows."""
         seq = np.random.SeedSequence(entropy, spawn_key=spawn_key)
-        return self.draw(n, np.random.Generator(bit_generator(seq)))
+        rng = np.random.Generator(bit_generator(seq))
+        if part is None:
+            return self.draw(n, rng)
+        return self.draw_part(n, rng, *part)
+
+
+def sample_on_workers(model: DPSynthesizer, drawer: _Drawer, *, m: int, n: int | None,
+                      random_state: RandomState, partition_rows: int) -> DPSyntheticData:
+    """``m`` lazy implicates of ``n`` rows (default: the model's noisy record count) drawn
+    from a DP synthesizer fitted on Dask, each partition of at most ``partition_rows`` rows
+    by a worker (``drawer``, a few kilobytes sent with each task): the client never holds the
+    records. Post-processing of the noisy measurements: no privacy is spent.
+
+    Seeds: implicate ``i`` draws from child ``i`` of ``SeedSequence(seed).spawn(m)`` as on
+    pandas; with ``k > 1`` partitions, partition ``j`` draws from that child's ``spawn(k)[j]``
+    (rows split as ``numpy.array_split``). The same seed, ``n`` and ``partition_rows`` give the
+    same release; with one partition it is the pandas release.
+    """
+    import dask.dataframe as dd
+
+    if int(m) < 1:
+        raise ParameterError("parameter 'm': expected at least 1 implicate")
+    n = model._default_n() if n is None else int(n)
+    if n < 1:
+        raise ParameterError("parameter 'n': expected at least 1 row")
+    rows = int(partition_rows)
+    if rows < 1:
+        raise ParameterError("parameter 'partition_rows': expected at least 1 row")
+    k = -(-n // rows)
+    sizes = [len(a) for a in np.array_split(np.arange(n), k)] if k > 1 else [n]
+    rng, seed = resolve_seed(random_state)
+    meta = drawer.draw(1, np.random.default_rng(0)).iloc[:0]
+    implicates = []
+    for child in rng.spawn(int(m)):
+        seq = child.bit_generator.seed_seq
+        assert isinstance(seq, np.random.SeedSequence)
+        streams = [seq] if k == 1 else seq.spawn(k)
+        # plain data (entropy, spawn key), not Generators: a Generator in the graph would
+        # advance on every compute, a second compute would draw another release
+        parts = [dask.delayed(drawer.draw_seeded)(
+                     size, type(child.bit_generator), int(ss.entropy),  # type: ignore[arg-type]
+                     tuple(int(x) for x in ss.spawn_key), (n, j, k))
+                 for j, (size, ss) in enumerate(zip(sizes, streams))]
+        implicates.append(dd.from_delayed(parts, meta=meta, verify_meta=False))
+    return DPSyntheticData(
+        implicates=implicates, method=model.method, epsilon=float(model.epsilon),
+        delta=float(model.delta), noise=model.noise_, seed=seed,
+        provenance={**model._provenance(), "partitions": k, "partition_rows": rows},
+        dp=model.domain_.dp, ledger=model.ledger_)
 
 
 class MSTSynthesizer(_mst.MSTSynthesizer):
@@ -324,6 +394,8 @@ class MSTSynthesizer(_mst.MSTSynthesizer):
 
     #: rows drawn per partition by :meth:`sample` after a Dask fit
     partition_rows: int = 1_000_000
+    #: what a worker needs to draw records (:class:`_Drawer`)
+    _draw_fields: ClassVar[tuple[str, ...]] = ("_tree", "_cond", "mapping_", "domain_")
 
     def fit(self, data: Any) -> DPSynthesizer:
         self.fitted_on_dask_ = is_dask(data)
@@ -337,18 +409,7 @@ class MSTSynthesizer(_mst.MSTSynthesizer):
                 "partitions)"
             )
 
-        def build(frame: pd.DataFrame) -> Any:
-            return build_domain(
-                frame,
-                columns=self.columns,
-                categories=self.categories,
-                bins=self.bins,
-                schema=self.schema,
-                n_bins=self.n_bins,
-                domain_from_data=None,
-                owner=type(self).__name__,
-            )
-
+        build = domain_builder(self)
         head = data.head(100, npartitions=-1)
         domain, _ = build(head)
         cols = list(domain.columns)
@@ -383,38 +444,9 @@ class MSTSynthesizer(_mst.MSTSynthesizer):
         """
         if not getattr(self, "fitted_on_dask_", False):
             return super().sample(m=m, n=n, random_state=random_state)
-        import dask.dataframe as dd
-
-        if int(m) < 1:
-            raise ParameterError("parameter 'm': expected at least 1 implicate")
-        n = self._default_n() if n is None else int(n)
-        if n < 1:
-            raise ParameterError("parameter 'n': expected at least 1 row")
-        rows = int(self.partition_rows if partition_rows is None else partition_rows)
-        if rows < 1:
-            raise ParameterError("parameter 'partition_rows': expected at least 1 row")
-        k = -(-n // rows)
-        sizes = [len(a) for a in np.array_split(np.arange(n), k)] if k > 1 else [n]
-        rng, seed = resolve_seed(random_state)
-        drawer = _Drawer.of(self)
-        meta = drawer.draw(1, np.random.default_rng(0)).iloc[:0]
-        implicates = []
-        for child in rng.spawn(int(m)):
-            seq = child.bit_generator.seed_seq
-            assert isinstance(seq, np.random.SeedSequence)
-            streams = [seq] if k == 1 else seq.spawn(k)
-            # plain data (entropy, spawn key), not Generators: a Generator in the graph would
-            # advance on every compute, a second compute would draw another release
-            parts = [dask.delayed(drawer.draw_seeded)(
-                         size, type(child.bit_generator), int(ss.entropy),  # type: ignore[arg-type]
-                         tuple(int(x) for x in ss.spawn_key))
-                     for size, ss in zip(sizes, streams)]
-            implicates.append(dd.from_delayed(parts, meta=meta, verify_meta=False))
-        return DPSyntheticData(
-            implicates=implicates, method=self.method, epsilon=float(self.epsilon),
-            delta=float(self.delta), noise=self.noise_, seed=seed,
-            provenance={**self._provenance(), "partitions": k, "partition_rows": rows},
-            dp=self.domain_.dp, ledger=self.ledger_)
+        return sample_on_workers(
+            self, _Drawer.of(self), m=m, n=n, random_state=random_state,
+            partition_rows=self.partition_rows if partition_rows is None else partition_rows)
 
     def _counts(
         self, codes: dict[str, np.ndarray], cols: tuple[str, ...], sizes: tuple[int, ...]
