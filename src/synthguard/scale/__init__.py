@@ -36,6 +36,7 @@ from synthguard.scale.dp import (
     dp_sum,
     marginal_counts,
 )
+from synthguard.scale.dp_stratified import StratifiedSynthesizer
 from synthguard.scale.evaluation import evaluate
 from synthguard.scale.io import read_dataset, write_implicates
 from synthguard.scale.marginals import kway_marginal_score, workload_error
@@ -57,6 +58,7 @@ __all__ = [
     "DaskTarget",
     "IdentificationRiskSummary",
     "MSTSynthesizer",
+    "StratifiedSynthesizer",
     "add_noise",
     "attribute_disclosure",
     "bottomcode",
