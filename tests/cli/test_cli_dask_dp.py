@@ -1,5 +1,6 @@
-"""``synthguard dp synthesize --dask``: MST's counts on Dask, the noise drawn once on the
-client and the ledger charged once: with the same seed, the release of the pandas command."""
+"""``synthguard dp synthesize --dask``: MST's and the stratified synthesizer's counts on Dask,
+the noise drawn once on the client and the ledger charged once: with the same seed, the release
+of the pandas command."""
 
 from __future__ import annotations
 
@@ -58,6 +59,35 @@ def test_release_and_ledger_equal_the_pandas_command(files):
     assert ledgers[0]["charges"][0]["rho"] == ledgers[1]["charges"][0]["rho"] > 0
 
 
+def test_stratified_release_and_ledger_equal_the_pandas_command(files):
+    tmp, _ = files
+    args = ["--method", "stratified", "--epsilon", 0.5, "--levels", tmp / "levels.yaml",
+            "--bins", "age=18,30,50,80", "--seed", 4, "--m", 2]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # seeded (simulation) noise warns, as it should
+        pd_res = _run([tmp / "conf.csv", *args, "--out", tmp / "pd"])
+        dk_res = _run([tmp / "conf_pq", *args, "--out", tmp / "dk", "--dask", "sync"])
+    assert pd_res.exit_code == 0, pd_res.output
+    assert dk_res.exit_code == 0, dk_res.output
+    assert "wrote" in dk_res.output and "dp_stratified_2.parquet" in dk_res.output
+    assert "stratified: full contingency table" in dk_res.output  # the ledger's table
+    for i in (1, 2):  # the same counts, noise and draws: the same records
+        got = pd.read_parquet(tmp / "dk" / f"dp_stratified_{i}.parquet")
+        want = pd.read_csv(tmp / "pd" / f"dp_stratified_{i}.csv")
+        pd.testing.assert_frame_equal(got.reset_index(drop=True), want, check_dtype=False)
+        assert set(got["region"]) <= {"n", "s", "e"} and set(got["sex"]) <= {"F", "M"}
+        assert got["age"].between(18, 80).all()
+    manifest = json.loads((tmp / "dk" / "synthguard_manifest.json").read_text())
+    assert manifest["kind"] == "dp" and manifest["implicates"] == [
+        "dp_stratified_1.parquet", "dp_stratified_2.parquet"]
+    assert manifest["methods"] == {c: "dp:stratified" for c in ("region", "sex", "age")}
+    ledger = json.loads((tmp / "dk" / "metadata" / "ledger.json").read_text())
+    assert ledger["count"] == 1  # charged once, for the whole table
+    assert [(c["label"], c["epsilon"]) for c in ledger["charges"]] == [
+        ("stratified: full contingency table", 0.5)]
+    assert manifest["spent"]["epsilon"] == 0.5
+
+
 def test_marginal_counts_before_noise_equal_pandas(files):
     import dask
     import dask.dataframe as dd
@@ -76,7 +106,12 @@ def test_marginal_counts_before_noise_equal_pandas(files):
 
 @pytest.mark.parametrize("extra, message", [
     (["--method", "aim"], "--method aim is not available with --dask"),
+    (["--method", "fieldgroups"], "--method fieldgroups is not available with --dask"),
     (["--levels-from-data"], "--levels-from-data is not available with --dask"),
+    (["--method", "stratified", "--levels-from-data"],
+     "--levels-from-data is not available with --dask"),
+    (["--method", "stratified", "--missing-level", "NA"],
+     "option --missing-level works without --dask"),
 ])
 def test_what_the_dask_path_does_not_take_exits_2(files, extra, message):
     tmp, _ = files

@@ -274,12 +274,20 @@ def synthesize_dp(data: Path, read_kw: dict[str, Any], method: str, epsilon: flo
     given) and synthguard_manifest.json (kind dp, the ledger file and the budget spent), which
     `synthguard evaluate` reads to show the DP section of the report.
 
+    With --dask TARGET (--method mst or stratified) DATA may be a Parquet folder or a quoted
+    glob of CSV files: what the method reads (MST's 1- and 2-way marginals, the stratified
+    synthesizer's full table) is counted on Dask, the noise is drawn once here and the ledger
+    charged once; each implicate is drawn and written by the workers as a Parquet folder.
+    The levels must be public (--levels, --bins).
+
     Exit codes: 0 written, 2 bad input or a refused charge (nothing written).
 
     \b
-    Example:
+    Examples:
       synthguard dp synthesize conf.csv --method stratified --epsilon 1 \\
           --levels levels.yaml --ledger ledger.json --out dp_out/
+      synthguard dp synthesize conf_parquet/ --method stratified --epsilon 1 \\
+          --levels levels.yaml --out dp_out/ --dask local:2
     """
     from synthguard.cli import dp_dask  # issue 17: --dask (cli/dp_dask.py)
     from synthguard.cli._dask import require_file
@@ -301,6 +309,9 @@ def synthesize_dp(data: Path, read_kw: dict[str, Any], method: str, epsilon: flo
 
     if dask is None:
         require_file(data)
+    elif missing_level:  # before a Dask session starts
+        raise ParameterError("option --missing-level works without --dask; recode missing "
+                             "values as a level in the Parquet data instead")
     df = read_table(data, **read_kw) if dask is None else dp_dask.dp_data_on_dask(
         data, read_kw, dask, method=method, levels_from_data=levels_from_data)
     cats, file_bins = load_domain(levels_file)  # column -> levels, or a 'dp domain' file
@@ -326,9 +337,6 @@ def synthesize_dp(data: Path, read_kw: dict[str, Any], method: str, epsilon: flo
             kinds = {type(v) for v in df[c].dropna().head(1000)}
             if kinds and all(issubclass(k, str) for k in kinds):
                 cats[c] = [str(v) for v in lv]
-    if missing_level and dask is not None:
-        raise ParameterError("option --missing-level works without --dask; recode missing "
-                             "values as a level in the Parquet data instead")
     synth_bins = {c: e for c, e in bins_map.items() if c in cols}
     df, cats, recoded, missing_bins = _missing_levels(df, cats, missing_level, synth_bins)
     common: dict[str, Any] = {"epsilon": epsilon, "columns": cols, "categories": cats,
@@ -336,7 +344,7 @@ def synthesize_dp(data: Path, read_kw: dict[str, Any], method: str, epsilon: flo
                               **({"missing": missing_bins} if missing_bins else {}),
                               "random_state": seed,
                               "domain_from_data": "not-dp" if levels_from_data else None}
-    cls = get_dp_synthesizer(method) if dask is None else dp_dask.dp_class_on_dask()
+    cls = get_dp_synthesizer(method) if dask is None else dp_dask.dp_class_on_dask(method)
     declared = _own_params(cls)
     # delta: the synthesizer's own default when it takes one (1e-6 for MST and AIM), else 0
     default_delta = declared["delta"].default if "delta" in declared else 0.0

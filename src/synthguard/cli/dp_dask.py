@@ -1,15 +1,16 @@
-"""``synthguard dp synthesize DATA --dask TARGET``: MST fitted on Dask
-(:class:`synthguard.scale.MSTSynthesizer`).
+"""``synthguard dp synthesize DATA --dask TARGET``: MST or the stratified synthesizer fitted
+on Dask (:class:`synthguard.scale.MSTSynthesizer`, :class:`synthguard.scale.StratifiedSynthesizer`).
 
-Every 1- and 2-way marginal MST can read is counted by Dask in one pass (per partition, summed
-in integers on the client: the counts equal the pandas counts); the noise is then drawn once on
-the client by the same code as without ``--dask`` and the ledger is charged once. The
-synthetic records are drawn on the workers, one partition of at most a million rows per task
-with its own seed from the ``--seed``'s ``SeedSequence`` (same seed and ``--n``, same
-release; up to a million rows, the release of the command without ``--dask``), and written by
-the workers as one Parquet folder per implicate (``dp_mst_<i>.parquet/``). The domain must be
-public (``--levels``, ``--bins``): levels read from the data (``--levels-from-data``) are
-refused, as are the other methods (exit 2).
+What the method reads of the data is counted by Dask in one pass (per partition, summed in
+integers: the counts equal the pandas counts): MST's 1- and 2-way marginals, the stratified
+synthesizer's full contingency table. The noise is then drawn once on the client by the same
+code as without ``--dask`` and the ledger is charged once. The synthetic records are drawn on
+the workers, one partition of at most a million rows per task with its own seed from the
+``--seed``'s ``SeedSequence`` (same seed and ``--n``, same release; up to a million rows, the
+release of the command without ``--dask``), and written by the workers as one Parquet folder
+per implicate (``dp_<method>_<i>.parquet/``). The domain must be public (``--levels``,
+``--bins``): levels read from the data (``--levels-from-data``) are refused, as are the other
+methods (exit 2).
 """
 
 from __future__ import annotations
@@ -19,26 +20,30 @@ from typing import Any
 
 import click
 
-__all__ = ["dp_class_on_dask", "dp_data_on_dask", "write_implicates"]
+__all__ = ["ON_DASK", "dp_class_on_dask", "dp_data_on_dask", "write_implicates"]
+
+#: the methods ``--dask`` runs (:func:`dp_class_on_dask` gives their classes)
+ON_DASK = ("mst", "stratified")
 
 
 def dp_data_on_dask(data: Path, read_kw: dict[str, Any], target: Any, *, method: str,
                     levels_from_data: bool) -> Any:
-    """DATA read lazily for the Dask MST, after refusing what the Dask path does not take."""
+    """DATA read lazily for a DP synthesizer on Dask, after refusing what the Dask path does
+    not take (another method, levels read from the data)."""
     from synthguard.cli._dask import dask_input
 
-    if method != "mst":
+    if method not in ON_DASK:
         raise click.UsageError(f"--method {method} is not available with --dask (Dask runs "
-                               f"mst: synthguard.scale.MSTSynthesizer); use --method mst or run "
-                               f"without --dask")
+                               f"mst and stratified: synthguard.scale.MSTSynthesizer and "
+                               f"StratifiedSynthesizer); use one of them or run without --dask")
     return dask_input(data, read_kw, target, **{"--levels-from-data": levels_from_data})
 
 
-def dp_class_on_dask() -> Any:
-    """The DP synthesizer class of the Dask path."""
-    from synthguard.scale import MSTSynthesizer
+def dp_class_on_dask(method: str) -> Any:
+    """The DP synthesizer class of the Dask path for ``method`` (one of :data:`ON_DASK`)."""
+    from synthguard.scale import MSTSynthesizer, StratifiedSynthesizer
 
-    return MSTSynthesizer
+    return {"mst": MSTSynthesizer, "stratified": StratifiedSynthesizer}[method]
 
 
 def write_implicates(implicates: list[Any], folder: Path, method: str) -> list[str]:
