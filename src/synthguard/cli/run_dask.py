@@ -10,8 +10,9 @@ Parquet folders, a manifest) under ``<output>/releases/``; the evaluation is
   fitted on a seeded sample and drawn per partition);
 * ``method: sdc`` with the steps ``topcode`` / ``bottomcode`` (``at`` or ``percentile``),
   ``add_noise``, ``pram`` and ``swap`` (within ``strata``) -> :mod:`synthguard.scale.sdc`;
-* ``method: dp`` with ``synthesizer: mst`` -> :class:`synthguard.scale.MSTSynthesizer`, charging
-  the plan's ledger once.
+* ``method: dp`` with ``synthesizer: mst`` or ``stratified`` ->
+  :class:`synthguard.scale.MSTSynthesizer` or :class:`synthguard.scale.StratifiedSynthesizer`,
+  charging the plan's ledger once.
 
 Anything else (another method or step, ``start:``, a holdout, the
 attacks, regression formulas, constraints) is refused before anything is made, each with the
@@ -32,6 +33,9 @@ import click
 import numpy as np
 
 __all__ = ["run_on_dask"]
+
+#: DP synthesizers of a plan that run on Dask (classes of synthguard.scale)
+DP_ON_DASK = ("mst", "stratified")
 
 #: SDC steps of a plan that run on Dask, and the parameters each may not take there
 SDC_ON_DASK: dict[str, tuple[str, ...]] = {"topcode": (), "bottomcode": (), "add_noise": (),
@@ -79,15 +83,17 @@ def check_plan_on_dask(plan: Any) -> None:
                         f"'{bad[0]}' is a statistic of all records; with --dask give the "
                         f"public value as 'at'")
         elif spec.method == "dp":
-            if str(spec.params.get("synthesizer", "")) != "mst":
-                problems.append(f"{_where(plan, *base, 'synthesizer')}: only 'mst' runs with "
-                                f"--dask (synthguard.scale.MSTSynthesizer)")
+            if str(spec.params.get("synthesizer", "")) not in DP_ON_DASK:
+                problems.append(f"{_where(plan, *base, 'synthesizer')}: only 'mst' and "
+                                f"'stratified' run with --dask (synthguard.scale."
+                                f"MSTSynthesizer, StratifiedSynthesizer)")
             if spec.params.get("domain_from_data"):
                 problems.append(f"{_where(plan, *base, 'domain_from_data')}: not available "
                                 f"with --dask; declare the public levels")
         else:
             problems.append(f"{_where(plan, *base, 'method')}: method '{spec.method}' is not "
-                            f"available with --dask (Dask runs synthesis, sdc and dp with mst)")
+                            f"available with --dask (Dask runs synthesis, sdc and dp with mst "
+                            f"or stratified)")
     if problems:
         raise PlanError("the plan cannot run on Dask:\n" + "\n".join(problems))
 
@@ -105,14 +111,16 @@ def _make(spec: Any, data: Any, seed: int, ledger: Any) -> tuple[str, list[Any],
             "details": {"dask": res.provenance()}}
     if spec.method == "sdc":
         return _sdc(spec, data, seed)
-    model = scale.MSTSynthesizer(**{k: v for k, v in params.items()
-                                    if k not in ("synthesizer", "m", "n")}, ledger=ledger)
+    name = str(params["synthesizer"])
+    cls = {"mst": scale.MSTSynthesizer, "stratified": scale.StratifiedSynthesizer}[name]
+    model = cls(**{k: v for k, v in params.items() if k not in ("synthesizer", "m", "n")},
+                ledger=ledger)
     fitted = model.fit(data)
     release = (fitted or model).sample(n=params.get("n"), m=int(params.get("m", 1)),
                                        random_state=np.random.default_rng(seed))
     # lazy implicates: drawn per partition on the workers when they are written
     return "dp", list(release.implicates), {
-        "seed": None, "details": {"method": "mst", "dp": release.dp}}
+        "seed": None, "details": {"method": name, "dp": release.dp}}
 
 
 def _write(folder: Path, spec: Any, kind: str, implicates: list[Any], facts: dict[str, Any],
