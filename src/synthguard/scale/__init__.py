@@ -36,6 +36,7 @@ from synthguard.scale.dp import (
     dp_sum,
     marginal_counts,
 )
+from synthguard.scale.dp_aim import AIMSynthesizer
 from synthguard.scale.dp_stratified import StratifiedSynthesizer
 from synthguard.scale.evaluation import evaluate
 from synthguard.scale.io import read_dataset, write_implicates
@@ -54,6 +55,7 @@ from synthguard.scale.synthesis import DaskSynthesis, stratum_seeds, synthesize
 from synthguard.scale.utility import correlation_fit, ecdf_utility, pmse, univariate
 
 __all__ = [
+    "AIMSynthesizer",
     "DaskSynthesis",
     "DaskTarget",
     "IdentificationRiskSummary",

@@ -15,6 +15,7 @@ from the data would reveal which cells are non-empty).
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import itertools
 from collections.abc import Mapping, Sequence
@@ -42,13 +43,18 @@ from synthguard.scale._partitions import as_dask, is_dask
 
 __all__ = [
     "MSTSynthesizer",
+    "all_integers",
+    "binned_integers",
     "domain_builder",
     "dp_count",
     "dp_histogram",
     "dp_marginal",
     "dp_sum",
+    "first_rows",
     "marginal_counts",
     "sample_on_workers",
+    "settle_dtypes",
+    "tree_sum",
 ]
 
 
@@ -277,6 +283,54 @@ def domain_builder(model: DPSynthesizer, *, missing: Any = None) -> Any:
         build_domain, columns=model.columns, categories=model.categories, bins=model.bins,
         schema=model.schema, n_bins=model.n_bins, domain_from_data=None,
         owner=type(model).__name__, missing=missing)
+
+
+def first_rows(data: Any, rows: int = 100) -> pd.DataFrame:
+    """The first rows of the first non-empty partition: the columns' types for the domain
+    (reads one partition, not a pass over the data). Empty data give an empty frame, which
+    the domain refuses."""
+    for part in data.to_delayed():
+        head = dask.compute(dask.delayed(pd.DataFrame.head)(part, rows))[0]
+        if len(head):
+            return head
+    return data._meta
+
+
+def binned_integers(domain: Any) -> dict[str, bool]:
+    """Whether each binned column of a partition's domain holds integers (how the release
+    decodes it: :meth:`synthguard.dp.synthesizers._domain.Domain.decode`)."""
+    return {c: bool(pd.api.types.is_integer_dtype(domain.dtypes[c])) for c in domain.edges}
+
+
+def all_integers(*flags: dict[str, bool]) -> dict[str, bool]:
+    """:func:`binned_integers` of several partitions: integers where all of them say so."""
+    out: dict[str, bool] = {}
+    for f in flags:
+        for c, flag in f.items():
+            out[c] = out.get(c, True) and flag
+    return out
+
+
+def settle_dtypes(domain: Any, integer: dict[str, bool]) -> Any:
+    """The domain fitted on the first rows, with a binned column read as integers there but
+    not in every partition turned to floats: the pandas fit's reading of the whole file (the
+    first rows alone may hold whole numbers only)."""
+    floats = {c for c, t in domain.dtypes.items()
+              if not integer.get(c, True) and pd.api.types.is_integer_dtype(t)}
+    if not floats:
+        return domain
+    return dataclasses.replace(domain, dtypes={
+        c: np.dtype(np.float64) if c in floats else t for c, t in domain.dtypes.items()})
+
+
+def tree_sum(blocks: list[Any], merge: Any, width: int = 8) -> Any:
+    """The delayed ``blocks`` (one per partition) merged on the workers, ``width`` at a time,
+    until one is left, then computed: the client receives one merged result, never every
+    partition's (exact when ``merge`` adds integers)."""
+    level = list(blocks)
+    while len(level) > 1:
+        level = [dask.delayed(merge)(*level[i:i + width]) for i in range(0, len(level), width)]
+    return dask.compute(level[0])[0]
 
 
 def _pair_tables(

@@ -22,7 +22,6 @@ its rows from their strata's noisy shares and shuffles them.
 
 from __future__ import annotations
 
-import dataclasses
 from typing import Any, ClassVar
 
 import dask
@@ -35,7 +34,16 @@ from synthguard.dp.synthesizers._base import DPSynthesizer
 from synthguard.dp.synthesizers.result import DPSyntheticData
 from synthguard.errors import ParameterError
 from synthguard.scale._partitions import is_dask
-from synthguard.scale.dp import _Drawer, domain_builder, sample_on_workers
+from synthguard.scale.dp import (
+    _Drawer,
+    all_integers,
+    binned_integers,
+    domain_builder,
+    first_rows,
+    sample_on_workers,
+    settle_dtypes,
+    tree_sum,
+)
 
 __all__ = ["StratifiedSynthesizer"]
 
@@ -52,35 +60,20 @@ def _cell_counts(part: pd.DataFrame, build: Any, cols: list[str], sizes: tuple[i
         return np.zeros(0, np.int64), np.zeros(0, np.int64), {}
     domain, codes = build(part)
     cells, counts = np.unique(_stratified.cell_index(codes, cols, sizes), return_counts=True)
-    integer = {c: bool(pd.api.types.is_integer_dtype(domain.dtypes[c])) for c in domain.edges}
-    return cells.astype(np.int64), counts.astype(np.int64), integer
+    return cells.astype(np.int64), counts.astype(np.int64), binned_integers(domain)
 
 
 def _merge(*blocks: _Cells) -> _Cells:
     """Sum sparse cell counts exactly (integers)."""
     cells = np.concatenate([b[0] for b in blocks])
     counts = np.concatenate([b[1] for b in blocks])
-    integer: dict[str, bool] = {}
-    for b in blocks:
-        for c, flag in b[2].items():
-            integer[c] = integer.get(c, True) and flag
+    integer = all_integers(*(b[2] for b in blocks))
     if cells.size == 0:
         return cells, counts, integer
     order = np.argsort(cells, kind="stable")
     cells, counts = cells[order], counts[order]
     start = np.flatnonzero(np.r_[True, cells[1:] != cells[:-1]])
     return cells[start], np.add.reduceat(counts, start), integer
-
-
-def _first_rows(data: Any, rows: int = 100) -> pd.DataFrame:
-    """The first rows of the first non-empty partition: the columns' types for the domain
-    (reads one partition, not a pass over the data). Empty data give an empty frame, which
-    the domain refuses."""
-    for part in data.to_delayed():
-        head = dask.compute(dask.delayed(pd.DataFrame.head)(part, rows))[0]
-        if len(head):
-            return head
-    return data._meta
 
 
 class _StrataDrawer(_Drawer):
@@ -139,14 +132,13 @@ class StratifiedSynthesizer(_stratified.StratifiedSynthesizer):
         self._validate_params()
 
         build = domain_builder(self, missing=self.missing)
-        head = _first_rows(data)
+        head = first_rows(data)
         domain, _ = build(head)
         cols, sizes = self._layout(domain)  # public: a table too large is refused first
-        level = [dask.delayed(_cell_counts)(p, build, cols, sizes)
-                 for p in data[list(domain.columns)].to_delayed()]
-        while len(level) > 1:  # a tree of merges: only occupied cells travel
-            level = [dask.delayed(_merge)(*level[i:i + 8]) for i in range(0, len(level), 8)]
-        cells, counts, integer = dask.compute(level[0])[0]
+        # a tree of merges on the workers: only occupied cells travel
+        cells, counts, integer = tree_sum(
+            [dask.delayed(_cell_counts)(p, build, cols, sizes)
+             for p in data[list(domain.columns)].to_delayed()], _merge)
         total = np.zeros(int(np.prod(sizes)), dtype=np.int64)
         total[cells] = counts
         self._counted = total
@@ -154,15 +146,8 @@ class StratifiedSynthesizer(_stratified.StratifiedSynthesizer):
             super().fit(head)
         finally:
             self._counted = None
-        # a binned column decodes to integers only when every partition holds integers (the
-        # pandas fit's reading of the whole file; the first rows alone may say integer)
-        floats = {c for c, flag in integer.items() if not flag}
-        if floats & {c for c, t in self.domain_.dtypes.items()
-                     if pd.api.types.is_integer_dtype(t)}:
-            dtypes = {c: (np.dtype(np.float64) if c in floats
-                          and pd.api.types.is_integer_dtype(t) else t)
-                      for c, t in self.domain_.dtypes.items()}
-            self.domain_ = dataclasses.replace(self.domain_, dtypes=dtypes)
+        # a binned column decodes to integers only when every partition holds integers
+        self.domain_ = settle_dtypes(self.domain_, integer)
         return self
 
     def _table_counts(self, codes: dict[str, np.ndarray], cols: list[str],

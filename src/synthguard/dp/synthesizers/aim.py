@@ -184,9 +184,7 @@ class AIMSynthesizer(DPSynthesizer):
 
         def answer(cl: Clique) -> np.ndarray:
             if cl not in cache:
-                shape = tuple(sizes[c] for c in cl)
-                idx = np.ravel_multi_index(tuple(codes[c] for c in cl), shape)
-                cache[cl] = np.bincount(idx, minlength=int(np.prod(shape))).astype(np.float64)
+                cache[cl] = self._marginal(codes, cl, tuple(sizes[c] for c in cl))
             return cache[cl]
 
         planner = RoundPlanner(max_rounds=self.max_rounds, max_seconds=self.max_seconds,
@@ -275,6 +273,14 @@ class AIMSynthesizer(DPSynthesizer):
         self.noisy_total_ = float(model.total)
         self._jtree = JunctionTree(mbi, model)
         self._noisy = noisy
+
+    def _marginal(self, codes: dict[str, np.ndarray], clique: Clique,
+                  shape: tuple[int, ...]) -> np.ndarray:
+        """Exact count of every cell of ``clique`` (flattened, C order, as floats): the only
+        way AIM reads the data, for the 1-way marginals and its candidates
+        (``synthguard.scale.AIMSynthesizer`` counts them all on Dask in one pass)."""
+        idx = np.ravel_multi_index(tuple(codes[c] for c in clique), shape)
+        return np.bincount(idx, minlength=int(np.prod(shape))).astype(np.float64)
 
     def _rounds_for(self, d: int) -> int:
         return int(self.rounds) if self.rounds is not None else (

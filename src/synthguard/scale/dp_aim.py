@@ -1,0 +1,171 @@
+"""AIM on Dask: every marginal AIM may read counted in one pass, the selection loop on the client.
+
+:class:`synthguard.dp.AIMSynthesizer` (McKenna, Mullins, Sheldon & Miklau 2022) reads the data
+only through exact marginal counts (its ``_marginal`` hook): the 1-way marginal of every
+column, then, round by round, those of its candidates (the downward closure of the workload),
+to score them and to measure the one selected. Which candidates it scores depends on the
+noisy model, but they are always among the closure, so here every 1-way marginal and every
+candidate is counted by Dask in one pass before the loop: each partition codes its records on
+the declared public domain and counts every table, and the tables are summed in integers in a
+tree of merges on the workers (equal to the pandas counts whatever the partitioning). The
+pandas AIM then runs unchanged on the client: the ledger charged once (one zCDP line), every
+Gaussian measurement and Gumbel selection drawn there (OpenDP's samplers for a release; the
+seeded numpy path for simulation only, as on pandas), Private-PGM fitted there. The privacy
+guarantee is the pandas one: counting more marginals than AIM measures releases nothing (only
+the noisy answers and the noisy selections leave the fit).
+
+``max_seconds`` bounds the selection loop as on pandas; the counting pass comes before it and
+is not counted. The records are drawn per partition on the workers from the fitted junction
+tree's calibrated clique marginals (:func:`synthguard.scale.dp.sample_on_workers`).
+"""
+
+from __future__ import annotations
+
+from typing import Any, ClassVar
+
+import dask
+import numpy as np
+import pandas as pd
+
+from synthguard._random import RandomState
+from synthguard.dp.synthesizers import aim as _aim
+from synthguard.dp.synthesizers._base import DPSynthesizer
+from synthguard.dp.synthesizers._junction import JunctionTree
+from synthguard.dp.synthesizers.result import DPSyntheticData
+from synthguard.errors import ParameterError
+from synthguard.scale._partitions import is_dask
+from synthguard.scale.dp import (
+    _Drawer,
+    all_integers,
+    binned_integers,
+    domain_builder,
+    first_rows,
+    sample_on_workers,
+    settle_dtypes,
+    tree_sum,
+)
+
+__all__ = ["AIMSynthesizer"]
+
+Clique = tuple[str, ...]
+_Tables = dict[Clique, np.ndarray]
+
+
+def _clique_tables(part: pd.DataFrame, build: Any, cliques: list[Clique],
+                   sizes: dict[str, int]) -> tuple[_Tables, dict[str, bool]]:
+    """Exact counts of one partition over every clique (flattened, C order, integers), and
+    whether each binned column holds integers there (how the release decodes it)."""
+    if len(part) == 0:
+        return {}, {}
+    domain, codes = build(part)
+    out: _Tables = {}
+    for cl in cliques:
+        shape = tuple(sizes[c] for c in cl)
+        idx = np.ravel_multi_index(tuple(codes[c] for c in cl), shape)
+        out[cl] = np.bincount(idx, minlength=int(np.prod(shape)))
+    return out, binned_integers(domain)
+
+
+def _add(*blocks: tuple[_Tables, dict[str, bool]]) -> tuple[_Tables, dict[str, bool]]:
+    """Sum tables clique by clique (integers: exact)."""
+    out: _Tables = {}
+    for tables, _ in blocks:
+        for cl, counts in tables.items():
+            out[cl] = out[cl] + counts if cl in out else counts
+    return out, all_integers(*(flags for _, flags in blocks))
+
+
+class _SamplingTree:
+    """What sampling reads of a fitted :class:`JunctionTree`: the calibrated clique marginals
+    and the tree order (no mbi module, no JAX model: they do not travel to the workers)."""
+
+    _FIELDS = ("sizes", "nodes", "adj", "parent", "order", "cliques", "total", "marginals")
+
+    @classmethod
+    def of(cls, tree: JunctionTree) -> JunctionTree:
+        light = object.__new__(JunctionTree)
+        for name in cls._FIELDS:
+            setattr(light, name, getattr(tree, name))
+        return light
+
+
+class _TreeDrawer(_Drawer):
+    """A drawer whose model carries the junction tree's sampling fields only."""
+
+    @classmethod
+    def of(cls, fitted: DPSynthesizer) -> _Drawer:
+        drawer = super().of(fitted)
+        drawer._model._jtree = _SamplingTree.of(fitted._jtree)  # type: ignore[attr-defined]
+        return drawer
+
+
+class AIMSynthesizer(_aim.AIMSynthesizer):
+    """AIM (:class:`synthguard.dp.AIMSynthesizer`) fitted on a Dask DataFrame: the 1-way
+    marginals and every candidate marginal (the workload's downward closure) are counted by Dask
+    in one pass and summed in integers (the pandas counts), then the pandas AIM selects,
+    measures and estimates on the client: the ledger charged once, the noise drawn there. Same
+    parameters; the domain must be public (``categories=``/``bins=``). With the same seed (and
+    no ``max_seconds``, which makes the rounds depend on the machine) the fit equals the pandas
+    fit. Pandas input takes the pandas path.
+    """
+
+    #: rows drawn per partition by :meth:`sample` after a Dask fit
+    partition_rows: int = 1_000_000
+    #: what a worker needs to draw records: the fitted junction tree and the domain
+    _draw_fields: ClassVar[tuple[str, ...]] = ("_jtree", "domain_")
+
+    def fit(self, data: Any) -> DPSynthesizer:
+        self.fitted_on_dask_ = is_dask(data)
+        self._tables: _Tables | None = None
+        if not is_dask(data):
+            return super().fit(data)
+        if self.domain_from_data is not None:
+            raise ParameterError(
+                "AIMSynthesizer on Dask: parameter 'domain_from_data': declare the public "
+                "levels with categories=/bins= (levels read from the data differ between "
+                "partitions)"
+            )
+        self._check_budget()  # bad parameters are refused before the data are read
+        self._validate_params()
+        build = domain_builder(self, missing=self.missing)
+        head = first_rows(data)
+        domain, _ = build(head)
+        cols = list(domain.columns)
+        workload = self._workload(cols)  # a bad workload is refused before the pass
+        cliques = sorted({*((c,) for c in cols), *_aim.aim_candidates(workload)})
+        sizes = dict(zip(cols, domain.sizes))
+        self._tables, integer = tree_sum(
+            [dask.delayed(_clique_tables)(p, build, cliques, sizes)
+             for p in data[cols].to_delayed()], _add)
+        try:
+            super().fit(head)
+        finally:
+            self._tables = None
+        # a binned column decodes to integers only when every partition holds integers
+        self.domain_ = settle_dtypes(self.domain_, integer)
+        return self
+
+    def _marginal(self, codes: dict[str, np.ndarray], clique: Clique,
+                  shape: tuple[int, ...]) -> np.ndarray:
+        tables = getattr(self, "_tables", None)
+        if tables is None:
+            return super()._marginal(codes, clique, shape)
+        return tables[clique].astype(np.float64)
+
+    def sample(self, *, m: int = 1, n: int | None = None, random_state: RandomState = None,
+               partition_rows: int | None = None) -> DPSyntheticData:
+        """Draw ``m`` synthetic data sets of ``n`` rows (default: the noisy record count).
+
+        After a fit on pandas, :meth:`synthguard.dp.AIMSynthesizer.sample`. After a fit on Dask
+        the implicates are *lazy* Dask DataFrames whose partitions of at most
+        ``partition_rows`` rows (default :attr:`partition_rows`) are drawn on the workers from
+        the fitted junction tree's calibrated clique marginals; seeds as
+        :func:`synthguard.scale.dp.sample_on_workers`: the same seed, ``n`` and
+        ``partition_rows`` give the same release, and with one partition the pandas release.
+        Post-processing of the noisy measurements: no privacy is spent.
+        """
+        if not getattr(self, "fitted_on_dask_", False):
+            return super().sample(m=m, n=n, random_state=random_state)
+        return sample_on_workers(
+            self, _TreeDrawer.of(self), m=m, n=n, random_state=random_state,
+            partition_rows=self.partition_rows if partition_rows is None else partition_rows)
