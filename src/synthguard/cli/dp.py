@@ -274,11 +274,11 @@ def synthesize_dp(data: Path, read_kw: dict[str, Any], method: str, epsilon: flo
     given) and synthguard_manifest.json (kind dp, the ledger file and the budget spent), which
     `synthguard evaluate` reads to show the DP section of the report.
 
-    With --dask TARGET (--method mst or stratified) DATA may be a Parquet folder or a quoted
-    glob of CSV files: what the method reads (MST's 1- and 2-way marginals, the stratified
-    synthesizer's full table) is counted on Dask, the noise is drawn once here and the ledger
-    charged once; each implicate is drawn and written by the workers as a Parquet folder.
-    The levels must be public (--levels, --bins).
+    With --dask TARGET (--method mst, aim or stratified) DATA may be a Parquet folder or a
+    quoted glob of CSV files: what the method reads (MST's 1- and 2-way marginals, AIM's
+    candidate marginals, the stratified synthesizer's full table) is counted on Dask, the noise
+    is drawn once here and the ledger charged once; each implicate is drawn and written by the
+    workers as a Parquet folder. The levels must be public (--levels, --bins).
 
     Exit codes: 0 written, 2 bad input or a refused charge (nothing written).
 

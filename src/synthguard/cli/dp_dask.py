@@ -1,9 +1,10 @@
-"""``synthguard dp synthesize DATA --dask TARGET``: MST or the stratified synthesizer fitted
-on Dask (:class:`synthguard.scale.MSTSynthesizer`, :class:`synthguard.scale.StratifiedSynthesizer`).
+"""``synthguard dp synthesize DATA --dask TARGET``: MST, AIM or the stratified synthesizer
+fitted on Dask (:class:`synthguard.scale.MSTSynthesizer`, :class:`synthguard.scale.AIMSynthesizer`,
+:class:`synthguard.scale.StratifiedSynthesizer`).
 
 What the method reads of the data is counted by Dask in one pass (per partition, summed in
-integers: the counts equal the pandas counts): MST's 1- and 2-way marginals, the stratified
-synthesizer's full contingency table. The noise is then drawn once on the client by the same
+integers: the counts equal the pandas counts): MST's 1- and 2-way marginals, AIM's 1-way and
+candidate marginals, the stratified synthesizer's full contingency table. The noise is then drawn once on the client by the same
 code as without ``--dask`` and the ledger is charged once. The synthetic records are drawn on
 the workers, one partition of at most a million rows per task with its own seed from the
 ``--seed``'s ``SeedSequence`` (same seed and ``--n``, same release; up to a million rows, the
@@ -23,7 +24,7 @@ import click
 __all__ = ["ON_DASK", "dp_class_on_dask", "dp_data_on_dask", "write_implicates"]
 
 #: the methods ``--dask`` runs (:func:`dp_class_on_dask` gives their classes)
-ON_DASK = ("mst", "stratified")
+ON_DASK = ("mst", "aim", "stratified")
 
 
 def dp_data_on_dask(data: Path, read_kw: dict[str, Any], target: Any, *, method: str,
@@ -34,16 +35,18 @@ def dp_data_on_dask(data: Path, read_kw: dict[str, Any], target: Any, *, method:
 
     if method not in ON_DASK:
         raise click.UsageError(f"--method {method} is not available with --dask (Dask runs "
-                               f"mst and stratified: synthguard.scale.MSTSynthesizer and "
-                               f"StratifiedSynthesizer); use one of them or run without --dask")
+                               f"mst, aim and stratified: synthguard.scale.MSTSynthesizer, "
+                               f"AIMSynthesizer and StratifiedSynthesizer); use one of them or "
+                               f"run without --dask")
     return dask_input(data, read_kw, target, **{"--levels-from-data": levels_from_data})
 
 
 def dp_class_on_dask(method: str) -> Any:
     """The DP synthesizer class of the Dask path for ``method`` (one of :data:`ON_DASK`)."""
-    from synthguard.scale import MSTSynthesizer, StratifiedSynthesizer
+    from synthguard.scale import AIMSynthesizer, MSTSynthesizer, StratifiedSynthesizer
 
-    return {"mst": MSTSynthesizer, "stratified": StratifiedSynthesizer}[method]
+    return {"mst": MSTSynthesizer, "aim": AIMSynthesizer,
+            "stratified": StratifiedSynthesizer}[method]
 
 
 def write_implicates(implicates: list[Any], folder: Path, method: str) -> list[str]:

@@ -10,9 +10,9 @@ Parquet folders, a manifest) under ``<output>/releases/``; the evaluation is
   fitted on a seeded sample and drawn per partition);
 * ``method: sdc`` with the steps ``topcode`` / ``bottomcode`` (``at`` or ``percentile``),
   ``add_noise``, ``pram`` and ``swap`` (within ``strata``) -> :mod:`synthguard.scale.sdc`;
-* ``method: dp`` with ``synthesizer: mst`` or ``stratified`` ->
-  :class:`synthguard.scale.MSTSynthesizer` or :class:`synthguard.scale.StratifiedSynthesizer`,
-  charging the plan's ledger once.
+* ``method: dp`` with ``synthesizer: mst``, ``aim`` or ``stratified`` ->
+  :class:`synthguard.scale.MSTSynthesizer`, :class:`synthguard.scale.AIMSynthesizer` or
+  :class:`synthguard.scale.StratifiedSynthesizer`, charging the plan's ledger once.
 
 Anything else (another method or step, ``start:``, a holdout, the
 attacks, regression formulas, constraints) is refused before anything is made, each with the
@@ -35,7 +35,7 @@ import numpy as np
 __all__ = ["run_on_dask"]
 
 #: DP synthesizers of a plan that run on Dask (classes of synthguard.scale)
-DP_ON_DASK = ("mst", "stratified")
+DP_ON_DASK = ("mst", "aim", "stratified")
 
 #: SDC steps of a plan that run on Dask, and the parameters each may not take there
 SDC_ON_DASK: dict[str, tuple[str, ...]] = {"topcode": (), "bottomcode": (), "add_noise": (),
@@ -84,16 +84,16 @@ def check_plan_on_dask(plan: Any) -> None:
                         f"public value as 'at'")
         elif spec.method == "dp":
             if str(spec.params.get("synthesizer", "")) not in DP_ON_DASK:
-                problems.append(f"{_where(plan, *base, 'synthesizer')}: only 'mst' and "
-                                f"'stratified' run with --dask (synthguard.scale."
-                                f"MSTSynthesizer, StratifiedSynthesizer)")
+                problems.append(f"{_where(plan, *base, 'synthesizer')}: only 'mst', 'aim' "
+                                f"and 'stratified' run with --dask (synthguard.scale."
+                                f"MSTSynthesizer, AIMSynthesizer, StratifiedSynthesizer)")
             if spec.params.get("domain_from_data"):
                 problems.append(f"{_where(plan, *base, 'domain_from_data')}: not available "
                                 f"with --dask; declare the public levels")
         else:
             problems.append(f"{_where(plan, *base, 'method')}: method '{spec.method}' is not "
-                            f"available with --dask (Dask runs synthesis, sdc and dp with mst "
-                            f"or stratified)")
+                            f"available with --dask (Dask runs synthesis, sdc and dp with mst, "
+                            f"aim or stratified)")
     if problems:
         raise PlanError("the plan cannot run on Dask:\n" + "\n".join(problems))
 
@@ -112,7 +112,8 @@ def _make(spec: Any, data: Any, seed: int, ledger: Any) -> tuple[str, list[Any],
     if spec.method == "sdc":
         return _sdc(spec, data, seed)
     name = str(params["synthesizer"])
-    cls = {"mst": scale.MSTSynthesizer, "stratified": scale.StratifiedSynthesizer}[name]
+    cls = {"mst": scale.MSTSynthesizer, "aim": scale.AIMSynthesizer,
+           "stratified": scale.StratifiedSynthesizer}[name]
     model = cls(**{k: v for k, v in params.items() if k not in ("synthesizer", "m", "n")},
                 ledger=ledger)
     fitted = model.fit(data)
