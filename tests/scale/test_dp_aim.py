@@ -97,6 +97,27 @@ def test_every_candidate_is_counted_in_the_one_pass(monkeypatch):
     assert calls[0] == [("age",), ("region",), ("sex",), ("sex", "age")]
 
 
+def test_candidates_larger_than_the_model_size_are_not_counted_and_never_read(monkeypatch):
+    data = _data(400, 86)
+    calls: list[list[tuple[str, ...]]] = []
+    tables = dp_aim._clique_tables
+    monkeypatch.setattr(dp_aim, "_clique_tables",
+                        lambda part, build, cliques, sizes: calls.append(cliques) or
+                        tables(part, build, cliques, sizes))
+    # cells: sex 4, region 7 (6 bins and the missing cell), age 3; a model of at most 20.5
+    # cells: sex x region (28) and region x age (21) can never be scored, sex x age (12; 19
+    # with the region's 1-way clique) can once the budget is spent
+    kw = _kw(max_model_size=20.5 * 8 / 2**20, bins={**BINS, "region": [0, 1, 2, 3, 4, 5, 6]})
+    syn = scale.AIMSynthesizer(**kw).fit(dd.from_pandas(data, 2))
+    assert [cl for cl in calls[0] if len(cl) == 2] == [("sex", "age")]
+    read = _reads(monkeypatch, _aim.AIMSynthesizer)
+    pandas_aim = dp.AIMSynthesizer(**kw).fit(data)
+    assert {cl for cl, _ in read if len(cl) == 2} == {("sex", "age")}  # read, and counted
+    assert syn.selected_ == pandas_aim.selected_
+    for ours, theirs in zip(syn._noisy, pandas_aim._noisy):
+        assert ours[0] == theirs[0] and np.array_equal(ours[1], theirs[1])
+
+
 def test_the_ledger_is_charged_once_and_the_noise_drawn_on_the_client(monkeypatch):
     data = _data(500, 82)
     ledger = dp.PrivacyLedger(epsilon=3.0, delta=1e-5)

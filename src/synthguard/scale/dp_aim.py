@@ -4,8 +4,9 @@
 only through exact marginal counts (its ``_marginal`` hook): the 1-way marginal of every
 column, then, round by round, those of its candidates (the downward closure of the workload),
 to score them and to measure the one selected. Which candidates it scores depends on the
-noisy model, but they are always among the closure, so here every 1-way marginal and every
-candidate is counted by Dask in one pass before the loop: each partition codes its records on
+noisy model, but they are always among the closure and never larger than ``max_model_size``
+(a junction tree holding one is at least its size), so here every 1-way marginal and every
+such candidate is counted by Dask in one pass before the loop: each partition codes its records on
 the declared public domain and counts every table, and the tables are summed in integers in a
 tree of merges on the workers (equal to the pandas counts whatever the partitioning). The
 pandas AIM then runs unchanged on the client: the ledger charged once (one zCDP line), every
@@ -132,8 +133,13 @@ class AIMSynthesizer(_aim.AIMSynthesizer):
         domain, _ = build(head)
         cols = list(domain.columns)
         workload = self._workload(cols)  # a bad workload is refused before the pass
-        cliques = sorted({*((c,) for c in cols), *_aim.aim_candidates(workload)})
         sizes = dict(zip(cols, domain.sizes))
+        # a candidate whose own table exceeds max_model_size is never scored: the junction
+        # tree holding it would be larger (mbi's hypothetical_model_size, 8 bytes a cell)
+        limit = float(self.max_model_size) * 2**20 / 8
+        cliques = sorted({*((c,) for c in cols),
+                          *(r for r in _aim.aim_candidates(workload)
+                            if np.prod([sizes[c] for c in r], dtype=np.float64) <= limit)})
         self._tables, integer = tree_sum(
             [dask.delayed(_clique_tables)(p, build, cliques, sizes)
              for p in data[cols].to_delayed()], _add)
@@ -150,6 +156,8 @@ class AIMSynthesizer(_aim.AIMSynthesizer):
         tables = getattr(self, "_tables", None)
         if tables is None:
             return super()._marginal(codes, clique, shape)
+        if clique not in tables:  # pragma: no cover - the pass counts every marginal AIM reads
+            raise RuntimeError(f"AIMSynthesizer on Dask: marginal {clique} was not counted")
         return tables[clique].astype(np.float64)
 
     def sample(self, *, m: int = 1, n: int | None = None, random_state: RandomState = None,
