@@ -34,8 +34,7 @@ from synthguard.dp.synthesizers._base import DPSynthesizer
 from synthguard.dp.synthesizers._junction import JunctionTree
 from synthguard.dp.synthesizers.result import DPSyntheticData
 from synthguard.errors import ParameterError
-from synthguard.scale._partitions import is_dask
-from synthguard.scale.dp import (
+from synthguard.scale._dp_fit import (
     _Drawer,
     all_integers,
     binned_integers,
@@ -45,6 +44,7 @@ from synthguard.scale.dp import (
     settle_dtypes,
     tree_sum,
 )
+from synthguard.scale._partitions import is_dask
 
 __all__ = ["AIMSynthesizer"]
 

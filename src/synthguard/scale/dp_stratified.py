@@ -33,8 +33,7 @@ from synthguard.dp.synthesizers import stratified as _stratified
 from synthguard.dp.synthesizers._base import DPSynthesizer
 from synthguard.dp.synthesizers.result import DPSyntheticData
 from synthguard.errors import ParameterError
-from synthguard.scale._partitions import is_dask
-from synthguard.scale.dp import (
+from synthguard.scale._dp_fit import (
     _Drawer,
     all_integers,
     binned_integers,
@@ -44,6 +43,7 @@ from synthguard.scale.dp import (
     settle_dtypes,
     tree_sum,
 )
+from synthguard.scale._partitions import is_dask
 
 __all__ = ["StratifiedSynthesizer"]
 
