@@ -17,7 +17,7 @@ the noisy answers and the noisy selections leave the fit).
 
 ``max_seconds`` bounds the selection loop as on pandas; the counting pass comes before it and
 is not counted. The records are drawn per partition on the workers from the fitted junction
-tree's calibrated clique marginals (:func:`synthguard.scale.dp.sample_on_workers`).
+tree's calibrated clique marginals (:func:`synthguard.scale._dp_fit.sample_on_workers`).
 """
 
 from __future__ import annotations
@@ -168,7 +168,7 @@ class AIMSynthesizer(_aim.AIMSynthesizer):
         the implicates are *lazy* Dask DataFrames whose partitions of at most
         ``partition_rows`` rows (default :attr:`partition_rows`) are drawn on the workers from
         the fitted junction tree's calibrated clique marginals; seeds as
-        :func:`synthguard.scale.dp.sample_on_workers`: the same seed, ``n`` and
+        :func:`synthguard.scale._dp_fit.sample_on_workers`: the same seed, ``n`` and
         ``partition_rows`` give the same release, and with one partition the pandas release.
         Post-processing of the noisy measurements: no privacy is spent.
         """

@@ -12,7 +12,7 @@ only for simulation, as on pandas), clips and normalises. The privacy guarantee 
 one: a record falls in one cell, so the table has l1 sensitivity 1 under add/remove neighbours,
 whatever the partitioning (one measurement; no parallel composition over partitions is used).
 
-The records are drawn per partition on the workers (:func:`synthguard.scale.dp.sample_on_workers`).
+The records are drawn per partition on the workers (:func:`synthguard.scale._dp_fit.sample_on_workers`).
 Without ``target=`` each partition draws its rows from the normalised noisy table. With
 ``target=`` the stratum sizes of the whole implicate are allocated first (the true sizes when
 ``n`` is their total, as on pandas) and row ``i`` of the stratum-sorted implicate goes to
@@ -166,7 +166,7 @@ class StratifiedSynthesizer(_stratified.StratifiedSynthesizer):
         on Dask the implicates are *lazy* Dask DataFrames whose partitions of at most
         ``partition_rows`` rows (default :attr:`partition_rows`) are drawn on the workers from
         the normalised noisy table (see the module docstring for ``target=``); seeds as
-        :func:`synthguard.scale.dp.sample_on_workers`: the same seed, ``n`` and
+        :func:`synthguard.scale._dp_fit.sample_on_workers`: the same seed, ``n`` and
         ``partition_rows`` give the same release, and with one partition the pandas release.
         Post-processing of the noisy table: no privacy is spent.
         """
