@@ -56,10 +56,17 @@ def test_csv_on_request_and_sync_scheduler(conf, tmp_path):
     path, df = conf
     out = tmp_path / "syn"
     res = _run(["synthesize", path, "--out", out, "--seed", 1, "--dask", "sync",
-                "--format", "csv", "--quiet"])
+                "--format", "csv"])
     assert res.exit_code == 0, res.output
     got = pd.read_csv(out / "synthetic_1.csv")
     assert list(got.columns) == ["region", "x", "sex"] and len(got) == len(df)
+    # what the safeguards did is said on the terminal, as without --dask
+    lines = res.output.splitlines()
+    assert any(line.startswith("replicated uniques: ") and line.endswith(" released")
+               for line in lines)
+    coded = next(line for line in lines if line.startswith("extremes: "))
+    assert "of 1 numeric columns" in coded  # x, at the 5 most extreme records per tail
+    assert "within each partition's draw" in res.output
 
 
 @pytest.mark.parametrize("args, message", [

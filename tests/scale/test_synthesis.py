@@ -35,8 +35,9 @@ def _data(n: int = 480, seed: int = 0) -> pd.DataFrame:
     )
 
 
-def _pandas_by_stratum(pdf, strata, m, seed, **kw):
-    """The pandas path, stratum by stratum in sorted order, with the documented seeds."""
+def _pandas_by_stratum(pdf, strata, m, seed, reports=None, **kw):
+    """The pandas path, stratum by stratum in sorted order, with the documented seeds (each
+    stratum's safeguard report appended to ``reports`` when given)."""
     keys = sorted(pdf[strata].drop_duplicates().itertuples(index=False, name=None))
     seeds = stratum_seeds(seed, len(keys))
     out = [[] for _ in range(m)]
@@ -47,6 +48,8 @@ def _pandas_by_stratum(pdf, strata, m, seed, **kw):
             .fit(rows)
             .sample(diagnostics=False)
         )
+        if reports is not None:
+            reports.append(res.safeguards)
         for i in range(m):
             out[i].append(res.implicates[i])
     return [pd.concat(f, ignore_index=True) for f in out]
@@ -60,8 +63,20 @@ def test_strata_equal_the_pandas_release_for_the_same_seed(npartitions):
         dd.from_pandas(pdf, npartitions=npartitions), strata="region", m=2, random_state=11, **kw
     )
     assert (res.plan, res.n_blocks, res.m, res.kind) == ("strata", 3, 2, "full")
+    assert res.safeguards is None  # computed with the release
     got = res.compute()
-    want = _pandas_by_stratum(pdf, ["region"], 2, 11, **kw)
+    reports = []
+    want = _pandas_by_stratum(pdf, ["region"], 2, 11, reports, **kw)
+    # what the safeguards did, per implicate, is the strata's summed (the CLI prints it)
+    sg = res.safeguards
+    assert sg.found == tuple(sum(r.found[i] for r in reports) for i in range(2))
+    assert sg.coded == tuple(
+        {c: sum(r.coded[i].get(c, 0) for r in reports) for c in ("x", "income")}
+        for i in range(2))
+    assert sg.rare == tuple(
+        {c: sum(r.rare[i].get(c, 0) for r in reports) for c in {c for r in reports for c in r.rare[i]}}
+        for i in range(2))
+    assert sum(sg.totals().values()) > 0
     for g, w in zip(got, want, strict=True):
         assert list(g.columns) == ["region", "x", "sex", "income"]
         pd.testing.assert_frame_equal(g, w.astype(g.dtypes.to_dict()))

@@ -233,3 +233,25 @@ def test_thresholds_snap_onto_data_values_outside_the_tails():
     slo, shi = snap_to_values(x, lo, hi)
     assert (slo, shi) == (2.5, 7.2)  # 8.0 is not a value of the data: down to 7.2
     assert snap_to_values(x, 2.6, None) == (3.33, None)
+
+
+def test_reports_of_blocks_combine_by_implicate():
+    from synthguard.synthesis.safeguards import SafeguardReport
+
+    a = SafeguardReport("redraw", 5, {"x": (1.0, 9.0), "y": (None, 40.0)}, found=(2, 1),
+                        redrawn=(2, 1), removed=(0, 0), remaining=(0, 0), suppressed=(0, 0),
+                        coded=({"x": 3, "y": 1}, {"x": 0, "y": 2}), rare_values=5,
+                        rare=({"x": 4}, {}))
+    b = SafeguardReport("redraw", 5, {"x": (1.0, 9.0), "y": (None, 45.0)}, found=(0, 4),
+                        redrawn=(0, 3), removed=(0, 1), remaining=(0, 0), suppressed=(0, 0),
+                        coded=({"x": 1, "y": 0}, {"x": 5, "y": 0}), rare_values=5,
+                        rare=({"y": 2}, {"x": 1}))
+    c = SafeguardReport.combine([a, b])
+    assert (c.found, c.redrawn, c.removed) == ((2, 5), (2, 4), (0, 1))
+    assert c.coded == ({"x": 4, "y": 1}, {"x": 5, "y": 2})
+    assert c.rare == ({"x": 4, "y": 2}, {"x": 1})
+    assert c.thresholds == {"x": (1.0, 9.0)}  # y was coded at each block's own threshold
+    assert "of 2 numeric columns" in c.summary()  # x and y, read from what was coded
+    assert c.totals()["extreme_values_coded"] == 12
+    with pytest.raises(ParameterError, match="at least one"):
+        SafeguardReport.combine([])

@@ -56,5 +56,10 @@ def synthesize_on_dask(data: Path, out: Path, target: Any, params: dict[str, Any
         how = (f"{result.n_blocks} strata on workers" if result.plan == "strata" else
                f"models fitted on a sample of {result.fit_rows} records, drawn in "
                f"{result.n_blocks} partitions")
+        if result.safeguards is not None:
+            per = "stratum" if result.plan == "strata" else "partition's draw"
+            click.echo(result.safeguards.summary())
+            click.echo(f"(the safeguards act within each {per}: summed over the "
+                       f"{result.n_blocks} blocks)")
         click.echo(f"wrote {result.m} implicate(s) ({fmt}) to {out} with "
                    f"synthguard_manifest.json (seed {result.seed}; {how})")

@@ -23,7 +23,7 @@ from typing import Any
 from synthguard.errors import FileFormatError, ParameterError
 from synthguard.scale.progress import Progress, compute
 
-__all__ = ["read_dataset", "write_implicates"]
+__all__ = ["pending_writes", "read_dataset", "write_implicates"]
 
 _CSV = (".csv", ".txt", ".csv.gz", ".csv.bz2")
 _GLOB_CHARS = ("*", "?", "[")
@@ -136,6 +136,15 @@ def write_implicates(
     ParameterError
         An unknown ``fmt``.
     """
+    names, pending = pending_writes(implicates, folder, prefix=prefix, fmt=fmt)
+    compute(*pending, progress=progress)
+    return names
+
+
+def pending_writes(implicates: Sequence[Any], folder: str | os.PathLike[str], *,
+                   prefix: str = "synthetic", fmt: str = "parquet") -> tuple[list[str], list[Any]]:
+    """The names :func:`write_implicates` writes and its writes, not yet computed (so a
+    caller can compute them with other results of the same graph, in one pass)."""
     if fmt not in ("parquet", "csv"):
         raise ParameterError("parameter 'fmt': use 'parquet' or 'csv'")
     base = Path(folder)
@@ -151,5 +160,4 @@ def write_implicates(
             pending.append(ddf.to_csv(str(base / name), single_file=True, index=False,
                                       compute=False))
         names.append(name)
-    compute(*pending, progress=progress)
-    return names
+    return names, pending

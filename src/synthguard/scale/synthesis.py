@@ -49,7 +49,9 @@ Partial synthesis (``keep=``) keeps the confidential rows: it needs strata on Da
 from __future__ import annotations
 
 import copy
+import operator
 import os
+import warnings
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -57,13 +59,15 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
+from dask import delayed
 
 from synthguard._random import copy_seed_sequence
 from synthguard.errors import DataError, ParameterError
-from synthguard.scale.io import write_implicates
-from synthguard.scale.progress import Progress
+from synthguard.scale.io import pending_writes
+from synthguard.scale.progress import Progress, compute
 from synthguard.synthesis import Synthesizer
 from synthguard.synthesis.engine import allocate
+from synthguard.synthesis.safeguards import SafeguardReport
 
 __all__ = ["DaskSynthesis", "stratum_seeds", "synthesize"]
 
@@ -97,6 +101,10 @@ class DaskSynthesis:
     synthesized, kept : the synthesized and kept columns.
     methods : column -> method, as the pandas release names them (``"fit-sample"`` only; per
         stratum the pandas synthesizer resolves them on the worker).
+    safeguards : SafeguardReport or None
+        What the release safeguards did (replicated uniques redrawn, extremes coded, rare
+        values redrawn), summed over the blocks (:meth:`SafeguardReport.combine`); None until
+        the release is written or computed, which computes it in the same pass.
     """
 
     implicates: list[Any] = field(repr=False)
@@ -110,14 +118,29 @@ class DaskSynthesis:
     synthesized: tuple[str, ...] = ()
     kept: tuple[str, ...] = ()
     methods: Mapping[str, str] = field(default_factory=dict)
+    #: each block's SafeguardReport, lazy (computed with the implicates)
+    reports: Sequence[Any] = field(default=(), repr=False)
+    _computed: dict[str, Any] = field(default_factory=dict, repr=False, compare=False)
+
+    @property
+    def safeguards(self) -> SafeguardReport | None:
+        return self._computed.get("safeguards")
+
+    def _keep_reports(self, reports: Sequence[Any]) -> None:
+        done = [r for r in reports if r is not None]
+        if done:
+            self._computed["safeguards"] = SafeguardReport.combine(done)
 
     def write(self, folder: str | os.PathLike[str], *, prefix: str = "synthetic",
               fmt: str = "parquet", progress: Progress | None = None) -> list[str]:
         """Write the implicates under ``folder`` (:func:`synthguard.scale.io.write_implicates`:
         one Parquet folder per implicate, or one CSV each); return their names.
-        ``progress(done, tasks)`` follows the scheduler."""
-        return write_implicates(self.implicates, Path(folder), prefix=prefix, fmt=fmt,
-                                progress=progress)
+        ``progress(done, tasks)`` follows the scheduler. The blocks' safeguard reports are
+        computed in the same pass (:attr:`safeguards`)."""
+        names, pending = pending_writes(self.implicates, Path(folder), prefix=prefix, fmt=fmt)
+        out = _compute_with_reports(pending, self.reports, progress)
+        self._keep_reports(out[len(pending):])
+        return names
 
     def to_parquet(self, folder: str | os.PathLike[str], *, prefix: str = "synthetic") -> list[str]:
         """Write one Parquet folder per implicate (``PREFIX_1/`` ...) from the workers."""
@@ -125,10 +148,9 @@ class DaskSynthesis:
 
     def compute(self) -> list[pd.DataFrame]:
         """The implicates as pandas DataFrames (for releases that fit in memory)."""
-        import dask
-
-        frames = dask.compute(*self.implicates)
-        return [f.reset_index(drop=True) for f in frames]
+        out = _compute_with_reports(self.implicates, self.reports)
+        self._keep_reports(out[len(self.implicates):])
+        return [f.reset_index(drop=True) for f in out[:len(self.implicates)]]
 
     def provenance(self) -> dict[str, Any]:
         """What the release folder's manifest records about how the release was made."""
@@ -308,12 +330,12 @@ def synthesize(
     meta = data._meta[released]
     kind = "partial" if keep else "full"
     if strata_:
-        implicates, n_blocks = _by_strata(data, strata_, m, n, seed, params, meta)
+        implicates, n_blocks, reports = _by_strata(data, strata_, m, n, seed, params, meta)
         return DaskSynthesis(implicates=implicates, kind=kind, m=int(m), seed=_record(seed),
                              plan="strata", strata=tuple(strata_), n_blocks=n_blocks,
                              synthesized=tuple(c for c in released
                                                if c not in keep and c not in strata_),
-                             kept=tuple(keep))
+                             kept=tuple(keep), reports=reports)
     if keep:
         raise ParameterError(
             "parameter 'keep': partial synthesis keeps the confidential rows, which on Dask "
@@ -352,11 +374,14 @@ def _number_rows(part: pd.DataFrame, offsets: np.ndarray, keys: pd.DataFrame,
 
 def _synthesize_strata(part: pd.DataFrame, seeds: Sequence[tuple[int, tuple[int, ...]]],
                        n_rows: Sequence[int | None], strata: list[str], m: int,
-                       params: dict[str, Any], meta: pd.DataFrame) -> pd.DataFrame:
-    """Synthesize every stratum held by this partition (worker-side)."""
+                       params: dict[str, Any], meta: pd.DataFrame,
+                       ) -> tuple[pd.DataFrame, SafeguardReport | None]:
+    """Synthesize every stratum held by this partition (worker-side); the release's rows and
+    the strata's safeguard reports combined (None for a partition without strata)."""
     frames = []
+    reports = []
     if len(part) == 0:
-        return _empty_output(meta)
+        return _empty_output(meta), None
     sids = np.unique(part.index.to_numpy())
     for b in sids:
         rows = part.loc[[b]] if part.index.is_unique else part[part.index == b]
@@ -368,11 +393,14 @@ def _synthesize_strata(part: pd.DataFrame, seeds: Sequence[tuple[int, tuple[int,
         syn = Synthesizer(strata=strata, m=m, n=nb, random_state=_fresh(seeds[int(b)]),
                           **params)
         result = syn.fit(rows).sample(diagnostics=False)
+        if result.safeguards is not None:
+            reports.append(result.safeguards)
         for i, frame in enumerate(result.implicates, start=1):
             frames.append(_conform(frame, meta).assign(**{_IMP: i}))
+    report = SafeguardReport.combine(reports) if reports else None
     if not frames:
-        return _empty_output(meta)
-    return pd.concat(frames, ignore_index=True)
+        return _empty_output(meta), report
+    return pd.concat(frames, ignore_index=True), report
 
 
 def _empty_output(meta: pd.DataFrame) -> pd.DataFrame:
@@ -416,7 +444,7 @@ def _split_implicates(combined: Any, m: int, meta: pd.DataFrame) -> list[Any]:
 
 def _by_strata(data: Any, strata: list[str], m: int, n: int | None,
                seed: int | np.random.SeedSequence,
-               params: dict[str, Any], meta: pd.DataFrame) -> tuple[list[Any], int]:
+               params: dict[str, Any], meta: pd.DataFrame) -> tuple[list[Any], int, list[Any]]:
 
     table, lengths = _stratum_table(data, strata)
     n_blocks = len(table)
@@ -432,29 +460,51 @@ def _by_strata(data: Any, strata: list[str], m: int, n: int | None,
     divisions = [*range(n_blocks), n_blocks - 1]
     shuffled = numbered.set_index(_SID, divisions=divisions)
     out_meta = _empty_output(meta)
-    combined = shuffled.map_partitions(
-        _synthesize_strata, _portable(stratum_seeds(seed, n_blocks)), n_rows, strata, int(m), params,
-        meta, meta=out_meta, align_dataframes=False,
-    )
-    return _split_implicates(combined, m, meta), n_blocks
+    seeds = _portable(stratum_seeds(seed, n_blocks))
+    combined, reports = _with_reports(
+        [delayed(_synthesize_strata)(p, seeds, n_rows, strata, int(m), params, meta)
+         for p in shuffled.to_delayed()], out_meta)
+    return _split_implicates(combined, m, meta), n_blocks, reports
+
+
+def _with_reports(outs: list[Any], out_meta: pd.DataFrame) -> tuple[Any, list[Any]]:
+    """The rows of tasks returning ``(rows, report)`` as one Dask DataFrame, and their
+    reports (both read the same tasks: computed together, each block runs once)."""
+    import dask.dataframe as dd
+
+    frames = [delayed(operator.getitem)(o, 0) for o in outs]
+    reports = [delayed(operator.getitem)(o, 1) for o in outs]
+    return dd.from_delayed(frames, meta=out_meta, verify_meta=False), reports
+
+
+def _compute_with_reports(collections: Sequence[Any], reports: Sequence[Any],
+                          progress: Progress | None = None) -> tuple[Any, ...]:
+    """``collections`` and the delayed ``reports`` in one computation (each block runs once).
+    Dask warns that computing expressions with delayed objects materializes the expressions
+    first, which is what computing does anyway: that warning is silenced here."""
+    with warnings.catch_warnings():
+        warnings.filterwarnings("ignore", message="Computing mixed collections",
+                                category=UserWarning)
+        return compute(*collections, *reports, progress=progress)
 
 
 # --------------------------------------------------------------------------- without strata
 
 
-def _draw_partition(part: pd.DataFrame, fitted: Synthesizer,
+def _draw_partition(p: int, fitted: Synthesizer,
                     seeds: Sequence[tuple[int, tuple[int, ...]]],
                     n_rows: Sequence[int], m: int, meta: pd.DataFrame,
-                    partition_info: dict[str, Any] | None = None) -> pd.DataFrame:
-    """Draw this partition's records from the fitted synthesizer (worker-side)."""
-    p = 0 if partition_info is None else int(partition_info["number"])
+                    ) -> tuple[pd.DataFrame, SafeguardReport | None]:
+    """Draw partition ``p``'s records from the fitted synthesizer (worker-side), with the
+    draw's safeguard report."""
     if n_rows[p] == 0:
-        return _empty_output(meta)
+        return _empty_output(meta), None
     syn = copy.copy(fitted)
     syn.n_ = int(n_rows[p])  # rows of this block; the models are shared, not copied
     result = syn.sample(m=m, random_state=_fresh(seeds[p]), diagnostics=False)
-    return pd.concat([_conform(f, meta).assign(**{_IMP: i})
-                      for i, f in enumerate(result.implicates, start=1)], ignore_index=True)
+    return (pd.concat([_conform(f, meta).assign(**{_IMP: i})
+                       for i, f in enumerate(result.implicates, start=1)], ignore_index=True),
+            result.safeguards)
 
 
 def _by_sample(data: Any, m: int, n: int | None, seed: int | np.random.SeedSequence,
@@ -478,13 +528,15 @@ def _by_sample(data: Any, m: int, n: int | None, seed: int | np.random.SeedSeque
     n_rows = lengths if n is None else allocate(lengths, int(n))
     seeds = _portable(draw_seed.spawn(len(lengths)))
     out_meta = _empty_output(meta)
-    combined = data.map_partitions(
-        _draw_partition, fitted, seeds, [int(v) for v in n_rows], int(m), meta,
-        meta=out_meta, align_dataframes=False,
-    )
+    rows = [int(v) for v in n_rows]
+    held = delayed(fitted, pure=True)  # one copy of the models in the graph, not one per task
+    combined, reports = _with_reports(
+        [delayed(_draw_partition)(p, held, seeds, rows, int(m), meta)
+         for p in range(len(lengths))], out_meta)
     return DaskSynthesis(
         implicates=_split_implicates(combined, m, meta), kind="full", m=int(m),
         seed=_record(seed),
         plan="fit-sample", strata=(), n_blocks=len(lengths), fit_rows=len(sample),
         synthesized=tuple(fitted.visit_sequence_), kept=(), methods=dict(fitted.methods_),
+        reports=reports,
     )

@@ -292,6 +292,48 @@ class SafeguardReport(Summarized):
     rare_values: int = 0
     rare: tuple[dict[str, int], ...] = ()
 
+    @classmethod
+    def combine(cls, reports: Sequence[SafeguardReport]) -> SafeguardReport:
+        """One report for blocks synthesized apart (the strata or partitions of a Dask
+        release): per implicate, the counts summed over the blocks. Each block codes its
+        tails at its own thresholds, so ``thresholds`` keeps a column's only when every block
+        coding it used the same; the columns coded are those of ``coded``."""
+        if not reports:
+            raise ParameterError("SafeguardReport.combine: expected at least one report")
+        first = reports[0]
+        m = max(len(r.found) for r in reports)
+
+        def per_implicate(name: str) -> tuple[int, ...]:
+            out = [0] * m
+            for r in reports:
+                for i, v in enumerate(getattr(r, name)):
+                    out[i] += int(v)
+            return tuple(out)
+
+        def per_column(name: str) -> tuple[dict[str, int], ...]:
+            out: list[dict[str, int]] = [{} for _ in range(m)]
+            for r in reports:
+                for i, d in enumerate(getattr(r, name)):
+                    for c, v in d.items():
+                        out[i][c] = out[i].get(c, 0) + int(v)
+            return tuple(out)
+
+        thresholds: dict[str, tuple[float | None, float | None]] = {}
+        seen: dict[str, set[tuple[float | None, float | None]]] = {}
+        for r in reports:
+            for c, t in r.thresholds.items():
+                seen.setdefault(c, set()).add(tuple(t))  # type: ignore[arg-type]
+        for c, ts in seen.items():
+            if len(ts) == 1:
+                thresholds[c] = next(iter(ts))
+        return cls(
+            replicated_uniques=first.replicated_uniques, extremes=first.extremes,
+            thresholds=thresholds, found=per_implicate("found"),
+            redrawn=per_implicate("redrawn"), removed=per_implicate("removed"),
+            remaining=per_implicate("remaining"), suppressed=per_implicate("suppressed"),
+            coded=per_column("coded"), rare_values=first.rare_values, rare=per_column("rare"),
+        )
+
     def totals(self) -> dict[str, int]:
         """Counts over every implicate (what the report and the provenance show)."""
         return {
@@ -340,9 +382,10 @@ class SafeguardReport(Summarized):
             )
         if self.extremes:
             n_coded = sum(sum(d.values()) for d in self.coded)
+            n_columns = len(set(self.thresholds) | {c for d in self.coded for c in d})
             tails = (
                 f"extremes: the values of the {self.extremes} most extreme records per tail "
-                f"of {len(self.thresholds)} numeric columns withheld by bottom/top coding "
+                f"of {n_columns} numeric columns withheld by bottom/top coding "
                 f"({n_coded} synthetic values coded)"
             )
         else:
