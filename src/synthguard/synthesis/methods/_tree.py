@@ -74,7 +74,12 @@ class Tree:
         its node's feature with one gather from the flattened (Fortran-ordered) ``X``,
         compares it with the node's threshold, and, for rows at nominal splits, looks their
         codes up in one flattened table of the splits' left level sets (a last column for
-        codes never seen in fitting). Rows that reached a leaf leave the passes.
+        codes never seen in fitting). The node's two children sit side by side in one table
+        (``2 t``: right, ``2 t + 1``: left), so a row's next node is one gather at ``2 t +
+        go``; node ids are kept doubled, so the per-node arrays are read at ``2 t`` without a
+        multiplication. A leaf is its own child: rows that reach one stay there, and rows
+        are dropped from the passes in batches (when a quarter of them sit at leaves), not
+        at every pass.
         """
         m = X.shape[0]
         out = np.zeros(m, dtype=np.int64)
@@ -83,7 +88,15 @@ class Tree:
         flat = np.asfortranarray(X).ravel(order="F")  # a view for a Fortran-ordered X
         feature = self.feature
         at_leaf = feature < 0
-        offset = np.where(at_leaf, 0, feature).astype(np.int64) * m  # column start in flat
+        k = len(feature)
+        ids = np.arange(k, dtype=np.int64)
+        # indexed by 2 t (and 2 t + 1 for the children): every per-node array repeated twice
+        child = np.empty(2 * k, dtype=np.int64)
+        child[0::2] = 2 * np.where(at_leaf, ids, self.right)
+        child[1::2] = 2 * np.where(at_leaf, ids, self.left)
+        leaf2 = np.repeat(at_leaf, 2)
+        offset = np.repeat(np.where(at_leaf, 0, feature).astype(np.int64) * m, 2)
+        threshold = np.repeat(self.threshold, 2)  # NaN at leaves and nominal splits
         nominal = self.level_row >= 0
         tflat = base = None
         width = self.left_levels.shape[1]
@@ -94,26 +107,29 @@ class Tree:
             row = np.where(nominal, self.level_row, 0)
             table[row[nominal], width] = self.unseen_left[nominal]
             tflat = table.ravel()
-            base = row * (width + 1)
-        threshold, left, right = self.threshold, self.left, self.right
+            base = np.repeat(row * (width + 1), 2)
+        nominal2 = np.repeat(nominal, 2)
         rows = np.arange(m, dtype=np.int64)
-        node = np.zeros(m, dtype=np.int64)
+        node = np.zeros(m, dtype=np.int64)  # 2 x the node id
         while True:
             x = flat[offset[node] + rows]
-            go = x <= threshold[node]  # NaN threshold (nominal split): False, set below
+            go = x <= threshold[node]  # NaN threshold (leaf, nominal split): False
             if tflat is not None and base is not None:
-                k = np.flatnonzero(nominal[node])
-                if len(k):
-                    c = x[k]
+                at = np.flatnonzero(nominal2[node])
+                if len(at):
+                    c = x[at]
                     code = np.where((c >= 0) & (c < width), c, width).astype(np.int64)
-                    go[k] = tflat[base[node[k]] + code]
-            node = np.where(go, left[node], right[node])
-            done = at_leaf[node]
-            if done.any():
-                out[rows[done]] = node[done]
+                    go[at] = tflat[base[node[at]] + code]
+            node += go
+            node = child[node]
+            done = leaf2[node]
+            n_done = int(np.count_nonzero(done))
+            if n_done == len(node):
+                out[rows] = node // 2
+                return out
+            if 4 * n_done >= len(node):
+                out[rows[done]] = node[done] // 2
                 keep = ~done
-                if not keep.any():
-                    return out
                 rows, node = rows[keep], node[keep]
 
 
