@@ -129,3 +129,31 @@ def test_thread_map_leaves_the_callers_warning_filters_as_they_were():
     before = list(warnings.filters)
     assert thread_map(task, ["a", "b"], n_jobs=2) == ["a", "b"]
     assert warnings.filters == before
+
+
+def _blas_threads() -> set[int]:
+    from threadpoolctl import threadpool_info
+
+    return {i["num_threads"] for i in threadpool_info() if i["user_api"] == "blas"}
+
+
+def test_thread_map_runs_blas_in_one_thread_and_restores_it():
+    import threading
+
+    from threadpoolctl import threadpool_limits
+
+    from synthguard.synthesis.engine import single_threaded_blas, thread_map
+
+    with threadpool_limits(limits=2, user_api="blas"):
+        before = _blas_threads()
+        assert thread_map(lambda _: _blas_threads(), range(4), n_jobs=2) == [{1}] * 4
+        assert thread_map(lambda _: _blas_threads(), range(1), n_jobs=1) == [{1}]
+        assert _blas_threads() == before
+        # a section nested in another thread (a stratum's columns inside the strata's map)
+        # ends first: the outer one still runs in one thread until it ends
+        with single_threaded_blas():
+            t = threading.Thread(target=lambda: thread_map(lambda _: None, range(2), 2))
+            t.start()
+            t.join()
+            assert _blas_threads() == {1}
+        assert _blas_threads() == before
