@@ -366,10 +366,17 @@ def fit_block(
     all_rows = np.arange(n) if rows is None else rows
     block = BlockModel(rows=all_rows, stratum=dict(stratum or {}))
     w_block = weights if weights is None or rows is None else weights[rows]
-    block.models = thread_map(
+    # the columns with the most predictors (the last visited, the slowest to fit) first, so
+    # the threads finish together instead of one fitting the last, largest model alone
+    order = sorted(range(len(specs)), key=lambda j: -len(specs[j].predictors))
+    fitted = thread_map(
         lambda j: _fit_column(arrays, rows, n, specs[j], schema, w_block, rngs[j]),
-        range(len(specs)), n_jobs,
+        order, n_jobs,
     )
+    models: list[_ColumnModel] = [None] * len(specs)  # type: ignore[list-item]
+    for j, model in zip(order, fitted, strict=True):
+        models[j] = model
+    block.models = models
     return block
 
 
