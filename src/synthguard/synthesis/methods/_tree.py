@@ -282,12 +282,15 @@ class _Grower:
         if V <= 4 * m:
             # (numpy counts 64-bit integers several times faster than 32-bit ones)
             r64 = r.astype(np.int64)
-            cnt = np.bincount(r64, minlength=V)
-            present = np.flatnonzero(cnt)
             if self.C:
-                tab = np.bincount(r64 * self.C + yi,
-                                  minlength=V * self.C).reshape(V, self.C)[present]
+                # the value-by-class table; the values' counts are its row sums
+                full = np.bincount(r64 * self.C + yi, minlength=V * self.C).reshape(V, self.C)
+                cnt = full.sum(axis=1)
+                present = np.flatnonzero(cnt)
+                tab = full[present]
             else:
+                cnt = np.bincount(r64, minlength=V)
+                present = np.flatnonzero(cnt)
                 tab = np.bincount(r64, weights=yc, minlength=V)[present][:, None]
             return present, cnt[present], tab.astype(np.float64)
         order = _stable_order(r, V)
