@@ -95,3 +95,17 @@ def test_diagnostics_unaffected_by_changing_the_data_after_fit(mixed):
     got = syn.sample().diagnostics.to_frame()
     pd.testing.assert_frame_equal(got, ref)
     assert ref.loc["share", "same_row"] > 0  # marginal draws re-use confidential values
+
+
+def test_share_in_counts_hashes_found_whatever_their_order():
+    from synthguard.synthesis.diagnostics import _share_in, _sorted_unique
+
+    rng = np.random.default_rng(5)
+    conf = rng.integers(0, 2**63, 3000, dtype=np.int64).astype(np.uint64)
+    syn = np.r_[conf[rng.integers(0, 3000, 700)],
+                rng.integers(0, 2**63, 1300, dtype=np.int64).astype(np.uint64),
+                np.array([np.iinfo(np.uint64).max, 0], dtype=np.uint64)]
+    rng.shuffle(syn)
+    members = set(conf.tolist())
+    assert _share_in(syn, _sorted_unique(conf)) == np.mean([h in members for h in syn.tolist()])
+    assert np.isnan(_share_in(syn[:0], _sorted_unique(conf)))

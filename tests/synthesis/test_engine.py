@@ -91,6 +91,25 @@ def test_thread_map_keeps_order_and_fit_block_wants_one_rng_per_spec(mixed):
                   rngs=[np.random.default_rng(0)])
 
 
+def test_fit_block_keeps_the_specs_order_whatever_order_the_threads_fit_them(mixed):
+    # threads take the columns with the most predictors first; the models come back in the
+    # visit order, each fit with its own spec's Generator (the same as one thread's)
+    syn = Synthesizer(visit_sequence=["region", "edu", "kids", "income"], random_state=1)
+    plan = resolve_plan(syn, mixed)
+    assert [len(s.predictors) for s in plan.specs] == [0, 1, 2, 3]
+    arrays = {c: to_working(mixed[c], plan.schema[c]) for c in plan.needed}
+    blocks = [fit_block(arrays, None, plan.specs, plan.schema.columns, None, n_jobs=jobs,
+                        rngs=spawn(np.random.default_rng(3), len(plan.specs)))
+              for jobs in (1, 3)]
+    for one, three in zip(blocks[0].models, blocks[1].models, strict=True):
+        assert one.target == three.target
+    targets = [m.target for m in blocks[1].models]
+    assert targets == [s.target for s in plan.specs]
+    drawn = [draw_block(b, 300, {}, plan.schema.columns, np.random.default_rng(5)) for b in blocks]
+    for c in targets:
+        np.testing.assert_array_equal(drawn[0][c], drawn[1][c])
+
+
 def test_the_old_module_name_gives_the_same_synthesizer_and_release(mixed):
     from synthguard.synthesis import sequential
 
@@ -129,3 +148,31 @@ def test_thread_map_leaves_the_callers_warning_filters_as_they_were():
     before = list(warnings.filters)
     assert thread_map(task, ["a", "b"], n_jobs=2) == ["a", "b"]
     assert warnings.filters == before
+
+
+def _blas_threads() -> set[int]:
+    from threadpoolctl import threadpool_info
+
+    return {i["num_threads"] for i in threadpool_info() if i["user_api"] == "blas"}
+
+
+def test_thread_map_runs_blas_in_one_thread_and_restores_it():
+    import threading
+
+    from threadpoolctl import threadpool_limits
+
+    from synthguard.synthesis.engine import single_threaded_blas, thread_map
+
+    with threadpool_limits(limits=2, user_api="blas"):
+        before = _blas_threads()
+        assert thread_map(lambda _: _blas_threads(), range(4), n_jobs=2) == [{1}] * 4
+        assert thread_map(lambda _: _blas_threads(), range(1), n_jobs=1) == [{1}]
+        assert _blas_threads() == before
+        # a section nested in another thread (a stratum's columns inside the strata's map)
+        # ends first: the outer one still runs in one thread until it ends
+        with single_threaded_blas():
+            t = threading.Thread(target=lambda: thread_map(lambda _: None, range(2), 2))
+            t.start()
+            t.join()
+            assert _blas_threads() == {1}
+        assert _blas_threads() == before

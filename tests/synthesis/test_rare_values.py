@@ -148,3 +148,18 @@ def test_rare_donors_move_only_within_their_neighbourhood():
     # the moves are local: the release's low quantiles stay the draw's
     np.testing.assert_allclose(np.quantile(out, [0.01, 0.05, 0.5]),
                                np.quantile(raw, [0.01, 0.05, 0.5]), rtol=0.06)
+
+
+@pytest.mark.parametrize("n", [0, 5, 1023, 1024, 5000])
+def test_in_sorted_is_membership(n):
+    # brute force: a Python set; NaN is never found (also when the set holds none), values
+    # beyond both ends, below and above the 1,024 values where the searches are sorted first
+    from synthguard.synthesis.rare_values import _in_sorted
+
+    rng = np.random.default_rng(n)
+    values = np.round(rng.normal(0, 30, n))
+    values[::11] = np.nan
+    for members in (np.unique(np.round(rng.normal(0, 10, 40))), np.array([-500.0, 7.0]),
+                    np.array([]), np.unique(values[~np.isnan(values)])[::3]):
+        want = np.array([v in set(members.tolist()) for v in values.tolist()], dtype=bool)
+        np.testing.assert_array_equal(_in_sorted(values, members), want)

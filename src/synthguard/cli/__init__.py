@@ -7,12 +7,14 @@ error; nothing written), 3 a requested measure could not be computed (``evaluate
 
 from __future__ import annotations
 
+import gc
 import sys
 from typing import Any
 
 import click
 
 from synthguard import __version__
+from synthguard.cli._startup import thawed
 from synthguard.errors import SynthguardError
 
 __all__ = ["main"]
@@ -27,9 +29,19 @@ class _Group(click.Group):
     """Turns synthguard errors and unusable paths into a one-line message and exit code 2
     (no traceback)."""
 
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        # The program's entry point (the console script; CliRunner calls ``main``): when
+        # the command is done the process ends, and its objects are left to the operating
+        # system instead of the exit's garbage collection (cli/_startup.py)
+        try:
+            return super().__call__(*args, **kwargs)
+        finally:
+            gc.freeze()
+
     def invoke(self, ctx: click.Context) -> Any:
         try:
-            return super().invoke(ctx)
+            with thawed():  # a command's start-up freezes its imports (cli/_startup.py)
+                return super().invoke(ctx)
         except SynthguardError as e:
             click.echo(f"error: {e}", err=True)
             sys.exit(EXIT_BAD_INPUT)

@@ -13,6 +13,7 @@ import numpy as np
 
 from synthguard.cli._dask import dask_option, refuse_with_dask
 from synthguard.cli._options import read_options
+from synthguard.cli._startup import importing
 from synthguard.cli.synthesize_dask import synthesize_on_dask
 from synthguard.data.io import read_table, write_table
 
@@ -256,9 +257,13 @@ def synthesize_cmd(
           --method Income=bayes_norm --risk-weights pairwise --keys UrbanRural,Race \\
           --target Income --radius 0.2 --m 20
     """
-    from synthguard.data.constraints import load_constraints
-    from synthguard.data.manifest import check_release_target
-    from synthguard.synthesis import Synthesizer
+    with importing():
+        from synthguard.data.constraints import load_constraints
+        from synthguard.data.manifest import check_release_target
+        from synthguard.synthesis import Synthesizer
+
+        if dask is None:  # cart (the default method) grows its trees with scikit-learn
+            import sklearn.tree  # noqa: F401
 
     check_release_target(out, force=force, inputs=[data])  # before the slow part
     if dask is not None:  # --- issue 17: the Dask path (cli/synthesize_dask.py) ---

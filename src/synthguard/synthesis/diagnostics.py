@@ -86,9 +86,12 @@ def _sorted_unique(h: np.ndarray) -> np.ndarray:
 def _share_in(h_syn: np.ndarray, conf_sorted: np.ndarray) -> float:
     if len(h_syn) == 0:
         return float("nan")
-    pos = np.searchsorted(conf_sorted, h_syn)
+    # (searched in sorted order: each search starts where the last ended, several times
+    # faster than in the records' order; the share does not depend on the order)
+    h = np.sort(h_syn)
+    pos = np.searchsorted(conf_sorted, h)
     pos[pos == len(conf_sorted)] = 0
-    return float(np.mean(conf_sorted[pos] == h_syn))
+    return float(np.mean(conf_sorted[pos] == h))
 
 
 def replicated_share(

@@ -82,9 +82,19 @@ def _in_sorted(values: np.ndarray, sorted_set: np.ndarray) -> np.ndarray:
     """Mask of ``values`` found in the sorted array ``sorted_set`` (NaN never found)."""
     if len(sorted_set) == 0:
         return np.zeros(len(values), dtype=bool)
-    pos = np.searchsorted(sorted_set, values)
+    if len(values) < 1024:
+        pos = np.searchsorted(sorted_set, values)
+        pos[pos >= len(sorted_set)] = len(sorted_set) - 1
+        return np.asarray(sorted_set[pos] == values)
+    # many values: searched in sorted order, each search starts where the last ended (several
+    # times faster than searches in random order); the mask is put back in their order
+    order = np.argsort(values)
+    v = values[order]
+    pos = np.searchsorted(sorted_set, v)
     pos[pos >= len(sorted_set)] = len(sorted_set) - 1
-    return np.asarray(sorted_set[pos] == values)
+    found = np.empty(len(values), dtype=bool)
+    found[order] = sorted_set[pos] == v
+    return found
 
 
 def declared_levels(overrides: object, column: str) -> set[object] | None:

@@ -36,3 +36,16 @@ def test_ordered_class_gain_is_the_tables_bit_for_bit(seed):
     np.testing.assert_array_equal(g.values[0][present], values)
     np.testing.assert_array_equal(cnt, want_cnt)
     np.testing.assert_array_equal(gain, want_gain)  # exact: integer sums of squares
+
+
+@pytest.mark.parametrize("n_values", [2, 256, 257, 65_536, 65_537, 10**6])
+def test_stable_order_is_numpys_stable_argsort(n_values):
+    # keys in 0 .. n_values - 1 (many ties), in 8-bit, 16-bit and wider ranges
+    from synthguard.synthesis.methods._tree import _stable_order
+
+    rng = np.random.default_rng(n_values)
+    for dtype in (np.int32, np.int64):
+        keys = rng.integers(0, n_values, 20_000).astype(dtype)
+        keys[:3] = n_values - 1
+        np.testing.assert_array_equal(_stable_order(keys, n_values),
+                                      np.argsort(keys, kind="stable"))

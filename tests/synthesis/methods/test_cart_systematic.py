@@ -66,3 +66,18 @@ def test_auto_adjusts_a_continuous_target_but_not_a_zero_inflated_one(xy):
     assert CartMethod(adjust="scaled").fit(X, gain).adjusts_  # asked for, it still adjusts
     with pytest.raises(ParameterError, match="draws"):
         CartMethod(draws="sorted").fit(X, y)
+
+
+@pytest.mark.parametrize("n_groups", [1, 7, 70_000])
+def test_group_then_key_order_is_lexsorts_order(n_groups):
+    # the two-sort order against numpy's lexsort (the reference), with random keys (no ties)
+    # and with heavily tied keys (the stable fallback), for radix-sized and larger groups
+    from synthguard.synthesis.methods._systematic import group_then_key_order
+
+    rng = np.random.default_rng(n_groups)
+    for n in (0, 1, 2, 5_000):
+        group = rng.integers(0, n_groups, n)
+        for key in (rng.random(n), rng.integers(0, 3, n).astype(float),
+                    np.repeat(0.5, n)):
+            np.testing.assert_array_equal(group_then_key_order(group, key),
+                                          np.lexsort((key, group)))

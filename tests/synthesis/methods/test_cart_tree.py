@@ -192,3 +192,39 @@ def test_multiclass_levels_ordered_by_their_class_profile_find_the_best_root_spl
                - _impurity(y[~np.isin(g, s)], True)
                for r in range(1, 5) for s in combinations(range(5), r))
     assert gain == pytest.approx(best)
+
+
+def _walk(tree, x):
+    """Reference for ``Tree.apply``: one row walked down the tree, node by node."""
+    t = 0
+    while tree.feature[t] >= 0:
+        v = x[tree.feature[t]]
+        if tree.level_row[t] >= 0:
+            width = tree.left_levels.shape[1]
+            go = (tree.left_levels[tree.level_row[t], int(v)] if 0 <= v < width
+                  else tree.unseen_left[t])
+        else:
+            go = v <= tree.threshold[t]
+        t = tree.left[t] if go else tree.right[t]
+    return t
+
+
+@pytest.mark.parametrize("cls", [False, True])
+@pytest.mark.parametrize("exact", [0, 400, None])
+def test_apply_drops_each_row_where_walking_the_tree_does(cls, exact):
+    # rows with codes the fit never saw (beyond the levels, negative) and deep, unbalanced
+    # trees (rows reach leaves at many depths) against the node-by-node walk
+    rng = np.random.default_rng(11)
+    n = 2500
+    X = np.column_stack([rng.normal(size=n), rng.integers(0, 6, n), rng.integers(0, 4, n),
+                         rng.exponential(size=n)]).astype(np.float32)
+    y = X[:, 0] ** 2 + np.cos(X[:, 1]) + X[:, 3] + rng.normal(scale=0.3, size=n)
+    if cls:
+        y = np.digitize(y, [0.5, 1.5, 3]).astype(np.int64)
+    kinds = ["numeric", "nominal", "ordinal", "numeric"]
+    m = CartMethod(cp=0.0, exact_min_samples=exact).fit(X, y, kinds=kinds)
+    new = np.column_stack([rng.normal(size=800), rng.integers(-1, 9, 800),
+                           rng.integers(0, 4, 800), rng.exponential(size=800)]).astype(np.float32)
+    got = m.tree_.apply(np.asfortranarray(new))
+    np.testing.assert_array_equal(got, [_walk(m.tree_, row) for row in new])
+    assert len(np.unique(got)) > 30

@@ -74,7 +74,12 @@ class Tree:
         its node's feature with one gather from the flattened (Fortran-ordered) ``X``,
         compares it with the node's threshold, and, for rows at nominal splits, looks their
         codes up in one flattened table of the splits' left level sets (a last column for
-        codes never seen in fitting). Rows that reached a leaf leave the passes.
+        codes never seen in fitting). The node's two children sit side by side in one table
+        (``2 t``: right, ``2 t + 1``: left), so a row's next node is one gather at ``2 t +
+        go``; node ids are kept doubled, so the per-node arrays are read at ``2 t`` without a
+        multiplication. A leaf is its own child: rows that reach one stay there, and rows
+        are dropped from the passes in batches (when a quarter of them sit at leaves), not
+        at every pass.
         """
         m = X.shape[0]
         out = np.zeros(m, dtype=np.int64)
@@ -83,7 +88,15 @@ class Tree:
         flat = np.asfortranarray(X).ravel(order="F")  # a view for a Fortran-ordered X
         feature = self.feature
         at_leaf = feature < 0
-        offset = np.where(at_leaf, 0, feature).astype(np.int64) * m  # column start in flat
+        k = len(feature)
+        ids = np.arange(k, dtype=np.int64)
+        # indexed by 2 t (and 2 t + 1 for the children): every per-node array repeated twice
+        child = np.empty(2 * k, dtype=np.int64)
+        child[0::2] = 2 * np.where(at_leaf, ids, self.right)
+        child[1::2] = 2 * np.where(at_leaf, ids, self.left)
+        leaf2 = np.repeat(at_leaf, 2)
+        offset = np.repeat(np.where(at_leaf, 0, feature).astype(np.int64) * m, 2)
+        threshold = np.repeat(self.threshold, 2)  # NaN at leaves and nominal splits
         nominal = self.level_row >= 0
         tflat = base = None
         width = self.left_levels.shape[1]
@@ -94,26 +107,29 @@ class Tree:
             row = np.where(nominal, self.level_row, 0)
             table[row[nominal], width] = self.unseen_left[nominal]
             tflat = table.ravel()
-            base = row * (width + 1)
-        threshold, left, right = self.threshold, self.left, self.right
+            base = np.repeat(row * (width + 1), 2)
+        nominal2 = np.repeat(nominal, 2)
         rows = np.arange(m, dtype=np.int64)
-        node = np.zeros(m, dtype=np.int64)
+        node = np.zeros(m, dtype=np.int64)  # 2 x the node id
         while True:
             x = flat[offset[node] + rows]
-            go = x <= threshold[node]  # NaN threshold (nominal split): False, set below
+            go = x <= threshold[node]  # NaN threshold (leaf, nominal split): False
             if tflat is not None and base is not None:
-                k = np.flatnonzero(nominal[node])
-                if len(k):
-                    c = x[k]
+                at = np.flatnonzero(nominal2[node])
+                if len(at):
+                    c = x[at]
                     code = np.where((c >= 0) & (c < width), c, width).astype(np.int64)
-                    go[k] = tflat[base[node[k]] + code]
-            node = np.where(go, left[node], right[node])
-            done = at_leaf[node]
-            if done.any():
-                out[rows[done]] = node[done]
+                    go[at] = tflat[base[node[at]] + code]
+            node += go
+            node = child[node]
+            done = leaf2[node]
+            n_done = int(np.count_nonzero(done))
+            if n_done == len(node):
+                out[rows] = node // 2
+                return out
+            if 4 * n_done >= len(node):
+                out[rows[done]] = node[done] // 2
                 keep = ~done
-                if not keep.any():
-                    return out
                 rows, node = rows[keep], node[keep]
 
 
@@ -195,6 +211,18 @@ def _level_scores(tab: np.ndarray, cnt: np.ndarray) -> np.ndarray:
     return centred @ v
 
 
+def _stable_order(keys: np.ndarray, n_values: int) -> np.ndarray:
+    """``np.argsort(keys, kind="stable")`` for integer ``keys`` in ``0 .. n_values - 1``:
+    sorted as 8- or 16-bit integers when they fit, which numpy sorts by radix (several times
+    faster than its stable sort of wider integers); a stable order is the same whatever the
+    algorithm."""
+    if n_values <= 1 << 8:
+        keys = keys.astype(np.uint8)
+    elif n_values <= 1 << 16:
+        keys = keys.astype(np.uint16)
+    return np.argsort(keys, kind="stable")
+
+
 def _risk(tab_total: np.ndarray, m: int, sse: float | None) -> float:
     if sse is not None:
         return sse
@@ -241,29 +269,39 @@ class _Grower:
         return np.array([yv.sum()]), float(((yv - yv.mean()) ** 2).sum())
 
     # -- split search ----------------------------------------------------------------
-    def _histogram(self, j: int, idx: np.ndarray, yc: np.ndarray | None
+    def _histogram(self, j: int, idx: np.ndarray, yc: np.ndarray | None,
+                   yi: np.ndarray | None = None
                    ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """Levels/values present in the node, their counts and response tables."""
+        """Levels/values present in the node, their counts and response tables (``yi``: the
+        node's classes, if already gathered)."""
         r = self.ranks[j][idx]
         V = len(self.values[j])
         m = len(idx)
+        if self.C and yi is None:
+            yi = self.y_int[idx]
         if V <= 4 * m:
-            cnt = np.bincount(r, minlength=V)
-            present = np.flatnonzero(cnt)
+            # (numpy counts 64-bit integers several times faster than 32-bit ones)
+            r64 = r.astype(np.int64)
             if self.C:
-                tab = np.bincount(r.astype(np.int64) * self.C + self.y_int[idx],
-                                  minlength=V * self.C).reshape(V, self.C)[present]
+                # the value-by-class table; the values' counts are its row sums
+                full = np.bincount(r64 * self.C + yi, minlength=V * self.C).reshape(V, self.C)
+                cnt = full.sum(axis=1)
+                present = np.flatnonzero(cnt)
+                tab = full[present]
             else:
-                tab = np.bincount(r, weights=yc, minlength=V)[present][:, None]
+                cnt = np.bincount(r64, minlength=V)
+                present = np.flatnonzero(cnt)
+                tab = np.bincount(r64, weights=yc, minlength=V)[present][:, None]
             return present, cnt[present], tab.astype(np.float64)
-        order = np.argsort(r, kind="stable")
+        order = _stable_order(r, V)
         rs = r[order]
         starts = np.flatnonzero(np.r_[True, rs[1:] != rs[:-1]])
         present = rs[starts].astype(np.int64)
         cnt = np.diff(np.r_[starts, m])
         if self.C:
+            assert yi is not None
             onehot = np.zeros((m, self.C))
-            onehot[np.arange(m), self.y_int[idx][order]] = 1.0
+            onehot[np.arange(m), yi[order]] = 1.0
             tab = np.add.reduceat(onehot, starts, axis=0)
         else:
             assert yc is not None
@@ -297,7 +335,7 @@ class _Grower:
                 if best is None or g > best[0]:
                     best = (g, j, present, cnt, k)
                 continue
-            present, cnt, tab = self._histogram(j, idx, yc)
+            present, cnt, tab = self._histogram(j, idx, yc, yi)
             if len(present) < 2:
                 continue
             if self.kinds[j] == NOMINAL:
@@ -339,14 +377,14 @@ class _Grower:
         """
         m = len(idx)
         r = self.ranks[j][idx]
-        order = np.argsort(r, kind="stable")
+        order = _stable_order(r, len(self.values[j]))
         rs = r[order]
         ys = yi[order]
         last = np.flatnonzero(rs[1:] != rs[:-1])  # each value's last record (but the top's)
         present = rs[np.r_[0, last + 1]].astype(np.int64)
         cnt = np.diff(np.r_[0, last + 1, m])
         size = np.bincount(ys, minlength=self.C)
-        by_class = np.argsort(ys, kind="stable")
+        by_class = _stable_order(ys, self.C)
         before = np.empty(m, dtype=np.int64)  # records of the same class earlier in the order
         before[by_class] = np.arange(m) - np.repeat(np.cumsum(size) - size, size)
         s_left = np.cumsum(2 * before + 1)[last]
@@ -419,12 +457,13 @@ class _Grower:
         from sklearn.tree import DecisionTreeClassifier, DecisionTreeRegressor
 
         # float32 (the learner's type; a no-op for the synthesizer's float32 design)
-        Xl = np.asfortranarray(self.X[idx], dtype=np.float32)
+        # the node's rows, Fortran-ordered: gathered from X's transpose (one copy)
+        Xl = np.take(self.X.T, idx, axis=1).T.astype(np.float32, copy=False)
         yv = self.y_int[idx] if self.C else self.y[idx]
         yc = None if self.C else yv - yv.mean()
         maps: dict[int, np.ndarray] = {}
         for j in np.flatnonzero(self.kinds == NOMINAL):
-            present, cnt, tab = self._histogram(int(j), idx, yc)
+            present, cnt, tab = self._histogram(int(j), idx, yc, yv if self.C else None)
             if len(present) < 2:
                 continue
             order = np.argsort(_level_scores(tab, cnt.astype(np.float64)), kind="stable")
