@@ -49,7 +49,9 @@ SD2011  full     new   13     0.151 (0.004)     0.318 (0.009)     0.835
 
 No replicated unique or exact copy is left in any full release, and no verdict of the default
 thresholds changes: CE and Adult pass with either draw, SD2011's full release fails DiSCO <=
-0.15 with either (its keys single out most records). The one measurable rise is SD2011's
+0.15 with either (its keys single out most records). On Adult the guard had more replicated
+uniques to redraw (20 against 14 per release; 3 seeds each, ranges 18-23 and 12-16), none
+left in the release. The one measurable rise in a release's risk is SD2011's
 repU and DiSCO (5 seeds: repU 0.142 -> 0.147, DiSCO 0.301 -> 0.316, sd about 0.005 and 0.010;
 ``--draws random noadj`` shows it is the balanced draw alone: no SD2011 column is adjusted).
 Its cause is coverage: a leaf's rows take its donors at evenly spaced ranks, so a donor that
