@@ -62,7 +62,7 @@ in it against 59.2%. It is the same mechanism that keeps a leaf's shares, and it
 next to what the intruder's keys do: with ``--uniques-on sex,age,edu,region`` (the guard
 also judges uniqueness on the keys) repU is 0 with both draws and DiSCO 0.192 (old) against
 0.198 (new), sd 0.007. The identification risk of the partial releases (Hornby & Hu 2021)
-does not move (nor on the risk page's example, CE with ``Income`` and ``Expenditure``
+does not move (nor on the report page's example, CE with ``Income`` and ``Expenditure``
 synthesized and the keys kept, m = 5, seeds 1-6: mean IR 0.098 against 0.097, sd 0.001; max IR
 0.749 against 0.741, sd 0.07; records above 0.5: 74 against 71, sd 9). SD2011's partial
 release is left out of the table: its ``income`` has missing values, where the ball risk is
