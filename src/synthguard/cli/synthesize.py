@@ -111,7 +111,9 @@ def _write_outputs(result: Any, out: Path, prefix: str, diagnostics: bool, *, fo
                    "METHOD:KEY=VALUE, e.g. Income=cart:smoothing=density or "
                    "region=nested:parent=country; repeat. See docs/methods.md.")
 @click.option("--default-method", default="cart", show_default=True,
-              help="Method of columns without --method (the first column gets 'sample').")
+              help="Method of columns without --method (the first column gets 'sample'), "
+                   "with options as in --method: cart:adjust=false:draws=random is synthpop's "
+                   "independent, unadjusted CART draw (the default balances and adjusts it).")
 @click.option("--keep", default=None, metavar="COL,COL",
               help="Columns copied unchanged (partial synthesis).")
 @click.option("--visit", "visit", default=None, metavar="COL,COL",

@@ -264,12 +264,13 @@ class SafeguardReport(Summarized):
         Per implicate, rows removed (policy ``"remove"``, or still replicating a unique after
         ``MAX_REDRAW_ROUNDS`` redraws).
     remaining : tuple of int
-        Per implicate, released records that replicate a confidential unique (0 unless the
-        policy is ``"keep"``).
+        Per implicate, released records that replicate a confidential unique: 0 unless the
+        policy is ``"keep"``, or in partial synthesis a record whose synthesized values are
+        all missing in the data too (suppressing them leaves it a copy of its unique).
     suppressed : tuple of int
         Per implicate (partial synthesis), rows whose synthesized values were set missing
         because they still replicated a unique after every redraw (or, under ``"remove"``,
-        at once): a partial release keeps every confidential row.
+        at once), and no longer replicate it: a partial release keeps every confidential row.
     coded : tuple of dict
         Per implicate, column -> number of synthetic values bottom/top coded.
     rare_values : int

@@ -841,9 +841,14 @@ class Synthesizer(ParamsRepr):
             if removed and self.kind_ == "partial":
                 # a partial release keeps every confidential row, in order (its kept columns
                 # are the data's): the synthesized values of a row that still replicates a
-                # unique are suppressed (set missing), not the row removed
-                self._suppress(out, np.flatnonzero(bad))
-                suppressed, removed = removed, 0
+                # unique are suppressed (set missing), not the row removed. A row whose
+                # synthesized values are missing in the data as well still replicates it:
+                # counted as released, not as fixed
+                rows = np.flatnonzero(bad)
+                self._suppress(out, rows)
+                still = guard.replicated(out, rows)
+                remaining = int(still.sum())
+                suppressed, removed = removed - remaining, 0
             elif removed:
                 keep_rows = ~bad
         counts["found"].append(found)
