@@ -898,30 +898,42 @@ def _scale_frame(
     conf: dd.DataFrame, cols: list[str], metric: str, schema: Any
 ) -> tuple[pd.DataFrame, dict[str, Any]]:
     """Three rows carrying conf's exact Gower scales (min, median, max of every numeric column)
-    and every column's kind, inferred by :func:`synthguard.data.infer_schema` on the column's
-    full multiset of values (rebuilt from exact value counts, one column at a time)."""
-    from synthguard.data import infer_schema
-    from synthguard.scale.utility import value_sorted
+    and every column's kind, inferred by :func:`synthguard.data.infer_schema`'s rules on the
+    column's exact value counts (:func:`synthguard.scale.utility.column_counts`; one entry
+    per distinct value on the client, never one per record). The median is ``numpy.median``'s
+    (the middle order statistic, or the mean of the two middle ones); a non-numeric column's
+    rows are its smallest, middle and largest values in sorted order."""
+    from synthguard.data.counts import order_statistic
+    from synthguard.data.schema import infer_schema_from_counts
+    from synthguard.scale.utility import column_counts
 
     overrides: dict[str, Any] = {}
     rows: dict[str, list[Any]] = {}
     src = None if schema is None else (schema.columns if isinstance(schema, Schema) else schema)
     for c in cols:
-        (vals,) = value_sorted([conf], c)
+        (vc,) = column_counts([conf], c)
         own = None if src is None or c not in src else {c: src[c]}
-        kind = infer_schema(vals.to_frame(), overrides=own)[c]
+        kind = infer_schema_from_counts({c: vc}, overrides=own)[c]
         overrides[c] = kind
-        present = vals.dropna()
-        if present.empty:
+        present = vc.present()
+        if present.n == 0:
             raise DataError(f"column '{c}': no value in the confidential data")
         if kind.is_numeric and metric == "gower":
-            v = present.to_numpy(dtype=np.float64)
-            finite = v[np.isfinite(v)]
-            if finite.size == 0:
+            v = present.values.to_numpy(dtype=np.float64)
+            ok = np.isfinite(v)
+            if not ok.any():
                 raise DataError(f"column '{c}': no finite value in the confidential data")
-            rows[c] = [float(finite.min()), float(np.median(finite)), float(finite.max())]
+            order = np.argsort(v[ok], kind="stable")
+            x, k = v[ok][order], present.counts[ok][order]
+            m = int(k.sum())
+            mid = [order_statistic(x, k, (m - 1) // 2), order_statistic(x, k, m // 2)]
+            med = np.mean(np.array(mid[:1] if m % 2 else mid, dtype=np.float64))  # as numpy
+            rows[c] = [float(x[0]), float(med), float(x[-1])]
         else:
-            rows[c] = [present.iloc[0], present.iloc[len(present) // 2], present.iloc[-1]]
+            n = present.n
+            vals = present.values
+            rows[c] = [vals.iloc[0], vals.iloc[int(np.searchsorted(
+                np.cumsum(present.counts), n // 2, side="right"))], vals.iloc[-1]]
     return pd.DataFrame(rows), overrides
 
 
