@@ -119,6 +119,31 @@ def test_k_anonymity_equals_pandas_with_missing_keys(parts):
         assert got.fk[i] == agree.sum()
 
 
+@pytest.mark.parametrize("parts", [1, 6])
+def test_k_anonymity_summary_equals_pandas_without_gathering(parts, monkeypatch):
+    """gather=False: the summaries from the key combinations' counts, no shuffle, no
+    per-record array: equal to the pandas figures, and the violations at any k."""
+    conf = tied_frame(2500, 8)
+    conf["age"] = conf["age"].where(np.arange(len(conf)) % 13 != 0)
+    conf.loc[::29, "sex"] = None
+    keys = ["sex", "region", "age"]
+    expected = pandas_risk.k_anonymity(conf, keys, k=4)
+    monkeypatch.setattr(scale_risk, "shuffle_by_keys", None)  # never shuffled
+    got = scale_risk.k_anonymity(dd.from_pandas(conf, npartitions=parts), keys, k=4,
+                                 gather=False)
+    assert not hasattr(got, "fk")
+    assert (got.n, got.n_classes, got.n_below_k, got.n_sample_uniques, got.min_class_size,
+            got.share_below_k) == (len(conf), expected.n_classes, expected.n_below_k,
+                                   expected.n_sample_uniques, expected.min_class_size,
+                                   expected.share_below_k)
+    for k in (1, 2, 3, 7, 50, 400):
+        assert got.violations(k) == expected.violations(k)
+    assert got.summary() == expected.summary()
+    sizes = pd.Series(expected.fk).value_counts().sort_index()
+    np.testing.assert_array_equal(got.class_sizes.index, sizes.index)
+    np.testing.assert_array_equal(got.class_sizes.to_numpy(), sizes.to_numpy())
+
+
 def test_match_rates_equal_pandas():
     conf = tied_frame(1500, 6)
     conf["flag"] = (conf["age"] > 24).astype(int)  # numeric {0, 1}: matched exactly

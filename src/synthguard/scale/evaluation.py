@@ -363,7 +363,8 @@ def _risk_of(s: Any, conf: Any, imps: list[Any], is_aligned: bool, n_released: i
                         f"the {n_released:,} released records (against every confidential "
                         f"record)")
         distance = _run(notes, _risk.distance_to_closest_record, conf, query, schema=s.schema)
-        kanon = _run(notes, _risk.k_anonymity, conf, keys, k=3) if keys else None
+        kanon = (_run(notes, _risk.k_anonymity, conf, keys, k=3, gather=False)  # summaries
+                 if keys else None)
     except Exception as e:
         errors["risk"] = safe_error(e)
         return None

@@ -55,7 +55,7 @@ from synthguard.risk.distance import DistanceToClosestRecord
 from synthguard.risk.identification import IdentificationRisk
 from synthguard.risk.matching import MatchRates
 from synthguard.risk.pairwise import PairwiseIdentificationRisk
-from synthguard.risk.uniqueness import KAnonymity
+from synthguard.risk.uniqueness import KAnonymity, KAnonymitySummary
 from synthguard.scale._ident_tables import identification_risk_by_tables
 from synthguard.scale._partitions import (
     ROW,
@@ -648,12 +648,24 @@ def _kanon_meta(index: pd.Index) -> pd.DataFrame:
 
 
 def k_anonymity(
-    data: Any, keys: Sequence[str], k: int = 3, *, npartitions: int | None = None
-) -> KAnonymity:
+    data: Any, keys: Sequence[str], k: int = 3, *, npartitions: int | None = None,
+    gather: bool = True,
+) -> KAnonymity | KAnonymitySummary:
     """Equivalence-class sizes fk (sdcMicro's rule for missing keys) of a Dask DataFrame,
     equal to :func:`synthguard.risk.k_anonymity`.
 
-    A record with a missing key value is compatible with records of any value on that key
+    With ``gather=False`` no record moves and nothing per record reaches the client: fk
+    depends on a record only through its key combination, so the workers count the distinct
+    key combinations (missing values included) in one pass and merge the tables in a tree
+    (:func:`synthguard.scale.individual.individual_risk`'s table), and the client computes
+    every combination's fk from that table with sdcMicro's rule
+    (:func:`synthguard.risk.individual_risk.wildcard_frequencies`, weighted by the
+    combinations' counts), then the summaries
+    (:class:`~synthguard.risk.uniqueness.KAnonymitySummary`: the same counts, minimum and
+    classes, exactly). Memory on the client: the distinct key combinations.
+
+    With ``gather=True`` (the default) the per-record fk comes back in row order. A record
+    with a missing key value is compatible with records of any value on that key
     (Templ, Kowarik & Meindl 2015), so it cannot be placed by a hash of its keys. The records
     with every key present are hash-shuffled on the keys; the (usually few) records with a
     missing key are gathered and sent to every partition. On each partition the pandas
@@ -672,6 +684,14 @@ def k_anonymity(
     if isinstance(k, bool) or not isinstance(k, int | np.integer) or k < 1:
         raise ParameterError("parameter 'k': expected an integer >= 1")
     check_columns(data._meta, keys_l, name="data", role="key")
+    if not gather:
+        from synthguard.scale.individual import individual_risk
+
+        table = individual_risk(data, keys_l).combinations
+        codes = table[keys_l].to_numpy(dtype=np.int64)
+        return KAnonymitySummary.from_combinations(
+            table["fk"].to_numpy(), table["count"].to_numpy(), (codes >= 0).all(axis=1), int(k),
+            keys_l)
     framed, n = with_row_numbers(data[keys_l])
     miss = framed[keys_l].isna().any(axis=1)
     incomplete = framed[miss].compute()
