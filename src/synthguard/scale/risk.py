@@ -688,9 +688,9 @@ def k_anonymity(
         from synthguard.scale.individual import individual_risk
 
         table = individual_risk(data, keys_l).combinations
-        codes = table[keys_l].to_numpy(dtype=np.int64)
+        complete = np.all(table[keys_l].to_numpy(dtype=np.int64) >= 0, axis=1)
         return KAnonymitySummary.from_combinations(
-            table["fk"].to_numpy(), table["count"].to_numpy(), (codes >= 0).all(axis=1), int(k),
+            table["fk"].to_numpy(), table["count"].to_numpy(), np.asarray(complete), int(k),
             keys_l)
     framed, n = with_row_numbers(data[keys_l])
     miss = framed[keys_l].isna().any(axis=1)
