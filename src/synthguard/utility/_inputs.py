@@ -122,9 +122,12 @@ def category_codes(
     out = []
     index = pd.Index(lv, dtype="object")
     for s in series:
-        codes = index.get_indexer(s.astype("object").to_numpy()).astype(np.int64)
-        codes[codes < 0] = n_levels - 1
-        out.append(codes)
+        # each distinct value looked up once: factorize (missing values kept as values), then
+        # the levels' index of every distinct value, as looking up every row would give
+        local, uniq = pd.factorize(s, use_na_sentinel=False)
+        at = index.get_indexer(pd.Series(uniq).astype("object").to_numpy()).astype(np.int64)
+        at[at < 0] = n_levels - 1
+        out.append(at[local])
     return out, n_levels, lv
 
 
