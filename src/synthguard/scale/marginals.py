@@ -68,6 +68,8 @@ ORDERS = (1, 2, 3)
 #: Fewest partition rows for which counting cells by ``np.unique`` (a sort) replaces
 #: ``np.bincount`` over a domain of this many cells or more.
 _BINCOUNT_CELLS = 1 << 20
+#: Most cells of dense tables a partition keeps to sum smaller sets from (8 bytes each).
+_DENSE_KEPT = 1 << 24
 
 Cells = tuple[np.ndarray, np.ndarray]  # sorted cell indices, their counts
 
@@ -187,14 +189,50 @@ def _domain(sizes: dict[str, int], chosen: Sequence[str]) -> int | None:
     return d if d < 2**62 else None  # a larger product wraps the int64 index: sort instead
 
 
+def _margin(dense: np.ndarray, over: Sequence[str], sizes: dict[str, int],
+            chosen: Sequence[str]) -> Cells:
+    """The cells of ``chosen`` summed from the dense counts of the set ``over`` ⊇ ``chosen``
+    (its index in ``over``'s order): integer sums, the table counting would give."""
+    table = dense.reshape([sizes[c] for c in over])
+    drop = tuple(i for i, c in enumerate(over) if c not in chosen)
+    kept = [c for c in over if c in chosen]
+    table = table.sum(axis=drop) if drop else table
+    flat = np.transpose(table, [kept.index(c) for c in chosen]).ravel()
+    nz = np.flatnonzero(flat)
+    return nz.astype(np.int64), flat[nz].astype(np.int64)
+
+
 def partition_cells(part: pd.DataFrame, plan: Coding,
                     sets: Sequence[tuple[str, ...]]) -> tuple[int, list[Cells]]:
-    """One partition's row count and, for every column set, its cells and their counts."""
+    """One partition's row count and, for every column set, its cells and their counts.
+
+    A set with a requested superset whose cells fit a dense table (at most
+    ``_BINCOUNT_CELLS``; at most ``_DENSE_KEPT`` cells kept in all) is summed from that table
+    instead of counted from the rows again: the 1- and 2-way tables of a workload come from
+    its 3-way tables, exactly."""
     n = len(part)
     used = sorted({c for s in sets for c in s}, key=plan.columns.index)
     codes = {c: plan.codes(part, c) for c in used}
     sizes = {c: plan.size(c) for c in used}
-    return n, [_count(_cell_index(codes, sizes, s, n), _domain(sizes, s)) for s in sets]
+    dense: dict[tuple[str, ...], np.ndarray] = {}
+    room = _DENSE_KEPT
+    out: list[Cells | None] = [None] * len(sets)
+    for i in sorted(range(len(sets)), key=lambda i: -len(sets[i])):  # supersets first
+        chosen = sets[i]
+        over = next((d for d in dense if len(d) > len(chosen) and set(chosen) <= set(d)), None)
+        if over is not None:
+            out[i] = _margin(dense[over], over, sizes, chosen)
+            continue
+        domain = _domain(sizes, chosen)
+        idx = _cell_index(codes, sizes, chosen, n)
+        if domain is not None and domain <= min(_BINCOUNT_CELLS, room) and len(chosen) > 1:
+            table = dense[tuple(chosen)] = np.bincount(idx, minlength=domain)
+            room -= domain
+            nz = np.flatnonzero(table)
+            out[i] = (nz.astype(np.int64), table[nz].astype(np.int64))
+        else:
+            out[i] = _count(idx, domain)
+    return n, [c for c in out if c is not None]
 
 
 def _sum_cells(tables: Sequence[Cells]) -> Cells:
