@@ -363,11 +363,13 @@ def _one_target(tab: _Tables, t: str, thresh_1way: tuple[float, float]) -> Discl
     c_rows, c_cnt = tab.conf_cells[t]
     for j, syn in enumerate(tab.syn_cells):
         s_rows, s_cnt = syn[t]
-        cells, idx = _distinct_inverse(np.concatenate([c_rows, s_rows]))
-        k, kc = len(cells), len(c_rows)
-        d = np.bincount(idx[:kc], weights=c_cnt, minlength=k).astype(np.int64)
-        s = np.bincount(idx[kc:], weights=s_cnt, minlength=k).astype(np.int64)
-        del idx
+        cells, at_c, at_s = _union(c_rows, s_rows)
+        k = len(cells)
+        d = np.zeros(k, dtype=np.int64)
+        d[at_c] = c_cnt
+        s = np.zeros(k, dtype=np.int64)
+        s[at_s] = s_cnt
+        del at_c, at_s
         card = len(tab.columns[t].labels)
         keys = _keys(cells, card)
         new_q = np.ones(k, dtype=bool)
@@ -384,6 +386,22 @@ def _one_target(tab: _Tables, t: str, thresh_1way: tuple[float, float]) -> Discl
         rows.append(row)
         checks.append(check)
     return assemble_disclosure(rows, checks, tab.keys, t, tab.n_conf)
+
+
+def _union(a: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The sorted distinct rows of two tables of sorted distinct rows, and where each row of
+    ``a`` and of ``b`` lies among them."""
+    if a.shape[1] == 1:  # one word: merge the two sorted runs, then binary searches
+        both = np.concatenate([a[:, 0], b[:, 0]])
+        both.sort(kind="stable")
+        keep = np.ones(both.size, dtype=bool)
+        keep[1:] = both[1:] != both[:-1]
+        cells = both[keep]
+        del both, keep
+        return (cells[:, None], np.searchsorted(cells, a[:, 0]),
+                np.searchsorted(cells, b[:, 0]))
+    cells, idx = _distinct_inverse(np.concatenate([a, b]))
+    return cells, idx[:len(a)], idx[len(a):]
 
 
 def _distinct_inverse(rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -429,6 +447,10 @@ def _lookup(patterns: np.ndarray, queries: np.ndarray) -> np.ndarray:
     """Index of each query row among the sorted distinct ``patterns`` rows, -1 if absent."""
     if not len(patterns) or not len(queries):
         return np.full(len(queries), -1, dtype=np.int64)
+    if patterns.shape[1] == 1:  # one word: a binary search, no sort of the queries
+        p, q = patterns[:, 0], queries[:, 0]
+        at = np.minimum(np.searchsorted(p, q), len(p) - 1)
+        return np.where(p[at] == q, at, -1).astype(np.int64)
     both = np.concatenate([patterns, queries])
     _, inv = _distinct_inverse(both)
     pos = np.full(int(inv.max()) + 1, -1, dtype=np.int64)
@@ -442,7 +464,8 @@ def _attack_cat(tab: _Tables, t: str, j: int) -> tuple[float, float]:
     s_rows, s_cnt = tab.syn_cells[j][t]
     s_t = _target(s_rows, card)
     ok = s_t != miss
-    s_rows, s_cnt, s_t = s_rows[ok], s_cnt[ok], s_t[ok]
+    if not ok.all():
+        s_rows, s_cnt, s_t = s_rows[ok], s_cnt[ok], s_t[ok]
     first = tab.syn_first[j][t]
     rank = np.full(card, len(first), dtype=np.int64)
     rank[first] = np.arange(len(first))
@@ -461,7 +484,8 @@ def _attack_cat(tab: _Tables, t: str, j: int) -> tuple[float, float]:
     c_rows, c_cnt = tab.conf_cells[t]
     c_t = _target(c_rows, card)
     known = c_t != miss
-    c_rows, c_cnt, c_t = c_rows[known], c_cnt[known], c_t[known]
+    if not known.all():
+        c_rows, c_cnt, c_t = c_rows[known], c_cnt[known], c_t[known]
     denom = int(c_cnt.sum())
     if denom == 0:
         return float("nan"), float("nan")
@@ -485,7 +509,8 @@ def _attack_num(tab: _Tables, t: str, j: int, tol: float) -> tuple[dict[str, flo
     s_rows, s_cnt = tab.syn_cells[j][t]
     v = value[_target(s_rows, card)]
     ok = np.isfinite(v)
-    s_rows, s_cnt, v = s_rows[ok], s_cnt[ok], v[ok]
+    if not ok.all():
+        s_rows, s_cnt, v = s_rows[ok], s_cnt[ok], v[ok]
     pats, pi = _by_pattern(_keys(s_rows, card))
     sums = np.bincount(pi, weights=v * s_cnt, minlength=len(pats))
     cnt = np.bincount(pi, weights=s_cnt, minlength=len(pats))
