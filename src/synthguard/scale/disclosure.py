@@ -16,12 +16,14 @@ no record moves:
    rows to global codes and counts its distinct (keys, target) cells for every target; the
    tables are merged in a tree on the workers and the client receives one table per data set
    (one row per distinct cell: much smaller than the data when keys and targets have few
-   levels). Sorted lexicographically, the cells come in the order of the pandas path's
-   ``np.unique`` over ``q * T + t``, so :func:`~synthguard.risk._disclosure_tables.cell_measures`
-   returns the pandas figures bit for bit.
+   levels). A row of codes travels packed into int64 words (mixed radix, :func:`_pack`: one
+   word for the usual keys and target), which sort as the codes do. Sorted, the cells come in
+   the order of the pandas path's ``np.unique`` over ``q * T + t``, so
+   :func:`~synthguard.risk._disclosure_tables.cell_measures` returns the pandas figures bit
+   for bit.
 3. **Replicated uniques** compare rows on *every* released column, where nearly every record
-   is its own cell: the distinct rows are hash-partitioned into buckets on the workers (a
-   shuffle of integer codes), and each bucket counts the rows unique in the data and
+   is its own cell: the distinct rows (packed words) are hash-partitioned into buckets on the
+   workers (a shuffle of integers), and each bucket counts the rows unique in the data and
    released exactly once; only the counts reach the client.
 
 The attribute attack (the course, section 3.16.1) predicts each confidential record's target
