@@ -155,3 +155,21 @@ def test_membership_balances_with_a_seed():
     tp = np.sum(t.distance_train <= 0.1)
     fp = np.sum(t.distance_holdout <= 0.1)
     assert t.table["accuracy"].iloc[0] == pytest.approx((tp + 100 - fp) / 400)
+
+
+def test_group_ids_number_equal_rows_by_first_appearance():
+    """The blocked search's grouping (integer arithmetic on the codes) equals the definition:
+    factorizing the rows as tuples, ids by first appearance, distinct rows in that order."""
+    from synthguard.risk._neighbours import _group_ids
+
+    rng = np.random.default_rng(12)
+    for t in range(60):
+        n, k = int(rng.integers(1, 2000)), int(rng.integers(1, 6))
+        high = [2, 7, 300, 2**40][t % 4]  # the last overflows one int64: refactorized
+        codes = rng.integers(0, high, (n, k))
+        codes[n // 2:] = codes[: n - n // 2]
+        tuples = pd.Series(list(map(tuple, codes.tolist())))
+        want_ids, want_rows = pd.factorize(tuples)
+        ids, rows = _group_ids(codes)
+        np.testing.assert_array_equal(ids, want_ids)
+        np.testing.assert_array_equal(rows, np.array(list(want_rows), dtype=np.int64))

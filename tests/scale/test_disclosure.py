@@ -70,6 +70,31 @@ def test_replicated_uniques_count_brute_force_over_buckets(monkeypatch):
     assert got.replicated_uniques == brute / len(conf)
 
 
+@pytest.mark.parametrize("word", [1 << 62, 40, 7])
+def test_rows_packed_in_one_or_several_words_give_the_pandas_figures(word, monkeypatch):
+    """Cells and full rows travel as int64 words packing several codes (one word normally;
+    several when the cardinalities' product exceeds a word, forced here by a small word):
+    every figure stays the pandas one, bit for bit."""
+    monkeypatch.setattr(scale_disc, "_WORD", word)
+    monkeypatch.setattr(scale_disc, "_BUCKET_ROWS", 211)
+    conf, syn = _frames(700, 11)
+    cards = [3, 7, 40, 5]
+    assert len(scale_disc._words(cards)) == {1 << 62: 1, 40: 3, 7: 4}[word]
+    codes = np.array([[2, 6, 39, 4], [0, 0, 0, 0], [1, 3, 20, 2], [1, 3, 19, 4]])
+    packed = scale_disc._pack(codes, cards)
+    order = np.lexsort(codes.T[::-1])
+    np.testing.assert_array_equal(np.lexsort(packed.T[::-1]), order)  # order kept
+    targets = ["income", "job"]
+    schema = infer_schema(conf)
+    want = pandas_release(conf, syn, KEYS, targets)
+    want_attr = pandas_attribute(conf, syn, KEYS, targets, schema=schema)
+    got, got_attr = scale_disc.disclosure_measures(
+        _dask(conf, 3), [_dask(s, 2) for s in syn], KEYS, targets, schema=schema)
+    pd.testing.assert_frame_equal(got.to_frame(), want.to_frame(), check_exact=True)
+    assert got.replicated_uniques == want.replicated_uniques > 0
+    pd.testing.assert_frame_equal(got_attr.table, want_attr.table, rtol=1e-12)
+
+
 @pytest.mark.parametrize("parts", [(1, 1), (5, 3)])
 def test_attribute_disclosure_equals_pandas(parts):
     conf, syn = _frames(800, 7)

@@ -36,3 +36,33 @@ def test_dask_evaluation_reports_the_marginal_and_mean_measures():
     for c in ("conf_estimate", "conf_se", "syn_estimate", "syn_se", "overlap_snoke"):
         np.testing.assert_allclose(g[c].to_numpy(float), w[c].to_numpy(float), rtol=1e-10,
                                    err_msg=c)
+
+
+def test_dask_evaluation_holds_counts_never_records(monkeypatch):
+    """No measure of the Dask evaluation expands value counts into records, nor gathers
+    k-anonymity's per-record fk; the univariate, ECDF and k-anonymity figures are the pandas
+    ones."""
+    from synthguard.data.counts import ValueCounts
+    from synthguard.risk.uniqueness import KAnonymitySummary
+
+    def refuse(self):
+        raise AssertionError("value counts expanded into records")
+
+    monkeypatch.setattr(ValueCounts, "expand", refuse)
+    conf = tied_frame(500, 31)
+    syn = [perturbed(conf, 32)]
+    kw = dict(keys=["sex", "region"], targets=["income"], random_state=4,
+              default_thresholds=False)
+    want = synthguard.evaluate(conf, {"syn": syn}, **kw).releases["syn"]
+    got = scale_eval.evaluate(dd.from_pandas(conf, npartitions=3),
+                              {"syn": [dd.from_pandas(s, npartitions=2) for s in syn]},
+                              **kw).releases["syn"]
+    assert not {"utility", "risk"} & set(got.errors)
+    kanon = got.risk.k_anonymity
+    assert isinstance(kanon, KAnonymitySummary)
+    assert kanon.summary() == want.risk.k_anonymity.summary()
+    assert len(want.utility.ecdf) >= 2
+    for c, e in want.utility.ecdf.items():
+        assert got.utility.ecdf[c] == e
+    pd_cat = want.utility.univariate.categorical
+    assert len(pd_cat) and got.utility.univariate.categorical.equals(pd_cat)

@@ -99,3 +99,33 @@ def test_bad_input():
     empty = dd.from_pandas(conf.iloc[:0], npartitions=1)
     with pytest.raises(DataError, match="no rows"):
         marginals.workload_error(dconf, [empty], schema=infer_schema(conf), orders=(1,))
+
+
+@pytest.mark.parametrize("kept", [1 << 24, 0])
+def test_smaller_sets_summed_from_a_counted_superset_equal_counting(kept, monkeypatch):
+    """A partition counts each 3-way set once and sums its 1- and 2-way subsets from that
+    dense table (columns in any order): the cells and counts of counting each set from the
+    rows; with little room for dense tables, sets are counted from the rows as before."""
+    import itertools
+
+    monkeypatch.setattr(marginals, "_DENSE_KEPT", kept)
+    conf, syn = _data(700, 5)
+    schema = infer_schema(conf)
+    cols = list(conf.columns)
+    plan = marginals.coding(*_dask(conf, syn), schema, cols, 5)
+    sets = [s for k in (3, 1, 2) for s in itertools.combinations(cols, k)]
+    sets += [("age", "sex"), ("x", "region", "sex")]  # out of the columns' order
+    summed = []
+    margin = marginals._margin
+    monkeypatch.setattr(marginals, "_margin", lambda *a: summed.append(a[3]) or margin(*a))
+    n, got = marginals.partition_cells(conf, plan, sets)
+    assert n == len(conf)
+    smaller = [c for c in sets if len(c) < 3]
+    assert summed == (sorted(smaller, key=len, reverse=True) if kept else [])
+    for chosen, (cells, counts) in zip(sets, got, strict=True):
+        idx = np.zeros(len(conf), dtype=np.int64)
+        for c in chosen:
+            idx = idx * plan.size(c) + plan.codes(conf, c)
+        want_cells, want_counts = np.unique(idx, return_counts=True)
+        np.testing.assert_array_equal(cells, want_cells)
+        np.testing.assert_array_equal(counts, want_counts)

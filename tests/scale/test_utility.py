@@ -140,3 +140,91 @@ def test_pmse_sample_is_reproducible_and_its_null_is_the_samples():
     # the whole data when the sample would be larger: the pandas figure itself
     full = scale_utility.pmse(d, s, sample_size=10_000, random_state=5, columns=cols)
     assert full.pmse == utility.pmse(conf, syn[0], columns=cols, random_state=5).pmse
+
+
+def _random_frame(n: int, seed: int) -> pd.DataFrame:
+    """Ties, zeros, missing values, text, categories and numbers."""
+    rng = np.random.default_rng(seed)
+    df = pd.DataFrame({
+        "grade": rng.choice(["a", "b", "c", None], n, p=[0.5, 0.3, 0.15, 0.05]),
+        "region": rng.integers(0, 7, n),
+        "kind": pd.Categorical(rng.choice(["x", "y"], n), categories=["x", "y", "z"]),
+        "income": np.round(rng.lognormal(8, 1, n), -2) * rng.choice([1.0, 0.0], n),
+        "age": rng.integers(18, 60, n).astype(float),
+        "score": np.round(rng.normal(0, 1, n), 2),
+    })
+    df.loc[rng.random(n) < 0.1, "income"] = np.nan
+    df.loc[rng.random(n) < 0.02, "age"] = np.nan
+    return df
+
+
+@pytest.mark.parametrize("seed", [3, 4])
+def test_univariate_ecdf_and_schema_of_random_data_equal_pandas(seed):
+    conf = _random_frame(2500, seed)
+    syn = [_random_frame(1800, seed + 10), _random_frame(2100, seed + 20)]
+    dconf = dd.from_pandas(conf, npartitions=4)
+    dsyn = [dd.from_pandas(s, npartitions=3) for s in syn]
+    schema = scale_utility.exact_schema(dconf)
+    assert schema == infer_schema(conf)
+    expected = utility.univariate(conf, syn, schema=schema)
+    got = scale_utility.univariate(dconf, dsyn, schema=schema)
+    e, g = expected.numeric, got.numeric
+    exact = e.index.get_level_values("statistic").isin(EXACT)
+    pd.testing.assert_frame_equal(g[exact], e[exact])
+    np.testing.assert_allclose(g[~exact].to_numpy(), e[~exact].to_numpy(), rtol=1e-10)
+    pd.testing.assert_frame_equal(got.categorical, expected.categorical)
+    for col in ["income", "age", "score", "region"]:
+        want = utility.ecdf_utility(conf[col], [s[col] for s in syn])
+        assert scale_utility.ecdf_utility(dconf, dsyn, col) == want
+
+
+def test_univariate_levels_in_order_of_first_appearance_as_pandas():
+    from synthguard.data import ColumnSchema, Kind
+
+    conf, syn = _random_frame(600, 5), _random_frame(500, 6)
+    syn.loc[3, "grade"] = "new"  # a level only the release shows
+    schema = infer_schema(conf).with_column(ColumnSchema("grade", Kind.CATEGORICAL))
+    expected = utility.univariate(conf, syn, schema=schema, columns=["grade", "region"])
+    got = scale_utility.univariate(dd.from_pandas(conf, npartitions=3),
+                                   dd.from_pandas(syn, npartitions=2), schema=schema,
+                                   columns=["grade", "region"])
+    pd.testing.assert_frame_equal(got.categorical, expected.categorical)
+    first = list(dict.fromkeys([*conf["grade"].dropna(), *syn["grade"].dropna()]))
+    assert list(got.categorical.loc["grade"].index) == [*first, "<missing>"]
+    assert first != sorted(first)  # not the sorted order the counts come in
+
+
+def test_the_client_holds_the_distinct_values_never_the_records():
+    """With the counts computed (by the workers; here beforehand), the univariate comparison,
+    the ECDF utility and the schema allocate on the client memory bounded by the distinct
+    values: far below one float per record. Expanding the counts (what the measures did
+    before) is caught by the same probe."""
+    import tracemalloc
+
+    n = 800_000
+    rng = np.random.default_rng(7)
+    conf = pd.DataFrame({"age": rng.integers(18, 90, n).astype(float),
+                         "sex": rng.choice(["f", "m", None], n),
+                         "kids": rng.poisson(1.1, n)})
+    syn = conf.sample(frac=1.0, random_state=1).reset_index(drop=True)
+    dconf, dsyn = dd.from_pandas(conf, npartitions=4), dd.from_pandas(syn, npartitions=4)
+    record_bytes = 8 * n  # one float64 per record
+
+    def peak(fn):
+        tracemalloc.start()
+        try:
+            fn()
+            return tracemalloc.get_traced_memory()[1]
+        finally:
+            tracemalloc.stop()
+
+    with scale_utility.shared_value_counts():
+        scale_utility.value_counts([(f, c) for f in (dconf, dsyn) for c in conf.columns])
+        schema = scale_utility.exact_schema(dconf)
+        assert peak(lambda: scale_utility.exact_schema(dconf)) < record_bytes / 8
+        assert peak(lambda: scale_utility.univariate(dconf, dsyn, schema=schema)) < (
+            record_bytes / 8)
+        assert peak(lambda: scale_utility.ecdf_utility(dconf, dsyn, "age")) < record_bytes / 8
+        assert peak(lambda: scale_utility.value_sorted([dconf], "age")) > record_bytes
+    got = scale_utility.univariate(dconf, dsyn, schema=schema)
+    assert got.numeric.loc[("age", "n"), "confidential"] == n

@@ -35,7 +35,7 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field, replace
 from enum import StrEnum
 from typing import Any
@@ -44,6 +44,7 @@ import numpy as np
 import pandas as pd
 
 from synthguard.data._backend import refuse_dask
+from synthguard.data.counts import ValueCounts
 from synthguard.errors import DataError, SchemaError
 
 __all__ = [
@@ -53,6 +54,7 @@ __all__ = [
     "id_like_columns",
     "identifier_reason",
     "infer_schema",
+    "infer_schema_from_counts",
     "validate_frame",
 ]
 
@@ -285,9 +287,13 @@ def _parse_kind(name: str, kind: Any) -> Kind:
 
 
 def _is_text(s: pd.Series) -> bool:
+    return _is_text_dtype(s.dtype)
+
+
+def _is_text_dtype(dtype: Any) -> bool:
     return bool(
-        pd.api.types.is_object_dtype(s.dtype) or pd.api.types.is_string_dtype(s.dtype)
-    ) and not isinstance(s.dtype, pd.CategoricalDtype)
+        pd.api.types.is_object_dtype(dtype) or pd.api.types.is_string_dtype(dtype)
+    ) and not isinstance(dtype, pd.CategoricalDtype)
 
 
 def _sorted_levels(values: Iterable[Any]) -> tuple[Any, ...]:
@@ -298,40 +304,42 @@ def _sorted_levels(values: Iterable[Any]) -> tuple[Any, ...]:
         return tuple(sorted(vals, key=str))
 
 
-def _infer_column(name: str, s: pd.Series) -> ColumnSchema:
-    has_missing = bool(s.isna().any())
-    nonmiss = s.dropna()
-    if isinstance(s.dtype, pd.CategoricalDtype):
-        levels = tuple(_plain(v) for v in s.cat.categories)
-        if s.cat.ordered:
+def _infer_column(name: str, vc: ValueCounts) -> ColumnSchema:
+    """The kind of a column from its value counts (all the rules read)."""
+    has_missing = vc.n_missing > 0
+    present = vc.present().values
+    dtype = vc.dtype
+    if isinstance(dtype, pd.CategoricalDtype):
+        levels = tuple(_plain(v) for v in dtype.categories)
+        if dtype.ordered:
             kind = Kind.ORDINAL
         elif len(levels) == 2:
             kind = Kind.BINARY
         else:
             kind = Kind.CATEGORICAL
         return ColumnSchema(name, kind, levels, has_missing=has_missing)
-    if pd.api.types.is_bool_dtype(s.dtype):
+    if pd.api.types.is_bool_dtype(dtype):
         return ColumnSchema(name, Kind.BINARY, (False, True), has_missing=has_missing)
-    if _is_text(s):
-        levels = _sorted_levels(_plain(v) for v in nonmiss.unique())
+    if _is_text_dtype(dtype):
+        levels = _sorted_levels(_plain(v) for v in present)
         kind = Kind.BINARY if len(levels) == 2 else Kind.CATEGORICAL
         return ColumnSchema(name, kind, levels, has_missing=has_missing)
-    if pd.api.types.is_numeric_dtype(s.dtype):
-        vals = nonmiss.to_numpy(dtype=float)
+    if pd.api.types.is_numeric_dtype(dtype):
+        vals = present.to_numpy(dtype=float)
         uniq = np.unique(vals)
         if len(uniq) <= 2 and set(uniq.tolist()) <= {0.0, 1.0} and len(uniq) == 2:
-            levels = tuple(_plain(v) for v in np.unique(nonmiss.to_numpy()))
+            levels = tuple(_plain(v) for v in np.unique(present.to_numpy()))
             return ColumnSchema(name, Kind.BINARY, levels, has_missing=has_missing)
-        if pd.api.types.is_integer_dtype(s.dtype) and len(vals) and vals.min() >= 0:
+        if pd.api.types.is_integer_dtype(dtype) and len(vals) and vals.min() >= 0:
             return ColumnSchema(name, Kind.COUNT, lower=0.0, has_missing=has_missing)
         return ColumnSchema(name, Kind.NUMERIC, has_missing=has_missing)
     raise SchemaError(
-        f"column '{name}': dtype {s.dtype} is not supported; convert it to numbers "
+        f"column '{name}': dtype {dtype} is not supported; convert it to numbers "
         f"or text (dates: to a number such as days since a reference date)"
     )
 
 
-def _apply_override(col: ColumnSchema, s: pd.Series, spec: Any) -> ColumnSchema:
+def _apply_override(col: ColumnSchema, vc: ValueCounts, spec: Any) -> ColumnSchema:
     """The column as the user declared it. A declaration makes the column a non-identifier
     unless it says ``identifier`` (the kind name ``"identifier"`` or ``identifier: true``)."""
     name = col.name
@@ -368,18 +376,19 @@ def _apply_override(col: ColumnSchema, s: pd.Series, spec: Any) -> ColumnSchema:
         elif col.levels is not None and col.kind.is_categorical:
             levels = col.levels
         else:
-            levels = _sorted_levels(_plain(v) for v in s.dropna().unique())
+            levels = _sorted_levels(_plain(v) for v in vc.present().values)
         if kind is Kind.BINARY and len(levels) != 2:
             raise SchemaError(
                 f"column '{name}': declared binary but has {len(levels)} levels; "
                 f"declare it categorical"
             )
         return ColumnSchema(name, kind, levels, has_missing=col.has_missing)
-    if _is_text(s) or isinstance(s.dtype, pd.CategoricalDtype):
-        num = pd.to_numeric(s.astype("object"), errors="coerce")
-        if (num.isna() & s.notna()).any():
+    if _is_text_dtype(vc.dtype) or isinstance(vc.dtype, pd.CategoricalDtype):
+        num = pd.to_numeric(vc.values.astype("object"), errors="coerce")
+        bad = np.asarray(num.isna() & vc.values.notna(), dtype=bool)
+        if bad.any():
             raise SchemaError(
-                f"column '{name}': declared {kind.value} but {int((num.isna() & s.notna()).sum())} "
+                f"column '{name}': declared {kind.value} but {int(vc.counts[bad].sum())} "
                 f"rows hold text that is not a number; clean them or declare it categorical"
             )
     lower = spec.get("lower", 0.0 if kind is Kind.COUNT else None)
@@ -414,31 +423,50 @@ def infer_schema(
         An override names a column that is not in ``data``, an unknown kind, or a kind the
         data cannot have (text declared numeric).
     """
+    return _build_schema(list(data.columns), lambda name: ValueCounts.of(data[name]), overrides)
+
+
+def infer_schema_from_counts(
+    counts: Mapping[str, ValueCounts],
+    overrides: Mapping[str, Any] | Schema | None = None,
+) -> Schema:
+    """:func:`infer_schema` of the data whose columns hold the multisets ``counts`` (column
+    name -> :class:`~synthguard.data.counts.ValueCounts`, in column order): every rule reads
+    a column only through its dtype, its distinct values and how often each occurs, so the
+    schema is the one :func:`infer_schema` gives the data themselves (it runs this same code
+    on each column's counts). For data too big to hold (:mod:`synthguard.scale`), whose
+    columns are counted elsewhere."""
+    return _build_schema(list(counts), lambda name: counts[name], overrides)
+
+
+def _build_schema(
+    names: list[Any],
+    counts_of: Callable[[Any], ValueCounts],
+    overrides: Mapping[str, Any] | Schema | None,
+) -> Schema:
     if isinstance(overrides, Schema):
         overrides = dict(overrides.columns)
     overrides = dict(overrides or {})
-    unknown = [c for c in overrides if c not in data.columns]
+    unknown = [c for c in overrides if c not in names]
     if unknown:
         raise SchemaError(
             f"schema overrides name columns that are not in the data: {', '.join(map(str, unknown))}"
         )
     cols: dict[str, ColumnSchema] = {}
     problems: list[str] = []
-    for name in data.columns:
-        s = data[name]
+    for name in names:
+        vc = counts_of(name)  # one column's counts at a time
         try:
             if name in overrides:
                 spec = overrides[name]
-                if _is_text(s) and not _declares_identifier_only(spec):
-                    base = ColumnSchema(
-                        name, Kind.CATEGORICAL, None, has_missing=bool(s.isna().any())
-                    )
+                if _is_text_dtype(vc.dtype) and not _declares_identifier_only(spec):
+                    base = ColumnSchema(name, Kind.CATEGORICAL, None, has_missing=vc.n_missing > 0)
                 else:
-                    base = _infer_column(name, s)
-                col = _apply_override(base, s, spec)
+                    base = _infer_column(name, vc)
+                col = _apply_override(base, vc, spec)
             else:
-                col = _infer_column(name, s)
-                if identifier_reason(str(name), s) is not None:
+                col = _infer_column(name, vc)
+                if _identifier_reason(str(name), vc) is not None:
                     col = replace(col, identifier=True)
         except SchemaError as e:
             problems.extend(e.problems)
@@ -506,11 +534,16 @@ def identifier_reason(name: str, s: pd.Series) -> str | None:
     numbers are distinct by nature and are never flagged by their values alone. The reason
     names no data value.
     """
-    nonmiss = s.dropna()
-    n = len(nonmiss)
-    if n == 0 or pd.api.types.is_bool_dtype(s.dtype):
+    return _identifier_reason(name, ValueCounts.of(s))
+
+
+def _identifier_reason(name: str, vc: ValueCounts) -> str | None:
+    """:func:`identifier_reason` from the column's value counts (all its rules read)."""
+    present = vc.present()
+    n = present.n
+    if n == 0 or pd.api.types.is_bool_dtype(vc.dtype):
         return None
-    n_distinct = int(nonmiss.nunique())
+    n_distinct = len(present.counts)
     if n_distinct < 2:
         return None
     share = n_distinct / n
@@ -522,14 +555,14 @@ def identifier_reason(name: str, s: pd.Series) -> str | None:
         return "its name marks an identifier and many of its values are distinct"
     if n < ID_MIN_VALUES or share < ID_DISTINCT_SHARE:
         return None
-    if isinstance(s.dtype, pd.CategoricalDtype):
-        if s.cat.ordered:
+    if isinstance(vc.dtype, pd.CategoricalDtype):
+        if vc.dtype.ordered:
             return None
         return "(nearly) every value is a distinct level"
-    if _is_text(s):
+    if _is_text_dtype(vc.dtype):
         return "(nearly) every value is distinct text"
-    if pd.api.types.is_numeric_dtype(s.dtype):
-        vals = nonmiss.to_numpy(dtype=float)
+    if pd.api.types.is_numeric_dtype(vc.dtype):
+        vals = present.values.to_numpy(dtype=float)
         if not np.all(vals == np.round(vals)):
             return None
         if vals.max() - vals.min() + 1 <= 2 * n_distinct:

@@ -205,21 +205,20 @@ def cell_measures(
     ps1 = (s == sq[qi]) & (s > 0)
     in_s = sq[qi] > 0
     anydis = np.bincount(qi, weights=ps1, minlength=n_q)[qi] > 0
-    tables = {
-        "d": d,
-        "s": s,
-        "did": d * pd1,
-        "dis": s * ps1,
-        "iS": d * in_s,
-        "DiS": d * anydis,
-        "DiSCO": d * ps1,
-        "DiSDiO": d * (ps1 & pd1),
-    }
-    for key, x in tables.items():
+
+    def excluded(x: np.ndarray) -> np.ndarray:
         x = np.where(keep, x, 0)
         if exclude_ov_denom_lim and denom_lim is not None:
             x = np.where(x > denom_lim, 0, x)
-        tables[key] = x
+        return x
+
+    # the tables of counts one at a time (only their integer sums are read, but for d, s and
+    # DiSCO): memory for a few arrays of cells, however many tables
+    tables = {"d": excluded(d), "s": excluded(s), "DiSCO": excluded(d * ps1)}
+    for key, make in (("did", lambda: d * pd1), ("dis", lambda: s * ps1),
+                      ("iS", lambda: d * in_s), ("DiS", lambda: d * anydis),
+                      ("DiSDiO", lambda: d * (ps1 & pd1))):
+        tables[key] = excluded(make()).sum()
     d2, s2 = tables["d"], tables["s"]
     dq2 = np.bincount(qi, weights=d2, minlength=n_q)
     sq2 = np.bincount(qi, weights=s2, minlength=n_q)

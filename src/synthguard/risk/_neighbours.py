@@ -19,10 +19,10 @@ Memory is O(n + m); no n x m distance matrix is formed.
 from __future__ import annotations
 
 import numpy as np
-import pandas as pd
 from sklearn.neighbors import BallTree, KDTree
 
 from synthguard.risk._encoding import Encoded, onehot
+from synthguard.risk.uniqueness import _group_rows
 
 __all__ = ["nearest"]
 
@@ -30,13 +30,14 @@ _MAX_GROUPS = 4096
 
 
 def _group_ids(codes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Ids of equal rows and the distinct rows."""
+    """Ids of equal rows of non-negative codes, numbered in order of first appearance, and
+    the distinct rows in that order (integer arithmetic on the codes,
+    :func:`~synthguard.risk.uniqueness._group_rows`: no tuple per row)."""
     if codes.shape[1] == 0:
         return np.zeros(codes.shape[0], dtype=np.int64), np.zeros((1, 0), dtype=np.int64)
-    mi = pd.MultiIndex.from_arrays([codes[:, j] for j in range(codes.shape[1])])
-    ids, uniq = pd.factorize(mi)
-    distinct = np.array([list(t) for t in uniq], dtype=np.int64).reshape(len(uniq), -1)
-    return np.asarray(ids, dtype=np.int64), distinct
+    ids = _group_rows(codes)
+    first = np.unique(ids, return_index=True)[1]  # ids count 0, 1, ... by first appearance
+    return ids, np.asarray(codes[first], dtype=np.int64).reshape(len(first), codes.shape[1])
 
 
 def _choose_blocks(cat: np.ndarray, cards: list[int]) -> list[int]:

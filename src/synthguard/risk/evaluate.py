@@ -27,7 +27,7 @@ from synthguard.risk.matching import MatchRates, match_rates
 from synthguard.risk.membership import MembershipInference, membership_inference
 from synthguard.risk.release_disclosure import ReleaseDisclosure, release_disclosure
 from synthguard.risk.suda2 import Suda2, suda2
-from synthguard.risk.uniqueness import KAnonymity, k_anonymity
+from synthguard.risk.uniqueness import KAnonymity, KAnonymitySummary, k_anonymity
 
 __all__ = ["RiskEvaluation", "evaluate_risk"]
 
@@ -46,7 +46,7 @@ class RiskEvaluation(Summarized):
     attribute: AttributeDisclosure | None
     distance: DistanceToClosestRecord | None
     membership: MembershipInference | None
-    k_anonymity: KAnonymity | None
+    k_anonymity: KAnonymity | KAnonymitySummary | None  # the summary: data too big to gather
     notes: tuple[str, ...] = field(default_factory=tuple)
     #: sdcMicro's individual risk and SUDA2 of the keys, on the confidential data and on each
     #: implicate of the release read as microdata

@@ -14,7 +14,7 @@ from synthguard.errors import ParameterError
 from synthguard.risk._common import as_list
 from synthguard.risk._patterns import check_columns
 
-__all__ = ["KAnonymity", "k_anonymity"]
+__all__ = ["KAnonymity", "KAnonymitySummary", "k_anonymity"]
 
 
 @dataclass(frozen=True, eq=False)
@@ -60,18 +60,92 @@ class KAnonymity(Summarized):
         )
 
     def summary(self) -> str:
-        n = self.fk.shape[0]
-        lines = [
-            f"k-anonymity of keys {', '.join(self.keys)} ({n} records, {self.n_classes} classes)",
-            f"  sample uniques: {self.n_sample_uniques}",
-        ]
-        for k in sorted({2, 3, 5, self.k}):
-            v = self.violations(k)
-            lines.append(f"  violating {k}-anonymity: {v} ({v / n if n else 0:.3%})")
-        return "\n".join(lines)
+        return _summary(self, int(self.fk.shape[0]))
 
     def _repr_html_(self) -> str:
         return "<pre>" + self.summary() + "</pre>"
+
+
+@dataclass(frozen=True, eq=False)
+class KAnonymitySummary(Summarized):
+    """:class:`KAnonymity` without the per-record fk: what data too big to gather give
+    (:func:`synthguard.scale.k_anonymity` with ``gather=False``). fk depends on a record only
+    through its key combination, so every figure follows from the table of class sizes.
+
+    Attributes
+    ----------
+    class_sizes : records per value of fk (index ``fk``, ascending; values: records).
+    k, n_below_k, share_below_k, n_sample_uniques, min_class_size, n_classes, keys
+        As in :class:`KAnonymity`.
+    n : number of records.
+    """
+
+    class_sizes: pd.Series
+    k: int
+    n_below_k: int
+    share_below_k: float
+    n_sample_uniques: int
+    min_class_size: int
+    n_classes: int
+    keys: tuple[str, ...]
+    n: int
+
+    goal = "minimize"
+
+    @classmethod
+    def from_combinations(cls, fk: np.ndarray, count: np.ndarray, complete: np.ndarray, k: int,
+                          keys: Sequence[str]) -> KAnonymitySummary:
+        """From every distinct key combination's fk (its records' fk), its record count and
+        whether it has every key."""
+        fk = np.asarray(fk, dtype=np.int64)
+        count = np.asarray(count, dtype=np.int64)
+        sizes = pd.Series(count).groupby(fk).sum().sort_index()
+        sizes.index.name = "fk"
+        n = int(count.sum())
+        below = int(count[fk < k].sum())
+        return cls(
+            class_sizes=sizes.rename("records"),
+            k=int(k),
+            n_below_k=below,
+            share_below_k=below / n if n else 0.0,
+            n_sample_uniques=int(count[fk == 1].sum()),
+            min_class_size=int(fk[count > 0].min()) if n else 0,
+            n_classes=int(np.sum(np.asarray(complete, dtype=bool) & (count > 0))),
+            keys=tuple(keys),
+            n=n,
+        )
+
+    @property
+    def is_k_anonymous(self) -> bool:
+        return self.n_below_k == 0
+
+    def violations(self, k: int) -> int:
+        """Number of records with fk < k, for another k."""
+        s = self.class_sizes
+        return int(s[s.index < k].sum())
+
+    def to_frame(self) -> pd.DataFrame:
+        """One row per value of fk: records, below_k, sample_unique."""
+        s = self.class_sizes
+        return pd.DataFrame({"records": s.to_numpy(), "below_k": s.index < self.k,
+                             "sample_unique": s.index == 1}, index=s.index)
+
+    def summary(self) -> str:
+        return _summary(self, self.n)
+
+    def _repr_html_(self) -> str:
+        return "<pre>" + self.summary() + "</pre>"
+
+
+def _summary(res: KAnonymity | KAnonymitySummary, n: int) -> str:
+    lines = [
+        f"k-anonymity of keys {', '.join(res.keys)} ({n} records, {res.n_classes} classes)",
+        f"  sample uniques: {res.n_sample_uniques}",
+    ]
+    for k in sorted({2, 3, 5, res.k}):
+        v = res.violations(k)
+        lines.append(f"  violating {k}-anonymity: {v} ({v / n if n else 0:.3%})")
+    return "\n".join(lines)
 
 
 def k_anonymity(data: pd.DataFrame, keys: Sequence[str], k: int = 3) -> KAnonymity:

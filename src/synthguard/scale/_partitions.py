@@ -17,6 +17,7 @@ import numbers
 from collections.abc import Sequence
 from typing import Any
 
+import dask
 import dask.dataframe as dd
 import numpy as np
 import pandas as pd
@@ -72,12 +73,7 @@ def as_dask_implicates(release: Any, *, name: str = "synthetic") -> list[dd.Data
     return [as_dask(f, name=name) for f in as_implicates(release, name=name)]
 
 
-def _partition_lengths(frame: dd.DataFrame) -> np.ndarray:
-    return np.asarray(frame.map_partitions(len).compute(), dtype=np.int64)
-
-
-def _add_rows(df: pd.DataFrame, offsets: np.ndarray, partition_info: Any = None) -> pd.DataFrame:
-    start = int(offsets[partition_info["number"]]) if partition_info else 0
+def _add_rows(df: pd.DataFrame, start: int) -> pd.DataFrame:
     out = df.copy(deep=False)
     out[ROW] = np.arange(start, start + len(df), dtype=np.int64)
     return out
@@ -85,11 +81,19 @@ def _add_rows(df: pd.DataFrame, offsets: np.ndarray, partition_info: Any = None)
 
 def with_row_numbers(frame: dd.DataFrame) -> tuple[dd.DataFrame, int]:
     """``frame`` with a column of global row numbers 0..n-1 (its row order across partitions)
-    and n. Costs one pass over the (already projected) columns to learn partition lengths."""
-    lengths = _partition_lengths(frame)
-    offsets = np.concatenate([[0], np.cumsum(lengths)])
+    and n. Costs one pass over the (already projected) columns to learn partition lengths.
+
+    The partitions are fixed first (``to_delayed``: those of the optimized graph) and both the
+    lengths and the numbering read those: dask-expr may fuse a projected Parquet read into
+    fewer partitions in one graph than in another (``map_partitions(len)`` of four files read
+    as two), which numbered rows past the lengths learned."""
+    parts = frame.to_delayed()
+    lengths = np.asarray(dask.compute(*[dask.delayed(len)(p) for p in parts]), dtype=np.int64)
+    offsets = np.concatenate([[0], np.cumsum(lengths)]).astype(np.int64)
     meta = frame._meta.assign(**{ROW: np.zeros(0, dtype=np.int64)})
-    out = frame.map_partitions(_add_rows, offsets, meta=meta)
+    out = dd.from_delayed([dask.delayed(_add_rows)(p, int(o))
+                           for p, o in zip(parts, offsets[:-1], strict=True)],
+                          meta=meta, verify_meta=False)
     return out, int(offsets[-1])
 
 

@@ -16,12 +16,14 @@ no record moves:
    rows to global codes and counts its distinct (keys, target) cells for every target; the
    tables are merged in a tree on the workers and the client receives one table per data set
    (one row per distinct cell: much smaller than the data when keys and targets have few
-   levels). Sorted lexicographically, the cells come in the order of the pandas path's
-   ``np.unique`` over ``q * T + t``, so :func:`~synthguard.risk._disclosure_tables.cell_measures`
-   returns the pandas figures bit for bit.
+   levels). A row of codes travels packed into int64 words (mixed radix, :func:`_pack`: one
+   word for the usual keys and target), which sort as the codes do. Sorted, the cells come in
+   the order of the pandas path's ``np.unique`` over ``q * T + t``, so
+   :func:`~synthguard.risk._disclosure_tables.cell_measures` returns the pandas figures bit
+   for bit.
 3. **Replicated uniques** compare rows on *every* released column, where nearly every record
-   is its own cell: the distinct rows are hash-partitioned into buckets on the workers (a
-   shuffle of integer codes), and each bucket counts the rows unique in the data and
+   is its own cell: the distinct rows (packed words) are hash-partitioned into buckets on the
+   workers (a shuffle of integers), and each bucket counts the rows unique in the data and
    released exactly once; only the counts reach the client.
 
 The attribute attack (the course, section 3.16.1) predicts each confidential record's target
@@ -64,17 +66,53 @@ MAX_CELLS = 20_000_000
 #: Distinct rows per bucket of the replicated-uniques shuffle (about).
 _BUCKET_ROWS = 1_000_000
 _MULT = np.uint64(0x9E3779B97F4A7C15)
+#: Largest product of cardinalities packed into one int64 word.
+_WORD = 1 << 62
 
 
 # ------------------------------------------------------------------------------ row tables
+def _words(cards: Sequence[int]) -> list[tuple[int, int]]:
+    """How rows of codes (column j in ``0 .. cards[j] - 1``) are packed into int64 words:
+    consecutive columns ``a .. b - 1`` share a word while the product of their cardinalities
+    stays within :data:`_WORD` (2**62; mixed radix, the first column most significant). Packed rows compare
+    as the rows do, lexicographically, so every sorted table keeps the order of the codes."""
+    out: list[tuple[int, int]] = []
+    a, prod = 0, 1
+    for j, c in enumerate(cards):
+        if j > a and prod * max(int(c), 1) > _WORD:
+            out.append((a, j))
+            a, prod = j, 1
+        prod *= max(int(c), 1)
+    out.append((a, len(cards)))
+    return out
+
+
+def _pack(codes: np.ndarray, cards: Sequence[int]) -> np.ndarray:
+    """Rows of codes as rows of int64 words (:func:`_words`): 8 bytes per record and word
+    instead of per column (one word for typical keys, targets and released columns)."""
+    words = _words(cards)
+    out = np.zeros((codes.shape[0], len(words)), dtype=np.int64)
+    for w, (a, b) in enumerate(words):
+        for j in range(a, b):
+            out[:, w] = out[:, w] * int(cards[j]) + codes[:, j]
+    return out
+
+
 def _distinct(rows: np.ndarray, counts: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
     """Distinct rows of an integer matrix sorted lexicographically (first column first), with
     their counts (summing ``counts`` when given)."""
     n = rows.shape[0]
+    if n == 0:
+        return rows, np.zeros(0, dtype=np.int64)
+    if rows.shape[1] == 1:  # one word: a sort of integers
+        if counts is None:
+            u, cnt = np.unique(rows[:, 0], return_counts=True)
+            return u[:, None], cnt.astype(np.int64)
+        u, inv = np.unique(rows[:, 0], return_inverse=True)
+        tot = np.bincount(inv.ravel(), weights=counts, minlength=u.size)  # exact below 2**53
+        return u[:, None], np.rint(tot).astype(np.int64)
     if counts is None:
         counts = np.ones(n, dtype=np.int64)
-    if n == 0:
-        return rows, counts.astype(np.int64)
     order = np.lexsort(rows.T[::-1]) if rows.shape[1] else np.arange(n)
     srt = rows[order]
     new = np.ones(n, dtype=bool)
@@ -163,20 +201,27 @@ def _bucket_of(rows: np.ndarray, n_buckets: int) -> np.ndarray:
 
 
 def _part_tables(
-    part: pd.DataFrame, cols: Sequence[str], l2g: list[np.ndarray], cells: list[list[int]],
-    n_buckets: int,
+    part: pd.DataFrame, cols: Sequence[str], l2g: list[np.ndarray], cards: list[int],
+    cells: list[list[int]], n_buckets: int,
 ) -> dict[str, Any]:
     """One partition's cell tables (one per list of column positions in ``cells``) and, with
-    ``n_buckets``, its distinct full rows split into buckets."""
+    ``n_buckets``, its distinct full rows split into buckets; rows packed into int64 words
+    (:func:`_pack`; ``cards[j]``: the number of global codes of column j)."""
     local, _ = _local(part, cols)
     codes = np.empty_like(local)
     for j in range(len(cols)):
         codes[:, j] = l2g[j][local[:, j]]
-    out: dict[str, Any] = {"cells": [_distinct(codes[:, c]) for c in cells]}
+    del local
+    out: dict[str, Any] = {"cells": [_distinct(_pack(codes[:, c], [cards[j] for j in c]))
+                                     for c in cells]}
     if n_buckets:
-        rows, cnt = _distinct(codes)
+        rows, cnt = _distinct(_pack(codes, cards))
+        del codes
         b = _bucket_of(rows, n_buckets)
-        out["buckets"] = [(rows[b == i], cnt[b == i]) for i in range(n_buckets)]
+        order = np.argsort(b, kind="stable")
+        cuts = np.searchsorted(b[order], np.arange(n_buckets + 1))
+        out["buckets"] = [(rows[order[cuts[i]:cuts[i + 1]]], cnt[order[cuts[i]:cuts[i + 1]]])
+                          for i in range(n_buckets)]
     return out
 
 
@@ -212,6 +257,8 @@ class _Tables:
     keys: list[str]
     targets: list[str]
     columns: dict[str, _Column]
+    #: per target, the distinct (keys, target) cells as rows of packed words (:func:`_pack`,
+    #: the target code last: :func:`_keys`, :func:`_target`) sorted as the codes, and counts
     conf_cells: dict[str, tuple[np.ndarray, np.ndarray]]
     syn_cells: list[dict[str, tuple[np.ndarray, np.ndarray]]]
     syn_first: list[dict[str, np.ndarray]]  # per implicate, target -> codes in first order
@@ -257,8 +304,10 @@ def _tables(conf: Any, imps: list[Any], keys: list[str], targets: list[str],
     cells = [[*key_pos, pos[t]] for t in targets]
     # at most one bucket of about _BUCKET_ROWS distinct rows per that many records
     n_buckets = max(1, -(-sum(sizes) // _BUCKET_ROWS)) if replicated else 0
+    cards = [len(columns[c].labels) for c in cols]
     out = [
-        dask.delayed(_part_tables)(p, cols, [columns[c].l2g[k] for c in cols], cells, n_buckets)
+        dask.delayed(_part_tables)(p, cols, [columns[c].l2g[k] for c in cols], cards, cells,
+                                   n_buckets)
         for k, p in enumerate(parts)
     ]
     out = list(dask.persist(*out))
@@ -299,25 +348,39 @@ def _tables(conf: Any, imps: list[Any], keys: list[str], targets: list[str],
                    syn_first, rep)
 
 
+def _target(rows: np.ndarray, card: int) -> np.ndarray:
+    """The target codes of packed cell rows (the target is the last, least significant code)."""
+    return rows[:, -1] % card
+
+
+def _keys(rows: np.ndarray, card: int) -> np.ndarray:
+    """The packed key part of cell rows, as rows that compare as the key codes do."""
+    last = rows[:, -1] // card
+    return last[:, None] if rows.shape[1] == 1 else np.column_stack([rows[:, :-1], last])
+
+
 # ------------------------------------------------------------------------- repU and DiSCO
 def _one_target(tab: _Tables, t: str, thresh_1way: tuple[float, float]) -> Disclosure:
     rows, checks = [], []
-    nk = len(tab.keys)
     c_rows, c_cnt = tab.conf_cells[t]
     for j, syn in enumerate(tab.syn_cells):
         s_rows, s_cnt = syn[t]
-        stacked = np.concatenate([c_rows, s_rows])
-        src = np.concatenate([np.zeros(len(c_rows), dtype=np.int64),
-                              np.ones(len(s_rows), dtype=np.int64)])
-        cells, idx = _distinct_inverse(stacked)
+        cells, at_c, at_s = _union(c_rows, s_rows)
         k = len(cells)
-        d = np.bincount(idx[src == 0], weights=c_cnt, minlength=k).astype(np.int64)
-        s = np.bincount(idx[src == 1], weights=s_cnt, minlength=k).astype(np.int64)
+        d = np.zeros(k, dtype=np.int64)
+        d[at_c] = c_cnt
+        s = np.zeros(k, dtype=np.int64)
+        s[at_s] = s_cnt
+        del at_c, at_s
+        card = len(tab.columns[t].labels)
+        keys = _keys(cells, card)
         new_q = np.ones(k, dtype=bool)
         if k:
-            new_q[1:] = np.any(cells[1:, :nk] != cells[:-1, :nk], axis=1)
+            new_q[1:] = np.any(keys[1:] != keys[:-1], axis=1)
+        del keys
         qi = np.cumsum(new_q) - 1
-        tk = cells[:, nk]
+        tk = _target(cells, card)
+        del cells
         n_t = int(tk.max()) + 1 if k else 1
         m = cell_measures(d, s, tk, qi, n_t, np.ones(k, dtype=bool), n_conf=tab.n_conf,
                           n_syn=tab.n_imps[j], denom_lim=5, exclude_ov_denom_lim=False)
@@ -327,11 +390,30 @@ def _one_target(tab: _Tables, t: str, thresh_1way: tuple[float, float]) -> Discl
     return assemble_disclosure(rows, checks, tab.keys, t, tab.n_conf)
 
 
+def _union(a: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The sorted distinct rows of two tables of sorted distinct rows, and where each row of
+    ``a`` and of ``b`` lies among them."""
+    if a.shape[1] == 1:  # one word: merge the two sorted runs, then binary searches
+        both = np.concatenate([a[:, 0], b[:, 0]])
+        both.sort(kind="stable")
+        keep = np.ones(both.size, dtype=bool)
+        keep[1:] = both[1:] != both[:-1]
+        cells = both[keep]
+        del both, keep
+        return (cells[:, None], np.searchsorted(cells, a[:, 0]),
+                np.searchsorted(cells, b[:, 0]))
+    cells, idx = _distinct_inverse(np.concatenate([a, b]))
+    return cells, idx[:len(a)], idx[len(a):]
+
+
 def _distinct_inverse(rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Distinct rows (lexicographic order) and each row's index among them."""
     n = rows.shape[0]
     if n == 0:
         return rows, np.zeros(0, dtype=np.int64)
+    if rows.shape[1] == 1:
+        u, inv = np.unique(rows[:, 0], return_inverse=True)
+        return u[:, None], inv.ravel().astype(np.int64)
     order = np.lexsort(rows.T[::-1])
     srt = rows[order]
     new = np.ones(n, dtype=bool)
@@ -354,19 +436,23 @@ def _release_disclosure(tab: _Tables) -> ReleaseDisclosure:
 
 
 # ------------------------------------------------------------------ attribute disclosure
-def _by_pattern(rows: np.ndarray, nk: int) -> tuple[np.ndarray, np.ndarray]:
-    """Distinct key prefixes of sorted cell rows and each cell's index among them."""
-    k = rows.shape[0]
+def _by_pattern(keys: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Distinct key rows of sorted cells and each cell's index among them."""
+    k = keys.shape[0]
     new = np.ones(k, dtype=bool)
     if k:
-        new[1:] = np.any(rows[1:, :nk] != rows[:-1, :nk], axis=1)
-    return rows[new, :nk], np.cumsum(new) - 1
+        new[1:] = np.any(keys[1:] != keys[:-1], axis=1)
+    return keys[new], np.cumsum(new) - 1
 
 
 def _lookup(patterns: np.ndarray, queries: np.ndarray) -> np.ndarray:
     """Index of each query row among the sorted distinct ``patterns`` rows, -1 if absent."""
     if not len(patterns) or not len(queries):
         return np.full(len(queries), -1, dtype=np.int64)
+    if patterns.shape[1] == 1:  # one word: a binary search, no sort of the queries
+        p, q = patterns[:, 0], queries[:, 0]
+        at = np.minimum(np.searchsorted(p, q), len(p) - 1)
+        return np.where(p[at] == q, at, -1).astype(np.int64)
     both = np.concatenate([patterns, queries])
     _, inv = _distinct_inverse(both)
     pos = np.full(int(inv.max()) + 1, -1, dtype=np.int64)
@@ -376,37 +462,40 @@ def _lookup(patterns: np.ndarray, queries: np.ndarray) -> np.ndarray:
 
 def _attack_cat(tab: _Tables, t: str, j: int) -> tuple[float, float]:
     """Accuracy of the release's attack and of its marginal on target ``t``."""
-    nk, miss = len(tab.keys), tab.columns[t].missing
+    miss, card = tab.columns[t].missing, len(tab.columns[t].labels)
     s_rows, s_cnt = tab.syn_cells[j][t]
-    ok = s_rows[:, nk] != miss
-    s_rows, s_cnt = s_rows[ok], s_cnt[ok]
+    s_t = _target(s_rows, card)
+    ok = s_t != miss
+    if not ok.all():
+        s_rows, s_cnt, s_t = s_rows[ok], s_cnt[ok], s_t[ok]
     first = tab.syn_first[j][t]
-    rank = np.full(len(tab.columns[t].labels), len(first), dtype=np.int64)
+    rank = np.full(card, len(first), dtype=np.int64)
     rank[first] = np.arange(len(first))
-    pats, pi = _by_pattern(s_rows, nk)
+    pats, pi = _by_pattern(_keys(s_rows, card))
     pred = np.full(len(pats), -1, dtype=np.int64)
     if len(s_rows):  # most frequent level per pattern; ties: the one the implicate shows first
-        order = np.lexsort((rank[s_rows[:, nk]], -s_cnt, pi))
+        order = np.lexsort((rank[s_t], -s_cnt, pi))
         lead = np.ones(len(order), dtype=bool)
         lead[1:] = pi[order][1:] != pi[order][:-1]
-        pred[pi[order][lead]] = s_rows[order, nk][lead]
-    levels = s_rows[:, nk]
+        pred[pi[order][lead]] = s_t[order][lead]
     marginal = -1
-    if len(levels):
-        tot = np.bincount(levels, weights=s_cnt, minlength=len(rank))
+    if len(s_t):
+        tot = np.bincount(s_t, weights=s_cnt, minlength=len(rank))
         cand = np.flatnonzero(tot == tot.max())
         marginal = int(cand[np.argmin(rank[cand])])
     c_rows, c_cnt = tab.conf_cells[t]
-    known = c_rows[:, nk] != miss
-    c_rows, c_cnt = c_rows[known], c_cnt[known]
+    c_t = _target(c_rows, card)
+    known = c_t != miss
+    if not known.all():
+        c_rows, c_cnt, c_t = c_rows[known], c_cnt[known], c_t[known]
     denom = int(c_cnt.sum())
     if denom == 0:
         return float("nan"), float("nan")
-    at = _lookup(pats, c_rows[:, :nk])
+    at = _lookup(pats, _keys(c_rows, card))
     guess = np.where(at >= 0, pred[np.maximum(at, 0)], -1)
     guess = np.where(guess >= 0, guess, marginal)
-    hit = (guess >= 0) & (guess == c_rows[:, nk])
-    marg_hit = (marginal >= 0) & (c_rows[:, nk] == marginal)
+    hit = (guess >= 0) & (guess == c_t)
+    marg_hit = (marginal >= 0) & (c_t == marginal)
     return float(c_cnt[hit].sum() / denom), float(c_cnt[marg_hit].sum() / denom)
 
 
@@ -417,20 +506,21 @@ def _numbers(col: _Column) -> np.ndarray:
 
 def _attack_num(tab: _Tables, t: str, j: int, tol: float) -> tuple[dict[str, float], ...]:
     """RMSE and share within tolerance of the release's attack and of its marginal."""
-    nk = len(tab.keys)
+    card = len(tab.columns[t].labels)
     value = _numbers(tab.columns[t])
     s_rows, s_cnt = tab.syn_cells[j][t]
-    v = value[s_rows[:, nk]]
+    v = value[_target(s_rows, card)]
     ok = np.isfinite(v)
-    s_rows, s_cnt, v = s_rows[ok], s_cnt[ok], v[ok]
-    pats, pi = _by_pattern(s_rows, nk)
+    if not ok.all():
+        s_rows, s_cnt, v = s_rows[ok], s_cnt[ok], v[ok]
+    pats, pi = _by_pattern(_keys(s_rows, card))
     sums = np.bincount(pi, weights=v * s_cnt, minlength=len(pats))
     cnt = np.bincount(pi, weights=s_cnt, minlength=len(pats))
     means = np.divide(sums, cnt, out=np.full(len(pats), np.nan), where=cnt > 0)
     marginal = float((v * s_cnt).sum() / s_cnt.sum()) if len(v) else float("nan")
     c_rows, c_cnt = tab.conf_cells[t]
-    truth = value[c_rows[:, nk]]
-    at = _lookup(pats, c_rows[:, :nk])
+    truth = value[_target(c_rows, card)]
+    at = _lookup(pats, _keys(c_rows, card))
     pred = np.where(at >= 0, means[np.maximum(at, 0)], np.nan)
     pred = np.where(np.isnan(pred), marginal, pred)
     return (_score(truth, pred, c_cnt, tol),

@@ -46,7 +46,7 @@ import numpy as np
 import pandas as pd
 
 from synthguard._random import RandomState, resolve_seed, spawn
-from synthguard.data.schema import Schema, infer_schema
+from synthguard.data.schema import Schema
 from synthguard.errors import DataError, ParameterError
 from synthguard.report.evaluation.kinds import aligned as _aligned
 from synthguard.report.evaluation.kinds import undefined
@@ -65,7 +65,6 @@ from synthguard.scale import means as _means
 from synthguard.scale import risk as _risk
 from synthguard.scale import utility as _utility
 from synthguard.scale._partitions import as_dask, as_dask_implicates
-from synthguard.scale.utility import _expand
 from synthguard.utility.evaluate import UtilityEvaluation
 
 __all__ = ["NOT_ON_DASK", "evaluate"]
@@ -80,21 +79,11 @@ Progress = Callable[[str, int, int], None]
 
 
 def _schema(conf: Any, overrides: Mapping[str, Any] | None) -> Schema:
-    """Each column's kind inferred from the column's whole multiset of values (exact value
-    counts computed by Dask, expanded on the client one column at a time), as
-    :func:`synthguard.data.infer_schema` infers it on the pandas frame."""
-    src = dict(overrides or {})
-    unknown = [c for c in src if c not in conf.columns]
-    if unknown:
-        raise ParameterError(f"schema names column(s) {', '.join(map(str, unknown))} that are "
-                             f"not in the data; check the names")
-    cols = list(conf.columns)
-    counts = _utility.value_counts([(conf, c) for c in cols])
-    out = {}
-    for c, cnt in zip(cols, counts, strict=True):
-        values = _expand(cnt, conf._meta[c].dtype, c).to_frame()
-        out[c] = infer_schema(values, overrides={c: src[c]} if c in src else None)[c]
-    return Schema(columns=out)
+    """Each column's kind inferred from the column's whole multiset of values
+    (:func:`synthguard.scale.utility.exact_schema`: exact value counts, one entry per distinct
+    value on the client), as :func:`synthguard.data.infer_schema` infers it on the pandas
+    frame."""
+    return _utility.exact_schema(conf, overrides)
 
 
 def _sample(frame: Any, n: int, size: int, seed: int) -> pd.DataFrame:
@@ -374,7 +363,8 @@ def _risk_of(s: Any, conf: Any, imps: list[Any], is_aligned: bool, n_released: i
                         f"the {n_released:,} released records (against every confidential "
                         f"record)")
         distance = _run(notes, _risk.distance_to_closest_record, conf, query, schema=s.schema)
-        kanon = _run(notes, _risk.k_anonymity, conf, keys, k=3) if keys else None
+        kanon = (_run(notes, _risk.k_anonymity, conf, keys, k=3, gather=False)  # summaries
+                 if keys else None)
     except Exception as e:
         errors["risk"] = safe_error(e)
         return None

@@ -48,10 +48,11 @@ import pandas as pd
 
 from synthguard._random import RandomState, resolve_seed
 from synthguard.data import Schema
+from synthguard.data.counts import quantiles_from_counts
 from synthguard.errors import DataError, ParameterError
 from synthguard.scale._partitions import as_dask, as_dask_implicates
-from synthguard.scale.utility import _columns, exact_schema
-from synthguard.utility._inputs import category_codes, numeric_values
+from synthguard.scale.utility import _columns, counted, exact_schema, value_counts
+from synthguard.utility._inputs import category_codes, numeric_counts, numeric_values
 from synthguard.utility.marginals import KWayMarginalScore
 
 __all__ = [
@@ -67,42 +68,10 @@ ORDERS = (1, 2, 3)
 #: Fewest partition rows for which counting cells by ``np.unique`` (a sort) replaces
 #: ``np.bincount`` over a domain of this many cells or more.
 _BINCOUNT_CELLS = 1 << 20
+#: Most cells of dense tables a partition keeps to sum smaller sets from (8 bytes each).
+_DENSE_KEPT = 1 << 24
 
 Cells = tuple[np.ndarray, np.ndarray]  # sorted cell indices, their counts
-
-
-# ---------------------------------------------------------------------- exact quantiles
-def quantiles_from_counts(values: np.ndarray, counts: np.ndarray, q: np.ndarray) -> np.ndarray:
-    """``numpy.quantile(x, q)`` (method ``"linear"``) of the multiset ``x`` holding each of
-    the sorted distinct ``values`` ``counts`` times, without building ``x``.
-
-    With ``n = Σ counts`` the position of ``q`` is ``h = (n - 1) q``; the order statistics
-    ``x_(⌊h⌋)`` and ``x_(⌊h⌋+1)`` (0-based) are found in the cumulative counts and
-    interpolated with ``γ = h - ⌊h⌋`` as numpy does: ``a + (b - a) γ``, or ``b - (b - a)(1 - γ)``
-    when ``γ ≥ 0.5`` (Hyndman & Fan 1996, definition 7); so the result is numpy's to the bit.
-    """
-    q = np.asarray(q, dtype=np.float64)
-    n = int(np.sum(counts))
-    if n == 0:
-        return np.full(q.shape, np.nan)
-    cum = np.cumsum(counts)
-    virtual = (n - 1) * q
-    prev = np.floor(virtual)
-    nxt = prev + 1
-    above = virtual >= n - 1  # numpy takes the last value, index -1, and keeps -1 in γ
-    prev[above] = -1
-    nxt[above] = -1
-    below = virtual < 0
-    prev[below] = 0
-    nxt[below] = 0
-    gamma = virtual - prev.astype(np.intp)
-    pos = [np.where(i < 0, n + i, i).astype(np.int64) for i in (prev, nxt)]
-    a = values[np.searchsorted(cum, pos[0], side="right")]
-    b = values[np.searchsorted(cum, pos[1], side="right")]
-    diff = b - a
-    out = a + diff * gamma
-    np.subtract(b, diff * (1 - gamma), out=out, where=gamma >= 0.5)
-    return out
 
 
 # ---------------------------------------------------------------------- coding
@@ -130,10 +99,6 @@ class Coding:
             code[np.isnan(v)] = self.size(column) - 1
             return code
         return category_codes([part[column]], self.levels[column])[0][0]
-
-
-def _as_float(s: pd.Series, name: str) -> pd.Series:
-    return pd.Series(numeric_values(s, name), index=s.index, name=name)
 
 
 def _distinct(part: pd.DataFrame, columns: Sequence[str]) -> list[list[Any]]:
@@ -169,23 +134,20 @@ def first_levels(frames: Sequence[dd.DataFrame], columns: Sequence[str]) -> list
 def coding(conf: dd.DataFrame, imps: Sequence[dd.DataFrame], schema: Schema,
            columns: Sequence[str], n_bins: int) -> Coding:
     """The :class:`Coding` of ``columns``: exact quantile edges of the numeric ones from the
-    confidential data's value counts, levels of the categorical ones (the schema's, else every
-    value seen in the data then the implicates, in order of first appearance)."""
+    confidential data's value counts (:func:`synthguard.scale.utility.value_counts`, shared
+    with the other measures of an evaluation), levels of the categorical ones (the schema's,
+    else every value seen in the data then the implicates, in order of first appearance)."""
     numeric = [c for c in columns if schema[c].is_numeric]
     free = [c for c in columns if not schema[c].is_numeric and schema[c].levels is None]
-    counts = [conf[c].map_partitions(_as_float, c, meta=(c, "f8")).value_counts(dropna=True)
-              for c in numeric]
-    got = dask.compute(*counts) if counts else ()
+    got = value_counts([(conf, c) for c in numeric]) if numeric else []
     probs = np.linspace(0, 1, n_bins + 1)[1:-1]
     edges = {}
     for c, cnt in zip(numeric, got, strict=True):
-        cnt = cnt[cnt > 0].sort_index()
-        if len(cnt) == 0:
+        x, k, _ = numeric_counts(counted(cnt, conf._meta[c].dtype, c), c)
+        if len(x) == 0:
             edges[c] = np.array([])
             continue
-        qs = quantiles_from_counts(cnt.index.to_numpy(dtype=np.float64),
-                                   cnt.to_numpy(dtype=np.int64), probs)
-        edges[c] = np.unique(qs)
+        edges[c] = np.unique(quantiles_from_counts(x, k, probs))
     levels: dict[str, list[Any]] = {
         c: list(schema[c].levels)  # type: ignore[arg-type]
         for c in columns if c not in numeric and c not in free
@@ -227,14 +189,50 @@ def _domain(sizes: dict[str, int], chosen: Sequence[str]) -> int | None:
     return d if d < 2**62 else None  # a larger product wraps the int64 index: sort instead
 
 
+def _margin(dense: np.ndarray, over: Sequence[str], sizes: dict[str, int],
+            chosen: Sequence[str]) -> Cells:
+    """The cells of ``chosen`` summed from the dense counts of the set ``over`` ⊇ ``chosen``
+    (its index in ``over``'s order): integer sums, the table counting would give."""
+    table = dense.reshape([sizes[c] for c in over])
+    drop = tuple(i for i, c in enumerate(over) if c not in chosen)
+    kept = [c for c in over if c in chosen]
+    table = table.sum(axis=drop) if drop else table
+    flat = np.transpose(table, [kept.index(c) for c in chosen]).ravel()
+    nz = np.flatnonzero(flat)
+    return nz.astype(np.int64), flat[nz].astype(np.int64)
+
+
 def partition_cells(part: pd.DataFrame, plan: Coding,
                     sets: Sequence[tuple[str, ...]]) -> tuple[int, list[Cells]]:
-    """One partition's row count and, for every column set, its cells and their counts."""
+    """One partition's row count and, for every column set, its cells and their counts.
+
+    A set with a requested superset whose cells fit a dense table (at most
+    ``_BINCOUNT_CELLS``; at most ``_DENSE_KEPT`` cells kept in all) is summed from that table
+    instead of counted from the rows again: the 1- and 2-way tables of a workload come from
+    its 3-way tables, exactly."""
     n = len(part)
     used = sorted({c for s in sets for c in s}, key=plan.columns.index)
     codes = {c: plan.codes(part, c) for c in used}
     sizes = {c: plan.size(c) for c in used}
-    return n, [_count(_cell_index(codes, sizes, s, n), _domain(sizes, s)) for s in sets]
+    dense: dict[tuple[str, ...], np.ndarray] = {}
+    room = _DENSE_KEPT
+    out: list[Cells | None] = [None] * len(sets)
+    for i in sorted(range(len(sets)), key=lambda i: -len(sets[i])):  # supersets first
+        chosen = sets[i]
+        over = next((d for d in dense if len(d) > len(chosen) and set(chosen) <= set(d)), None)
+        if over is not None:
+            out[i] = _margin(dense[over], over, sizes, chosen)
+            continue
+        domain = _domain(sizes, chosen)
+        idx = _cell_index(codes, sizes, chosen, n)
+        if domain is not None and domain <= min(_BINCOUNT_CELLS, room) and len(chosen) > 1:
+            table = dense[tuple(chosen)] = np.bincount(idx, minlength=domain)
+            room -= domain
+            nz = np.flatnonzero(table)
+            out[i] = (nz.astype(np.int64), table[nz].astype(np.int64))
+        else:
+            out[i] = _count(idx, domain)
+    return n, [c for c in out if c is not None]
 
 
 def _sum_cells(tables: Sequence[Cells]) -> Cells:

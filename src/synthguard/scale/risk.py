@@ -55,7 +55,7 @@ from synthguard.risk.distance import DistanceToClosestRecord
 from synthguard.risk.identification import IdentificationRisk
 from synthguard.risk.matching import MatchRates
 from synthguard.risk.pairwise import PairwiseIdentificationRisk
-from synthguard.risk.uniqueness import KAnonymity
+from synthguard.risk.uniqueness import KAnonymity, KAnonymitySummary
 from synthguard.scale._ident_tables import identification_risk_by_tables
 from synthguard.scale._partitions import (
     ROW,
@@ -648,12 +648,24 @@ def _kanon_meta(index: pd.Index) -> pd.DataFrame:
 
 
 def k_anonymity(
-    data: Any, keys: Sequence[str], k: int = 3, *, npartitions: int | None = None
-) -> KAnonymity:
+    data: Any, keys: Sequence[str], k: int = 3, *, npartitions: int | None = None,
+    gather: bool = True,
+) -> KAnonymity | KAnonymitySummary:
     """Equivalence-class sizes fk (sdcMicro's rule for missing keys) of a Dask DataFrame,
     equal to :func:`synthguard.risk.k_anonymity`.
 
-    A record with a missing key value is compatible with records of any value on that key
+    With ``gather=False`` no record moves and nothing per record reaches the client: fk
+    depends on a record only through its key combination, so the workers count the distinct
+    key combinations (missing values included) in one pass and merge the tables in a tree
+    (:func:`synthguard.scale.individual.individual_risk`'s table), and the client computes
+    every combination's fk from that table with sdcMicro's rule
+    (:func:`synthguard.risk.individual_risk.wildcard_frequencies`, weighted by the
+    combinations' counts), then the summaries
+    (:class:`~synthguard.risk.uniqueness.KAnonymitySummary`: the same counts, minimum and
+    classes, exactly). Memory on the client: the distinct key combinations.
+
+    With ``gather=True`` (the default) the per-record fk comes back in row order. A record
+    with a missing key value is compatible with records of any value on that key
     (Templ, Kowarik & Meindl 2015), so it cannot be placed by a hash of its keys. The records
     with every key present are hash-shuffled on the keys; the (usually few) records with a
     missing key are gathered and sent to every partition. On each partition the pandas
@@ -672,6 +684,14 @@ def k_anonymity(
     if isinstance(k, bool) or not isinstance(k, int | np.integer) or k < 1:
         raise ParameterError("parameter 'k': expected an integer >= 1")
     check_columns(data._meta, keys_l, name="data", role="key")
+    if not gather:
+        from synthguard.scale.individual import individual_risk
+
+        table = individual_risk(data, keys_l).combinations
+        complete = np.all(table[keys_l].to_numpy(dtype=np.int64) >= 0, axis=1)
+        return KAnonymitySummary.from_combinations(
+            table["fk"].to_numpy(), table["count"].to_numpy(), np.asarray(complete), int(k),
+            keys_l)
     framed, n = with_row_numbers(data[keys_l])
     miss = framed[keys_l].isna().any(axis=1)
     incomplete = framed[miss].compute()
@@ -898,30 +918,42 @@ def _scale_frame(
     conf: dd.DataFrame, cols: list[str], metric: str, schema: Any
 ) -> tuple[pd.DataFrame, dict[str, Any]]:
     """Three rows carrying conf's exact Gower scales (min, median, max of every numeric column)
-    and every column's kind, inferred by :func:`synthguard.data.infer_schema` on the column's
-    full multiset of values (rebuilt from exact value counts, one column at a time)."""
-    from synthguard.data import infer_schema
-    from synthguard.scale.utility import value_sorted
+    and every column's kind, inferred by :func:`synthguard.data.infer_schema`'s rules on the
+    column's exact value counts (:func:`synthguard.scale.utility.column_counts`; one entry
+    per distinct value on the client, never one per record). The median is ``numpy.median``'s
+    (the middle order statistic, or the mean of the two middle ones); a non-numeric column's
+    rows are its smallest, middle and largest values in sorted order."""
+    from synthguard.data.counts import order_statistic
+    from synthguard.data.schema import infer_schema_from_counts
+    from synthguard.scale.utility import column_counts
 
     overrides: dict[str, Any] = {}
     rows: dict[str, list[Any]] = {}
     src = None if schema is None else (schema.columns if isinstance(schema, Schema) else schema)
     for c in cols:
-        (vals,) = value_sorted([conf], c)
+        (vc,) = column_counts([conf], c)
         own = None if src is None or c not in src else {c: src[c]}
-        kind = infer_schema(vals.to_frame(), overrides=own)[c]
+        kind = infer_schema_from_counts({c: vc}, overrides=own)[c]
         overrides[c] = kind
-        present = vals.dropna()
-        if present.empty:
+        present = vc.present()
+        if present.n == 0:
             raise DataError(f"column '{c}': no value in the confidential data")
         if kind.is_numeric and metric == "gower":
-            v = present.to_numpy(dtype=np.float64)
-            finite = v[np.isfinite(v)]
-            if finite.size == 0:
+            v = present.values.to_numpy(dtype=np.float64)
+            ok = np.isfinite(v)
+            if not ok.any():
                 raise DataError(f"column '{c}': no finite value in the confidential data")
-            rows[c] = [float(finite.min()), float(np.median(finite)), float(finite.max())]
+            order = np.argsort(v[ok], kind="stable")
+            x, k = v[ok][order], present.counts[ok][order]
+            m = int(k.sum())
+            mid = [order_statistic(x, k, (m - 1) // 2), order_statistic(x, k, m // 2)]
+            med = np.mean(np.array(mid[:1] if m % 2 else mid, dtype=np.float64))  # as numpy
+            rows[c] = [float(x[0]), float(med), float(x[-1])]
         else:
-            rows[c] = [present.iloc[0], present.iloc[len(present) // 2], present.iloc[-1]]
+            n = present.n
+            vals = present.values
+            rows[c] = [vals.iloc[0], vals.iloc[int(np.searchsorted(
+                np.cumsum(present.counts), n // 2, side="right"))], vals.iloc[-1]]
     return pd.DataFrame(rows), overrides
 
 

@@ -1,13 +1,18 @@
 """Utility of a release held in Dask: univariate statistics, ECDF distances, correlation fit
 and pMSE, by the pandas functions of :mod:`synthguard.utility`.
 
-* :func:`univariate` and :func:`ecdf_utility` depend on each column only through the multiset
-  of its values. Dask computes every column's value counts (an exact aggregation, missing
-  values included); the client expands them into the column's values in sorted order, one
-  column at a time (O(n) memory for one column, never the whole table), and runs the pandas
-  function on that. Counts, shares, percentiles, U_m and U_a are therefore exactly the pandas
-  figures (the ECDF sorts its inputs anyway); means and higher moments are sums taken in
-  another order and agree to floating-point rounding (relative error about 1e-15).
+* :func:`univariate`, :func:`ecdf_utility` and :func:`exact_schema` depend on each column
+  only through the multiset of its values. Dask computes every column's value counts (an
+  exact aggregation, missing values included); the client holds them as one entry per
+  distinct value (:class:`~synthguard.data.counts.ValueCounts`, one column at a time), never
+  one per record, and runs the pandas module's counts entry on them
+  (:func:`~synthguard.utility.univariate.univariate_of_counts`,
+  :func:`~synthguard.utility.ecdf.ecdf_utility_of_counts`,
+  :func:`~synthguard.data.schema.infer_schema_from_counts`, the code
+  :func:`~synthguard.data.infer_schema` itself runs). Counts, shares, percentiles, U_m and
+  U_a are exactly the pandas figures (quantiles from cumulative counts; U_a summed as numpy's
+  pairwise sum adds the pooled terms); means and higher moments are count-weighted sums and
+  agree to floating-point rounding (relative error about 1e-15).
 * :func:`correlation_fit` takes the Pearson matrices computed by Dask (pairwise-complete
   sums in partition order: equal to pandas to rounding) and hands them to the pandas
   function's matrix form, one implicate at a time. Numeric columns only.
@@ -32,17 +37,20 @@ import numpy as np
 import pandas as pd
 
 from synthguard import utility as _utility
-from synthguard.data.schema import Schema, infer_schema
+from synthguard.data.counts import ValueCounts
+from synthguard.data.schema import Schema, infer_schema_from_counts
 from synthguard.errors import DataError, ParameterError
 from synthguard.risk._patterns import check_columns
 from synthguard.scale._partitions import as_dask, as_dask_implicates, is_dask
 from synthguard.utility.correlation import CorrelationFit, cramers_v_of_table, fit_of
 from synthguard.utility.discriminant import PMSEResult
-from synthguard.utility.ecdf import ECDFUtility
-from synthguard.utility.univariate import UnivariateComparison
+from synthguard.utility.ecdf import ECDFUtility, ecdf_utility_of_counts
+from synthguard.utility.univariate import UnivariateComparison, univariate_of_counts
 
 __all__ = [
+    "column_counts",
     "correlation_fit",
+    "counted",
     "ecdf_utility",
     "exact_schema",
     "pmse",
@@ -53,20 +61,33 @@ __all__ = [
 ]
 
 
-def _expand(counts: pd.Series, dtype: Any, name: str) -> pd.Series:
-    """The values of a column, sorted, from its value counts (missing values last)."""
+def counted(counts: pd.Series, dtype: Any, name: str) -> ValueCounts:
+    """A column's :class:`~synthguard.data.counts.ValueCounts` from the value counts Dask
+    computed (missing values included), its distinct values in the column's dtype (as the
+    pandas function would see them), sorted with missing values last: one entry per distinct
+    value, never one per record."""
     counts = counts[counts > 0]
     try:
         counts = counts.sort_index(na_position="last")
     except TypeError:  # mixed types: keep Dask's order (the multiset is what matters)
         pass
-    values = np.repeat(counts.index.to_numpy(dtype=object), counts.to_numpy(dtype=np.int64))
+    values = counts.index.to_numpy(dtype=object)
     if isinstance(dtype, pd.CategoricalDtype) and dtype.categories is not None:
-        return pd.Series(pd.Categorical(values, dtype=dtype), name=name)
-    try:
-        return pd.Series(values, name=name).astype(dtype)
-    except (TypeError, ValueError):
-        return pd.Series(values, name=name)
+        ser = pd.Series(pd.Categorical(values, dtype=dtype), name=name)
+    else:
+        try:
+            ser = pd.Series(values, name=name).astype(dtype)
+        except (TypeError, ValueError):
+            ser = pd.Series(values, name=name)
+    return ValueCounts(ser, counts.to_numpy(dtype=np.int64))
+
+
+def column_counts(frames: Sequence[dd.DataFrame], column: str) -> list[ValueCounts]:
+    """Column ``column`` of every frame as its :class:`~synthguard.data.counts.ValueCounts`,
+    from value counts computed by Dask (one ``dask.compute`` for all frames;
+    :func:`value_counts`)."""
+    counts = value_counts([(f, column) for f in frames])
+    return [counted(c, f._meta[column].dtype, column) for c, f in zip(counts, frames, strict=True)]
 
 
 #: value counts kept by :func:`shared_value_counts`: key -> counts, and the entries left
@@ -120,15 +141,16 @@ def value_counts(pairs: Sequence[tuple[dd.DataFrame, str]]) -> list[pd.Series]:
 def value_sorted(frames: Sequence[dd.DataFrame], column: str) -> list[pd.Series]:
     """Column ``column`` of every frame as a pandas Series of its values in sorted order,
     from value counts computed by Dask (one ``dask.compute`` for all frames;
-    :func:`value_counts`)."""
-    counts = value_counts([(f, column) for f in frames])
-    return [_expand(c, f._meta[column].dtype, column) for c, f in zip(counts, frames, strict=True)]
+    :func:`value_counts`). This builds one entry per record (O(n) memory on the client): the
+    measures use :func:`column_counts` instead."""
+    return [vc.expand() for vc in column_counts(frames, column)]
 
 
 def exact_schema(conf: dd.DataFrame, overrides: Mapping[str, Any] | None = None) -> Schema:
-    """Each column's kind inferred from the column's whole multiset of values (exact value
-    counts computed by Dask, expanded on the client one column at a time), as
-    :func:`synthguard.data.infer_schema` infers it on the pandas frame."""
+    """Each column's kind inferred from the column's whole multiset of values, as
+    :func:`synthguard.data.infer_schema` infers it on the pandas frame: the same rules
+    (:func:`synthguard.data.schema.infer_schema_from_counts`) on exact value counts computed
+    by Dask, one entry per distinct value on the client."""
     src = dict(overrides or {})
     unknown = [c for c in src if c not in conf.columns]
     if unknown:
@@ -137,9 +159,9 @@ def exact_schema(conf: dd.DataFrame, overrides: Mapping[str, Any] | None = None)
     cols = list(conf.columns)
     counts = value_counts([(conf, c) for c in cols])
     out = {}
-    for c, cnt in zip(cols, counts, strict=True):
-        values = _expand(cnt, conf._meta[c].dtype, c).to_frame()
-        out[c] = infer_schema(values, overrides={c: src[c]} if c in src else None)[c]
+    for c, cnt in zip(cols, counts, strict=True):  # one column's distinct values at a time
+        vc = counted(cnt, conf._meta[c].dtype, c)
+        out[c] = infer_schema_from_counts({c: vc}, overrides={c: src[c]} if c in src else None)[c]
     return Schema(columns=out)
 
 
@@ -160,40 +182,55 @@ def univariate(
     schema: Any = None,
     columns: list[str] | None = None,
 ) -> UnivariateComparison:
-    """:func:`synthguard.utility.univariate` of Dask data: per column, the pandas function on
-    the column's values rebuilt from exact value counts (see the module notes). Case weights
-    are not supported here."""
+    """:func:`synthguard.utility.univariate` of Dask data, from each column's exact value
+    counts (:func:`synthguard.utility.univariate.univariate_of_counts`; see the module notes).
+    Case weights are not supported here."""
     if not is_dask(conf) and not is_dask(synthetic):
         return _utility.univariate(conf, synthetic, schema=schema, columns=columns)
     conf = as_dask(conf, name="conf")
     imps = as_dask_implicates(synthetic)
     cols = _columns(conf, imps, columns)
-    numeric, categorical = [], []
-    for c in cols:
-        conf_c, *syn_c = value_sorted([conf, *imps], c)
-        res = _utility.univariate(
-            conf_c.to_frame(), [s.to_frame() for s in syn_c], schema=schema, columns=[c]
-        )
-        numeric.append(res.numeric)
-        categorical.append(res.categorical)
-    num = pd.concat([t for t in numeric if len(t)] or numeric[:1])
-    cat = pd.concat([t for t in categorical if len(t)] or categorical[:1])
+    if schema is None:
+        schema = exact_schema(conf)
+    missing = [c for c in cols if c not in schema]
+    if missing:
+        raise DataError("columns to compare are missing",
+                        [f"column '{c}' is not in the schema" for c in missing])
+    frames = [conf, *imps]
+    free = [c for c in cols if schema[c].is_categorical and schema[c].levels is None]
+    levels: dict[str, list[Any]] = {}
+    if free:  # the pandas function's levels: first appearance, data then implicates
+        from synthguard.scale import marginals as _marginals
+
+        per_frame = _marginals.first_levels(frames, free)
+        for j, c in enumerate(free):
+            seen: dict[Any, None] = {}
+            for lv in per_frame:
+                for v in lv[j]:
+                    seen.setdefault(v, None)
+            levels[c] = list(seen)
+    parts = []
+    for c in cols:  # one column's counts at a time
+        conf_c, *syn_c = column_counts(frames, c)
+        parts.append(univariate_of_counts({c: conf_c}, [{c: s} for s in syn_c], schema=schema,
+                                          columns=[c], levels=levels))
+    num = pd.concat([p.numeric for p in parts if len(p.numeric)] or [parts[0].numeric])
+    cat = pd.concat([p.categorical for p in parts if len(p.categorical)]
+                    or [parts[0].categorical])
     msd = float(cat["difference"].abs().max()) if len(cat) else np.nan
     return UnivariateComparison(num, cat, msd)
 
 
 def ecdf_utility(conf: Any, synthetic: Any, column: str) -> ECDFUtility:
     """:func:`synthguard.utility.ecdf_utility` of ``column`` of Dask data, exactly: U_m and
-    U_a (Woo et al. 2009) depend on the values only through their sorted order, which is
-    rebuilt from exact value counts."""
+    U_a (Woo et al. 2009) from the column's exact value counts
+    (:func:`synthguard.utility.ecdf.ecdf_utility_of_counts`), one entry per distinct value
+    on the client."""
     conf = as_dask(conf, name="conf")
     imps = as_dask_implicates(synthetic)
     _columns(conf, imps, [column])
-    conf_c, *syn_c = value_sorted([conf, *imps], column)
-    return _utility.ecdf_utility(
-        conf_c.to_numpy(dtype=float, na_value=np.nan),
-        [s.to_numpy(dtype=float, na_value=np.nan) for s in syn_c],
-    )
+    conf_c, *syn_c = column_counts([conf, *imps], column)
+    return ecdf_utility_of_counts(conf_c, syn_c)
 
 
 def correlation_fit(

@@ -10,6 +10,7 @@ import pandas as pd
 
 from synthguard.data import Schema, as_implicates, infer_schema
 from synthguard.data._backend import refuse_dask
+from synthguard.data.counts import ValueCounts
 from synthguard.errors import DataError, ParameterError
 
 __all__: list[str] = []
@@ -76,6 +77,34 @@ def numeric_values(s: pd.Series, name: str) -> np.ndarray:
         ) from None
 
 
+def numeric_counts(vc: ValueCounts, name: str) -> tuple[np.ndarray, np.ndarray, int]:
+    """A numeric column's multiset as sorted distinct float values (missing values left out;
+    values equal as floats merged), their counts and the number of missing values, converted
+    as :func:`numeric_values` converts the column itself."""
+    x = numeric_values(vc.values, name)
+    nan = np.isnan(x)
+    u, inv = np.unique(x[~nan], return_inverse=True)
+    c = np.bincount(inv.ravel(), weights=vc.counts[~nan], minlength=u.size)
+    return u, np.rint(c).astype(np.int64), int(vc.counts[nan].sum())
+
+
+def level_counts(
+    columns: Sequence[ValueCounts], levels: Sequence[Any]
+) -> tuple[list[np.ndarray], int]:
+    """The counts of every code of :func:`category_codes` (``levels``, then missing or
+    unknown) in each column given as value counts: ``np.bincount`` of the codes, without them."""
+    lv = list(levels)
+    n_levels = len(lv) + 1
+    index = pd.Index(lv, dtype="object")
+    out = []
+    for vc in columns:
+        codes = index.get_indexer(vc.values.astype("object").to_numpy()).astype(np.int64)
+        codes[codes < 0] = n_levels - 1
+        tot = np.bincount(codes, weights=vc.counts, minlength=n_levels)
+        out.append(np.rint(tot).astype(np.int64))
+    return out, n_levels
+
+
 def category_codes(
     series: Sequence[pd.Series], levels: Sequence[Any] | None
 ) -> tuple[list[np.ndarray], int, list[Any]]:
@@ -93,9 +122,12 @@ def category_codes(
     out = []
     index = pd.Index(lv, dtype="object")
     for s in series:
-        codes = index.get_indexer(s.astype("object").to_numpy()).astype(np.int64)
-        codes[codes < 0] = n_levels - 1
-        out.append(codes)
+        # each distinct value looked up once: factorize (missing values kept as values), then
+        # the levels' index of every distinct value, as looking up every row would give
+        local, uniq = pd.factorize(s, use_na_sentinel=False)
+        at = index.get_indexer(pd.Series(uniq).astype("object").to_numpy()).astype(np.int64)
+        at[at < 0] = n_levels - 1
+        out.append(at[local])
     return out, n_levels, lv
 
 

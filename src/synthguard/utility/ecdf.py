@@ -12,10 +12,17 @@ import pandas as pd
 
 from synthguard._compat import renamed, renamed_fields
 from synthguard._display import Summarized
+from synthguard.data.counts import ValueCounts, sum_of_runs
 from synthguard.errors import DataError
 from synthguard.utility._metric import MetricInfo, ResultDisplay
 
-__all__ = ["ECDFUtility", "ecdf_distances", "ecdf_utility"]
+__all__ = [
+    "ECDFUtility",
+    "ecdf_distances",
+    "ecdf_distances_of_counts",
+    "ecdf_utility",
+    "ecdf_utility_of_counts",
+]
 
 
 def _weighted_cdf(sorted_x: np.ndarray, cum_w: np.ndarray, z: np.ndarray) -> np.ndarray:
@@ -50,6 +57,27 @@ def ecdf_distances(
         return float(np.max(np.abs(d))), float(np.mean(d * d))
     omega = np.concatenate([wa_ * (a.size / ca[-1]), wb_ * (b.size / cb[-1])])
     return float(np.max(np.abs(d))), float(np.sum(omega * d * d) / z.size)
+
+
+def ecdf_distances_of_counts(
+    a: np.ndarray, ca: np.ndarray, b: np.ndarray, cb: np.ndarray
+) -> tuple[float, float]:
+    """:func:`ecdf_distances` (unweighted) of the samples holding each of the sorted distinct
+    values ``a`` ``ca`` times and each of ``b`` ``cb`` times, without building them, to the bit.
+
+    ``F_a(z)`` is the count of ``a`` at or below ``z`` over ``n_a``, the same two integers
+    divided as :func:`ecdf_distances` divides them, so ``d(z) = F_a(z) - F_b(z)`` is its value
+    at every distinct ``z``; ``U_m`` is the largest ``|d|``. ``U_a`` is numpy's mean of
+    ``d²`` over the pooled sample in :func:`ecdf_distances`' order (the sorted ``a``, then the
+    sorted ``b``), i.e. runs of ``ca`` and ``cb`` equal terms, summed as numpy sums them by
+    :func:`~synthguard.data.counts.sum_of_runs`.
+    """
+    cum_a = np.concatenate([[0.0], np.cumsum(ca, dtype=np.float64)])
+    cum_b = np.concatenate([[0.0], np.cumsum(cb, dtype=np.float64)])
+    z = np.concatenate([a, b])
+    d = _weighted_cdf(a, cum_a, z) - _weighted_cdf(b, cum_b, z)
+    n = int(np.sum(ca)) + int(np.sum(cb))
+    return float(np.max(np.abs(d))), sum_of_runs(d * d, np.concatenate([ca, cb])) / n
 
 
 @renamed_fields(n_syn="n_synthetic")
@@ -122,6 +150,50 @@ def _as_values(x: Any, name: str) -> np.ndarray:
     if arr.ndim != 1:
         raise DataError(f"{name}: expected a 1-d array of values, got {arr.ndim} dimensions")
     return arr
+
+
+def _counted(vc: ValueCounts, name: str) -> tuple[np.ndarray, np.ndarray, int]:
+    """Sorted distinct non-missing values of a column's counts (converted as
+    :func:`ecdf_utility` converts a Series; values equal as floats merged), their counts and
+    the number of missing values."""
+    x = _as_values(vc.values, name)
+    nan = np.isnan(x)
+    u, inv = np.unique(x[~nan], return_inverse=True)
+    c = np.bincount(inv.ravel(), weights=vc.counts[~nan], minlength=u.size)
+    return u, np.rint(c).astype(np.int64), int(vc.counts[nan].sum())
+
+
+def ecdf_utility_of_counts(conf: ValueCounts, synthetic: Sequence[ValueCounts]) -> ECDFUtility:
+    """:func:`ecdf_utility` (unweighted) of a column given by its value counts
+    (:class:`~synthguard.data.counts.ValueCounts`) in the data and in each implicate: the
+    same result, to the bit (:func:`ecdf_distances_of_counts`), from one entry per distinct
+    value, never one per record (for data too big to hold, :mod:`synthguard.scale`)."""
+    a, ca, miss = _counted(conf, "conf_values")
+    if a.size == 0:
+        raise DataError("conf_values: no non-missing value")
+    um, ua, n_syn = [], [], []
+    for i, vc in enumerate(synthetic):
+        b, cb, _ = _counted(vc, f"synthetic_values[{i}]")
+        if b.size == 0:
+            raise DataError(f"synthetic_values[{i}]: no non-missing value")
+        m, u = ecdf_distances_of_counts(a, ca, b, cb)
+        um.append(m)
+        ua.append(u)
+        n_syn.append(int(cb.sum()))
+    return _result(um, ua, int(ca.sum()), n_syn[0], miss)
+
+
+def _result(um: list[float], ua: list[float], n_conf: int, n_syn: int,
+            n_missing: int) -> ECDFUtility:
+    return ECDFUtility(
+        u_max=float(np.mean(um)),
+        u_avg=float(np.mean(ua)),
+        u_max_implicates=tuple(um),
+        u_avg_implicates=tuple(ua),
+        n_conf=n_conf,
+        n_synthetic=n_syn,
+        n_missing_conf=n_missing,
+    )
 
 
 @renamed(synth_values="synthetic_values", synth_weights="synthetic_weights")
@@ -208,12 +280,4 @@ def ecdf_utility(
         um.append(m)
         ua.append(a)
         n_syn.append(sv.size)
-    return ECDFUtility(
-        u_max=float(np.mean(um)),
-        u_avg=float(np.mean(ua)),
-        u_max_implicates=tuple(um),
-        u_avg_implicates=tuple(ua),
-        n_conf=int(conf.size),
-        n_synthetic=int(n_syn[0]),
-        n_missing_conf=int(miss.sum()),
-    )
+    return _result(um, ua, int(conf.size), int(n_syn[0]), int(miss.sum()))

@@ -4,6 +4,7 @@ categorical variables; moments, percentiles, zeros and missing values of numeric
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
@@ -13,17 +14,21 @@ import pandas as pd
 from synthguard._compat import renamed
 from synthguard._display import Summarized
 from synthguard.data import Schema
+from synthguard.data.counts import ValueCounts, quantiles_from_counts
+from synthguard.errors import DataError
 from synthguard.utility._inputs import (
     case_weights,
     category_codes,
     check_conf,
     check_weights_column,
+    level_counts,
+    numeric_counts,
     numeric_values,
     resolve,
 )
 from synthguard.utility._metric import MetricInfo, ResultDisplay
 
-__all__ = ["PERCENTILES", "UnivariateComparison", "univariate"]
+__all__ = ["PERCENTILES", "UnivariateComparison", "univariate", "univariate_of_counts"]
 
 PERCENTILES = (1, 5, 10, 25, 50, 75, 90, 95, 99)
 
@@ -123,6 +128,47 @@ def _numeric_stats(v: np.ndarray, w: np.ndarray | None = None) -> dict[str, floa
     return out
 
 
+def _numeric_stats_of_counts(x: np.ndarray, c: np.ndarray, n_missing: int) -> dict[str, float]:
+    """:func:`_numeric_stats` of the values that hold each of the sorted distinct non-missing
+    ``x`` ``c`` times, plus ``n_missing`` missing ones, without building them.
+
+    Percentiles (:func:`~synthguard.data.counts.quantiles_from_counts`), ``n`` and the shares
+    are numpy's figures to the bit. The moments are count-weighted sums around the most
+    frequent value ``r``: ``mean = r + Σ c (x - r) / n``, ``m_k = Σ c (x - mean)^k``, then
+    pandas' estimators (``sd = sqrt(m_2 / (n - 1))``, skewness
+    ``m_3 / m_2^{3/2} · n sqrt(n - 1) / (n - 2)``, excess kurtosis
+    ``(n - 1) / ((n - 2)(n - 3)) · (n (n + 1) m_4 / m_2² - 3 (n - 1))``; NaN when ``m_2 = 0``):
+    equal to pandas' sums over the records to floating-point rounding (a constant column
+    gives ``m_2 = 0`` exactly, as pandas does)."""
+    n = int(c.sum())
+    out: dict[str, float] = {"n": float(n)}
+    stats = dict.fromkeys(("mean", "sd", "skewness", "kurtosis"), np.nan)
+    if n:
+        ref = x[int(np.argmax(c))]
+        mean = float(ref + np.sum(c * (x - ref)) / n)
+        d = x - mean
+        m2, m3, m4 = (np.float64(np.sum(c * d**k)) for k in (2, 3, 4))
+        dn = np.float64(n)
+        stats["mean"] = mean
+        with np.errstate(invalid="ignore", divide="ignore"):
+            if n > 1:
+                stats["sd"] = float(np.sqrt(m2 / (dn - 1)))
+            if n > 2:
+                stats["skewness"] = float(m3 / (m2 * np.sqrt(m2)) * (dn * np.sqrt(dn - 1) / (dn - 2)))
+            if n > 3:
+                stats["kurtosis"] = float((dn - 1) / ((dn - 2) * (dn - 3))
+                                          * (dn * (dn + 1) * (m4 / (m2 * m2)) - 3 * (dn - 1)))
+    out.update(stats)
+    q = (quantiles_from_counts(x, c, np.array(PERCENTILES) / 100.0) if n
+         else np.full(len(PERCENTILES), np.nan))
+    for p, val in zip(PERCENTILES, q):
+        out[f"p{p}"] = float(val)
+    out["share_zero"] = float(int(c[x == 0].sum()) / n) if n else np.nan
+    total = n + n_missing
+    out["share_missing"] = float(n_missing / total) if total else np.nan
+    return out
+
+
 def _weighted_numeric_stats(v: np.ndarray, w: np.ndarray) -> dict[str, float]:
     """As :func:`_numeric_stats` with case weights rescaled to sum to the number of values
     (frequency-weight moments with pandas' bias corrections, :func:`weighted_quantiles`,
@@ -196,32 +242,90 @@ def univariate(
     conf, imps, schema, cols = resolve(conf, synthetic, schema, columns)
     cw = case_weights(conf, weights, "confidential data")
     iws = [case_weights(df, weights, f"synthetic implicate {i}") for i, df in enumerate(imps)]
-    num_rows = []
-    cat_rows = []
+    num_rows: list[tuple[Any, ...]] = []
+    cat_rows: list[tuple[Any, ...]] = []
     for c in cols:
         col = schema[c]
         if col.is_numeric:
             sc = _numeric_stats(numeric_values(conf[c], c), cw)
-            ss = pd.DataFrame([_numeric_stats(numeric_values(df[c], c), iw)
-                               for df, iw in zip(imps, iws, strict=True)]).mean()
-            for stat, val in sc.items():
-                num_rows.append((c, stat, val, float(ss[stat])))
+            num_rows += _numeric_rows(c, sc, [_numeric_stats(numeric_values(df[c], c), iw)
+                                              for df, iw in zip(imps, iws, strict=True)])
         else:
             codes, nl, levels = category_codes([conf[c], *[df[c] for df in imps]], col.levels)
-            labels = [*levels, "<missing>"]
-            cc = np.bincount(codes[0], minlength=nl).astype(float)
-            cs = np.mean([np.bincount(k, minlength=nl) for k in codes[1:]], axis=0)
-            share_c = (cc / codes[0].size if cw is None
-                       else np.bincount(codes[0], weights=cw, minlength=nl) / cw.sum())
-            shs = np.mean([
-                np.bincount(k, minlength=nl) / k.size if iw is None
-                else np.bincount(k, weights=iw, minlength=nl) / iw.sum()
-                for k, iw in zip(codes[1:], iws, strict=True)
-            ], axis=0)
-            for i, lab in enumerate(labels):
-                if i == nl - 1 and cc[i] == 0 and cs[i] == 0:
-                    continue
-                cat_rows.append((c, str(lab), cc[i], share_c[i], cs[i], shs[i]))
+            counts = [np.bincount(k, minlength=nl) for k in codes]
+            shares = [
+                np.bincount(k, minlength=nl) / k.size if w is None
+                else np.bincount(k, weights=w, minlength=nl) / w.sum()
+                for k, w in zip(codes, [cw, *iws], strict=True)
+            ]
+            cat_rows += _level_rows(c, [*levels, "<missing>"], counts, shares)
+    return _comparison(num_rows, cat_rows)
+
+
+def univariate_of_counts(
+    conf: Mapping[str, ValueCounts],
+    synthetic: Sequence[Mapping[str, ValueCounts]],
+    *,
+    schema: Schema,
+    columns: Sequence[str],
+    levels: Mapping[str, Sequence[Any]] | None = None,
+) -> UnivariateComparison:
+    """:func:`univariate` (without weights) of data given by each column's value counts
+    (:class:`~synthguard.data.counts.ValueCounts`: column -> counts, for the confidential
+    data and for each implicate): the same tables from one entry per distinct value, never
+    one per record, for data too big to hold (:mod:`synthguard.scale`).
+
+    Counts, shares, percentiles and the shares of zeros and missing values are
+    :func:`univariate`'s figures to the bit; means, standard deviations, skewness and
+    kurtosis are count-weighted sums (:func:`_numeric_stats_of_counts`), equal to rounding.
+    ``levels`` gives, for a categorical column whose schema lists no levels, its values in
+    order of first appearance in the data then the implicates (what :func:`univariate` finds
+    on the records; the counts do not keep the order of the records)."""
+    num_rows: list[tuple[Any, ...]] = []
+    cat_rows: list[tuple[Any, ...]] = []
+    for c in columns:
+        col = schema[c]
+        frames = [conf[c], *[imp[c] for imp in synthetic]]
+        if col.is_numeric:
+            conf_s, *syn_s = (_numeric_stats_of_counts(*numeric_counts(vc, c)) for vc in frames)
+            num_rows += _numeric_rows(c, conf_s, syn_s)
+        else:
+            lv = col.levels if col.levels is not None else (levels or {}).get(c)
+            if lv is None:
+                raise DataError(f"column '{c}': a categorical column without levels in the "
+                                f"schema needs its levels in order of first appearance")
+            counts, _ = level_counts(frames, lv)
+            shares = [k / vc.n for k, vc in zip(counts, frames, strict=True)]
+            cat_rows += _level_rows(c, [*lv, "<missing>"], counts, shares)
+    return _comparison(num_rows, cat_rows)
+
+
+def _numeric_rows(c: str, conf_stats: dict[str, float],
+                  syn_stats: list[dict[str, float]]) -> list[tuple[Any, ...]]:
+    """Rows (variable, statistic, confidential, synthetic mean over implicates)."""
+    ss = pd.DataFrame(syn_stats).mean()
+    return [(c, stat, val, float(ss[stat])) for stat, val in conf_stats.items()]
+
+
+def _level_rows(c: str, labels: list[Any], counts: list[np.ndarray],
+                shares: list[np.ndarray]) -> list[tuple[Any, ...]]:
+    """Rows (variable, level, count_conf, share_conf, count_syn, share_syn) from each data
+    set's count and share of every code (the data first); the missing level only when held."""
+    nl = len(labels)
+    cc = counts[0].astype(float)
+    cs = np.mean(counts[1:], axis=0)
+    share_c = shares[0]
+    shs = np.mean(shares[1:], axis=0)
+    rows = []
+    for i, lab in enumerate(labels):
+        if i == nl - 1 and cc[i] == 0 and cs[i] == 0:
+            continue
+        rows.append((c, str(lab), cc[i], share_c[i], cs[i], shs[i]))
+    return rows
+
+
+def _comparison(num_rows: list[tuple[Any, ...]],
+                cat_rows: list[tuple[Any, ...]]) -> UnivariateComparison:
     numeric = pd.DataFrame(num_rows, columns=["variable", "statistic", "confidential", "synthetic"])
     numeric["difference"] = numeric["synthetic"] - numeric["confidential"]
     numeric = numeric.set_index(["variable", "statistic"])
