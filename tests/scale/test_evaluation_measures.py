@@ -66,3 +66,28 @@ def test_dask_evaluation_holds_counts_never_records(monkeypatch):
         assert got.utility.ecdf[c] == e
     pd_cat = want.utility.univariate.categorical
     assert len(pd_cat) and got.utility.univariate.categorical.equals(pd_cat)
+
+
+def test_dask_evaluation_progress_moves_by_measure():
+    conf = tied_frame(300, 41)
+    syn = {"a": [perturbed(conf, 42)], "b": [perturbed(conf, 43)]}
+    calls = []
+    scale_eval.evaluate(dd.from_pandas(conf, npartitions=2),
+                        {k: [dd.from_pandas(f, npartitions=2) for f in v]
+                         for k, v in syn.items()},
+                        keys=["sex", "region"], targets=["income"], random_state=5,
+                        kinds={"a": "partial", "b": "partial"}, default_thresholds=False,
+                        progress=lambda *a: calls.append(a))
+    steps = len(scale_eval._STEPS)
+    totals = {t for _, _, t in calls}
+    assert totals == {2 * steps + 1}
+    done = [d for _, d, _ in calls]
+    assert done == sorted(done) and done[-1] == 2 * steps + 1
+    # one step per measure, named, within each release's share of the bar
+    a_steps = [(st, d) for st, d, _ in calls if st.startswith("'a': ")]
+    assert len(a_steps) >= 8 and all(d < steps for _, d in a_steps)
+    assert {"'a': k-way marginals", "'a': univariate", "'a': pMSE", "'a': match rates"} <= {
+        st for st, _ in a_steps}
+    ecdf = [d for st, d in a_steps if st == "'a': ECDF"]
+    assert len(ecdf) == 3 and len(set(ecdf)) == 1  # three numeric columns, one step
+    assert ("'a' measured", steps, 2 * steps + 1) in calls

@@ -39,6 +39,7 @@ from __future__ import annotations
 import time
 import warnings
 from collections.abc import Callable, Mapping, Sequence
+from contextvars import ContextVar
 from typing import Any, cast
 
 import dask
@@ -94,12 +95,59 @@ def _sample(frame: Any, n: int, size: int, seed: int) -> pd.DataFrame:
     return cast(pd.DataFrame, frame.sample(frac=size / n, random_state=seed).compute())
 
 
+#: The measures of one release, in the order the evaluation runs them (the progress steps).
+_STEPS = {
+    "marginal_scores": "k-way marginals", "compare_means": "means",
+    "univariate": "univariate", "ecdf_utility": "ECDF", "correlation_fit": "correlations",
+    "pmse": "pMSE", "identification_risk": "identification risk",
+    "match_rates": "match rates", "distance_to_closest_record": "distance to closest record",
+    "k_anonymity": "k-anonymity", "disclosure_measures": "repU, DiSCO",
+}
+
+
+class _Ticks:
+    """Progress within one release: each measure run moves the bar one step (a measure run
+    more than once, ECDF per column, or skipped, does not move it past the release's end)."""
+
+    def __init__(self, progress: Progress | None, total: int) -> None:
+        self.progress, self.total = progress, total
+        self.done, self.release, self.stop = 0, "", 0
+        self.seen: set[str] = set()
+
+    def start(self, release: str, i: int) -> None:
+        self.release, self.done, self.stop = release, i * len(_STEPS), (i + 1) * len(_STEPS)
+        self.seen = set()
+
+    def tick(self, fn: Callable[..., Any]) -> None:
+        if self.progress is None:
+            return
+        label = _STEPS.get(getattr(fn, "__name__", ""), "measures")
+        if label not in self.seen:  # ECDF runs per column: one step
+            self.seen.add(label)
+            self.done = min(self.done + 1, self.stop - 1)
+        self.progress(f"'{self.release}': {label}", self.done, self.total)
+
+    def finish(self, stage: str) -> None:
+        self.done = self.stop
+        if self.progress is not None:
+            self.progress(stage, self.done, self.total)
+
+
+_TICKS: ContextVar[_Ticks | None] = ContextVar("synthguard_scale_ticks", default=None)
+
+
 def _run(notes: Notes, fn: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
     """``notes.run(fn, ...)`` without numpy's and pandas' RuntimeWarnings (an empty slice in
-    one partition's partial sums: the combined result accounts for it)."""
+    one partition's partial sums: the combined result accounts for it); then one progress
+    step."""
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", RuntimeWarning)
-        return notes.run(fn, *args, **kwargs)
+        try:
+            return notes.run(fn, *args, **kwargs)
+        finally:
+            ticks = _TICKS.get()
+            if ticks is not None:
+                ticks.tick(fn)
 
 
 def _seed(rng: np.random.Generator) -> int:
@@ -140,7 +188,8 @@ def evaluate(
         distance to closest record is computed for a seeded sample of this many of them,
         against every confidential record (None: every released record).
     sample_size : about this many records of each data set for the pMSE and the figures.
-    progress : ``progress(stage, done, total)`` after each measure.
+    progress : ``progress(stage, done, total)`` after each measure (a fixed number of steps
+        per release, one for the sdcMicro block).
 
     Returns
     -------
@@ -180,18 +229,22 @@ def evaluate(
         max_distance_records=max_distance_records, default_thresholds=default_thresholds,
         weights=None, constraints=None,
     )
-    total = len(rel)
+    ticks = _Ticks(progress, len(rel) * len(_STEPS) + 1)
+    token = _TICKS.set(ticks)
     results: dict[str, ReleaseEvaluation] = {}
     samples: dict[str, list[pd.DataFrame]] = {}
     pos = 1
     lengths: dict[str, list[int]] = {}
-    for i, (name, imps) in enumerate(rel.items()):
-        lens = lengths[name] = [int(x) for x in sizes[pos:pos + len(imps)]]
-        pos += len(imps)
-        results[name], samples[name] = _measure(
-            s, name, conf, n_conf, imps, lens, child[i], sample_size, max_distance_records)
-        if progress is not None:
-            progress(f"release '{name}'", i + 1, total)
+    try:
+        for i, (name, imps) in enumerate(rel.items()):
+            lens = lengths[name] = [int(x) for x in sizes[pos:pos + len(imps)]]
+            pos += len(imps)
+            ticks.start(name, i)
+            results[name], samples[name] = _measure(
+                s, name, conf, n_conf, imps, lens, child[i], sample_size, max_distance_records)
+            ticks.finish(f"'{name}' measured")
+    finally:
+        _TICKS.reset(token)
     notes = [
         f"figures drawn from a seeded sample of {len(conf_sample):,} records of the data and "
         f"about as many of each implicate (Dask evaluation); every number of the tables uses "
@@ -206,6 +259,8 @@ def evaluate(
             notes.extend(n for n in survey.notes if n not in notes)
         except Exception as e:
             notes.append(f"sdcMicro block not computed: {safe_error(e)}")
+    if progress is not None:
+        progress("sdcMicro measures", ticks.total, ticks.total)
     return Evaluation(
         releases=results, keys=s.keys, targets=s.targets, radius=s.radius,
         thresholds=s.thresholds, formulas=(), schema=s.schema, n_records=n_conf, n_holdout=0,
