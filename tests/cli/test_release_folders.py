@@ -297,3 +297,25 @@ def test_copy_of_the_data_fails_the_default_thresholds(conf):
     assert "releases failing their thresholds: copy" in res.stderr
     res = _evaluate(conf, copy, "--no-default-thresholds")
     assert res.exit_code == EXIT_OK, res.output
+
+
+def test_dasks_large_graph_warning_is_said_in_our_words(capsys):
+    import warnings
+
+    from synthguard.cli.run import warnings_to_stderr
+
+    text = ("Sending large graph of size 10.59 MiB.\nThis may cause some slowdown.\n"
+            "Consider loading the data with Dask directly")
+    with warnings.catch_warnings():
+        warnings.simplefilter("default")
+        with warnings_to_stderr(False):
+            warnings.warn_explicit(text, UserWarning,
+                                   "/v/site-packages/distributed/client.py", 3429)
+            # the same words from another package are not trusted
+            warnings.warn_explicit(text, UserWarning, "/v/site-packages/other/x.py", 1)
+    err = capsys.readouterr().err.splitlines()
+    assert err == [
+        "warning: Dask sent a large task graph (10.59 MiB) to the scheduler; this can slow "
+        "the run, not change its results",
+        "warning: UserWarning from other (details withheld: the message may quote data)",
+    ]

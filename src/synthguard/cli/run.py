@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import sys
 from collections.abc import Callable
 from contextlib import contextmanager
@@ -23,11 +24,28 @@ def _package(filename: str) -> str:
     return "python"
 
 
+#: Other libraries' warnings whose text is known to hold no data, and what to say instead:
+#: (package, pattern of the message, line with the pattern's groups).
+_KNOWN_FOREIGN = (
+    ("distributed", re.compile(r"Sending large graph of size ([0-9.]+ [KMGT]?i?B)"),
+     "Dask sent a large task graph ({0}) to the scheduler; this can slow the run, not change "
+     "its results"),
+)
+
+
 def _show_foreign(message: Any, category: type[Warning], filename: str, lineno: int,
                   file: Any = None, line: str | None = None) -> None:
     """One line for another library's warning: its type and package, no source path, and no
-    message (it may quote the data, as ``safe_error`` withholds other libraries' errors)."""
-    click.echo(f"warning: {category.__name__} from {_package(filename)} (details withheld: "
+    message (it may quote the data, as ``safe_error`` withholds other libraries' errors),
+    except for the few messages known to hold none (:data:`_KNOWN_FOREIGN`), said in our
+    words."""
+    package = _package(filename)
+    for pkg, pattern, text in _KNOWN_FOREIGN:
+        found = pattern.match(str(message)) if package == pkg else None
+        if found:
+            click.echo(f"warning: {text.format(*found.groups())}", err=True)
+            return
+    click.echo(f"warning: {category.__name__} from {package} (details withheld: "
                "the message may quote data)", err=True)
 
 
