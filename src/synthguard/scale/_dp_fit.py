@@ -25,8 +25,10 @@ from synthguard.errors import ParameterError
 __all__ = [
     "all_integers",
     "binned_integers",
+    "declared_domain",
     "domain_builder",
     "first_rows",
+    "refuse_data_levels",
     "sample_on_workers",
     "settle_dtypes",
     "tree_sum",
@@ -41,6 +43,30 @@ def domain_builder(model: DPSynthesizer, *, missing: Any = None) -> Any:
         build_domain, columns=model.columns, categories=model.categories, bins=model.bins,
         schema=model.schema, n_bins=model.n_bins, domain_from_data=None,
         owner=type(model).__name__, missing=missing)
+
+
+def refuse_data_levels(model: DPSynthesizer) -> None:
+    """A DP synthesizer fitted on Dask takes its domain from declared public levels only."""
+    if model.domain_from_data is not None:
+        raise ParameterError(
+            f"{type(model).__name__} on Dask: parameter 'domain_from_data': declare the public "
+            f"levels with categories=/bins= (levels read from the data differ between "
+            f"partitions)"
+        )
+
+
+def declared_domain(model: DPSynthesizer, data: Any, *,
+                    missing: Any = None) -> tuple[Any, Any, pd.DataFrame]:
+    """The per-partition domain builder, the domain and the first rows (the columns' types)
+    of a DP synthesizer fitted on Dask, its parameters and budget checked first: refused
+    before any data are read beyond those rows."""
+    refuse_data_levels(model)
+    model._check_budget()
+    model._validate_params()
+    build = domain_builder(model, missing=missing)
+    head = first_rows(data)
+    domain, _ = build(head)
+    return build, domain, head
 
 
 def first_rows(data: Any, rows: int = 100) -> pd.DataFrame:

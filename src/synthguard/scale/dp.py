@@ -36,7 +36,12 @@ from synthguard.dp.synthesizers._base import DPSynthesizer
 from synthguard.dp.synthesizers.result import DPSyntheticData
 from synthguard.errors import DataError, ParameterError
 from synthguard.risk._patterns import check_columns
-from synthguard.scale._dp_fit import _Drawer, domain_builder, sample_on_workers
+from synthguard.scale._dp_fit import (
+    _Drawer,
+    domain_builder,
+    refuse_data_levels,
+    sample_on_workers,
+)
 from synthguard.scale._partitions import as_dask, is_dask
 
 __all__ = [
@@ -302,12 +307,7 @@ class MSTSynthesizer(_mst.MSTSynthesizer):
         if not is_dask(data):
             self._tables = None
             return super().fit(data)
-        if self.domain_from_data is not None:
-            raise ParameterError(
-                "MSTSynthesizer on Dask: parameter 'domain_from_data': declare the public "
-                "levels with categories=/bins= (levels read from the data differ between "
-                "partitions)"
-            )
+        refuse_data_levels(self)
 
         build = domain_builder(self)
         head = data.head(100, npartitions=-1)

@@ -33,13 +33,11 @@ from synthguard.dp.synthesizers import aim as _aim
 from synthguard.dp.synthesizers._base import DPSynthesizer
 from synthguard.dp.synthesizers._junction import JunctionTree
 from synthguard.dp.synthesizers.result import DPSyntheticData
-from synthguard.errors import ParameterError
 from synthguard.scale._dp_fit import (
     _Drawer,
     all_integers,
     binned_integers,
-    domain_builder,
-    first_rows,
+    declared_domain,
     sample_on_workers,
     settle_dtypes,
     tree_sum,
@@ -120,17 +118,7 @@ class AIMSynthesizer(_aim.AIMSynthesizer):
         self._tables: _Tables | None = None
         if not is_dask(data):
             return super().fit(data)
-        if self.domain_from_data is not None:
-            raise ParameterError(
-                "AIMSynthesizer on Dask: parameter 'domain_from_data': declare the public "
-                "levels with categories=/bins= (levels read from the data differ between "
-                "partitions)"
-            )
-        self._check_budget()  # bad parameters are refused before the data are read
-        self._validate_params()
-        build = domain_builder(self, missing=self.missing)
-        head = first_rows(data)
-        domain, _ = build(head)
+        build, domain, head = declared_domain(self, data, missing=self.missing)
         cols = list(domain.columns)
         workload = self._workload(cols)  # a bad workload is refused before the pass
         sizes = dict(zip(cols, domain.sizes))

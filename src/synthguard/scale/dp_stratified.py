@@ -32,13 +32,11 @@ from synthguard._random import RandomState
 from synthguard.dp.synthesizers import stratified as _stratified
 from synthguard.dp.synthesizers._base import DPSynthesizer
 from synthguard.dp.synthesizers.result import DPSyntheticData
-from synthguard.errors import ParameterError
 from synthguard.scale._dp_fit import (
     _Drawer,
     all_integers,
     binned_integers,
-    domain_builder,
-    first_rows,
+    declared_domain,
     sample_on_workers,
     settle_dtypes,
     tree_sum,
@@ -122,18 +120,7 @@ class StratifiedSynthesizer(_stratified.StratifiedSynthesizer):
         self._counted: np.ndarray | None = None
         if not is_dask(data):
             return super().fit(data)
-        if self.domain_from_data is not None:
-            raise ParameterError(
-                "StratifiedSynthesizer on Dask: parameter 'domain_from_data': declare the "
-                "public levels with categories=/bins= (levels read from the data differ "
-                "between partitions)"
-            )
-        self._check_budget()  # bad parameters are refused before the data are read
-        self._validate_params()
-
-        build = domain_builder(self, missing=self.missing)
-        head = first_rows(data)
-        domain, _ = build(head)
+        build, domain, head = declared_domain(self, data, missing=self.missing)
         cols, sizes = self._layout(domain)  # public: a table too large is refused first
         # a tree of merges on the workers: only occupied cells travel
         cells, counts, integer = tree_sum(
