@@ -118,17 +118,25 @@ def first_levels(frames: Sequence[dd.DataFrame], columns: Sequence[str]) -> list
     tasks = [[dask.delayed(_distinct)(p, list(columns)) for p in f[list(columns)].to_delayed()]
              for f in frames]
     got = dask.compute(*tasks)
-    out = []
-    for parts in got:
-        per_col = []
-        for j in range(len(columns)):
-            seen: dict[Any, None] = {}
-            for p in parts:
-                for v in p[j]:
-                    seen.setdefault(v, None)
-            per_col.append(list(seen))
-        out.append(per_col)
-    return out
+    return [[_in_order(p[j] for p in parts) for j in range(len(columns))] for parts in got]
+
+
+def _in_order(lists: Any) -> list[Any]:
+    """The distinct values of ``lists`` in order of first appearance."""
+    seen: dict[Any, None] = {}
+    for values in lists:
+        for v in values:
+            seen.setdefault(v, None)
+    return list(seen)
+
+
+def pooled_first_levels(frames: Sequence[dd.DataFrame],
+                        columns: Sequence[str]) -> dict[str, list[Any]]:
+    """Per column, the distinct values of all ``frames`` in order of first appearance (the
+    data's first, then each implicate's): the levels the pandas functions code a column
+    without declared levels by."""
+    per_frame = first_levels(frames, columns)
+    return {c: _in_order(lv[j] for lv in per_frame) for j, c in enumerate(columns)}
 
 
 def coding(conf: dd.DataFrame, imps: Sequence[dd.DataFrame], schema: Schema,
@@ -153,13 +161,7 @@ def coding(conf: dd.DataFrame, imps: Sequence[dd.DataFrame], schema: Schema,
         for c in columns if c not in numeric and c not in free
     }
     if free:
-        per_frame = first_levels([conf, *imps], free)
-        for j, c in enumerate(free):
-            seen: dict[Any, None] = {}
-            for lv in per_frame:
-                for v in lv[j]:
-                    seen.setdefault(v, None)
-            levels[c] = list(seen)
+        levels.update(pooled_first_levels([conf, *imps], free))
     return Coding(tuple(columns), edges, levels)
 
 

@@ -202,13 +202,7 @@ def univariate(
     if free:  # the pandas function's levels: first appearance, data then implicates
         from synthguard.scale import marginals as _marginals
 
-        per_frame = _marginals.first_levels(frames, free)
-        for j, c in enumerate(free):
-            seen: dict[Any, None] = {}
-            for lv in per_frame:
-                for v in lv[j]:
-                    seen.setdefault(v, None)
-            levels[c] = list(seen)
+        levels.update(_marginals.pooled_first_levels(frames, free))
     parts = []
     for c in cols:  # one column's counts at a time
         conf_c, *syn_c = column_counts(frames, c)
