@@ -35,7 +35,7 @@ from synthguard.synthesis.encoding import to_working
 from synthguard.synthesis.enforce import ConstraintEnforcer
 from synthguard.synthesis.engine import ColumnSpec
 from synthguard.synthesis.methods.base import SynthesisMethod
-from synthguard.synthesis.methods.columns import reads_columns
+from synthguard.synthesis.methods.columns import reads_columns, split_names
 from synthguard.synthesis.methods.loglinear import link_blocks
 from synthguard.synthesis.noise import resolve_noise
 from synthguard.synthesis.registry import get_method, make_method
@@ -513,9 +513,7 @@ def lookup_sources(method: SynthesisMethod) -> list[str]:
     of = getattr(method, "of", None)
     if of is None or getattr(method, "breaks", None) is not None:
         return []
-    if isinstance(of, str):
-        return [p.strip() for p in of.replace(",", "+").split("+") if p.strip()]
-    return [str(p) for p in of]
+    return split_names(of, "of", "passive")
 
 
 def keep_lookup_sources(specs: list[ColumnSpec]) -> list[ColumnSpec]:
