@@ -529,7 +529,9 @@ def _by_sample(data: Any, m: int, n: int | None, seed: int | np.random.SeedSeque
     seeds = _portable(draw_seed.spawn(len(lengths)))
     out_meta = _empty_output(meta)
     rows = [int(v) for v in n_rows]
-    held = delayed(fitted, pure=True)  # one copy of the models in the graph, not one per task
+    # one copy of the models in the graph, not one per task; not pure: hashing the fitted
+    # synthesizer for a key would serialize it whole
+    held = delayed(fitted, pure=False)
     combined, reports = _with_reports(
         [delayed(_draw_partition)(p, held, seeds, rows, int(m), meta)
          for p in range(len(lengths))], out_meta)
