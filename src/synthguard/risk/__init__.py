@@ -1,6 +1,7 @@
 """Disclosure risk of a release measured against the confidential data.
 
-* identity: record-level identification risk within known patterns and its pairwise form
+* identity: record-level identification risk within known patterns, its pairwise form and
+  its k-way form (three- and four-way, section 3.2)
   (Hu, Savitsky & Williams), match rates (Reiter & Mitra 2009), k-anonymity;
 * sdcMicro's measures: individual re-identification risk with sampling weights (Benedetti &
   Franconi, as in measure_risk), SUDA2 special-uniques scores (Elliot, Manning & Ford) and
@@ -31,6 +32,7 @@ from synthguard.risk.ldiversity import LDiversity, l_diversity
 from synthguard.risk.linkability import linkability
 from synthguard.risk.matching import MatchRates, match_rates
 from synthguard.risk.membership import MembershipInference, membership_inference
+from synthguard.risk.multiway import MultiwayIdentificationRisk, multiway_identification_risk
 from synthguard.risk.pairwise import PairwiseIdentificationRisk, pairwise_identification_risk
 from synthguard.risk.release_attacks import ReleaseAttacks, release_attacks
 from synthguard.risk.singling_out import singling_out
@@ -50,6 +52,7 @@ __all__ = [
     "MatchRates",
     "MembershipInference",
     "MultiDisclosure",
+    "MultiwayIdentificationRisk",
     "PairwiseIdentificationRisk",
     "ReleaseAttacks",
     "RiskEvaluation",
@@ -68,6 +71,7 @@ __all__ = [
     "match_rates",
     "membership_inference",
     "multi_disclosure",
+    "multiway_identification_risk",
     "pairwise_identification_risk",
     "release_attacks",
     "singling_out",
