@@ -1,6 +1,7 @@
 """Utility of a release: general measures (univariate, ECDF, correlation fit, pMSE and friends,
 k-way marginals) and analysis-specific ones (combining rules over implicates, interval
-overlap, SSO, regression and statistic comparisons, survey-weighted estimates by domain).
+overlap, SSO, regression and statistic comparisons, Ripley's K and L of point locations,
+survey-weighted estimates by domain).
 
 Every result is a frozen dataclass with its headline numbers as attributes, ``to_frame()``
 and ``summary()``; ``metrics`` (class attribute) states each number's direction and range.
@@ -16,6 +17,7 @@ from synthguard.utility.evaluate import UtilityEvaluation, evaluate_utility
 from synthguard.utility.marginals import KWayMarginalScore, kway_marginal_score
 from synthguard.utility.overlap import SSOResult, ci_overlap, sso
 from synthguard.utility.regression import RegressionComparison, compare_regression
+from synthguard.utility.spatial import RipleyComparison, compare_ripley, ripley_k
 from synthguard.utility.statistics import StatisticsComparison, compare_statistics
 from synthguard.utility.tab import UtilityTab, utility_tab
 from synthguard.utility.tables import UtilityTables, utility_tables
@@ -30,6 +32,7 @@ __all__ = [
     "MetricInfo",
     "PMSEResult",
     "RegressionComparison",
+    "RipleyComparison",
     "SSOResult",
     "StatisticsComparison",
     "UnivariateComparison",
@@ -39,6 +42,7 @@ __all__ = [
     "ci_overlap",
     "combine",
     "compare_regression",
+    "compare_ripley",
     "compare_statistics",
     "correlation_fit",
     "domain_estimates",
@@ -46,6 +50,7 @@ __all__ = [
     "evaluate_utility",
     "kway_marginal_score",
     "pmse",
+    "ripley_k",
     "sso",
     "univariate",
     "utility_tab",
