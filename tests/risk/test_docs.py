@@ -32,9 +32,11 @@ def test_exports():
         "RiskEvaluation",
         "Suda2",
         "TCloseness",
+        "TextCloseness",
         "attribute_disclosure",
         "disclosure",
         "distance_to_closest_record",
+        "edit_distance",
         "evaluate_risk",
         "identification_risk",
         "individual_risk",
@@ -51,6 +53,7 @@ def test_exports():
         "singling_out",
         "suda2",
         "t_closeness",
+        "text_closeness",
     ]
     for name in risk.__all__:
         assert getattr(risk, name).__doc__

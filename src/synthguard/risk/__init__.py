@@ -10,7 +10,8 @@
 * synthpop's disclosure measures (Raab, Nowok & Dibben): UiO, repU, Dorig, DiSCO, DCAP, TCAP;
 * anonymeter's attacks (Giomi et al. 2023): singling out, linkability, inference, each
   against a baseline and a control set;
-* membership and copying: distance-threshold membership inference, distance to closest record.
+* membership and copying: distance-threshold membership inference, distance to closest record,
+  edit distance of free text (how closely released texts reproduce the data's).
 
 :func:`evaluate_risk` runs all that apply. See docs/risk.md.
 """
@@ -38,6 +39,7 @@ from synthguard.risk.release_attacks import ReleaseAttacks, release_attacks
 from synthguard.risk.singling_out import singling_out
 from synthguard.risk.suda2 import Suda2, suda2
 from synthguard.risk.tcloseness import TCloseness, t_closeness
+from synthguard.risk.text_distance import TextCloseness, edit_distance, text_closeness
 from synthguard.risk.uniqueness import KAnonymity, k_anonymity
 
 __all__ = [
@@ -58,9 +60,11 @@ __all__ = [
     "RiskEvaluation",
     "Suda2",
     "TCloseness",
+    "TextCloseness",
     "attribute_disclosure",
     "disclosure",
     "distance_to_closest_record",
+    "edit_distance",
     "evaluate_risk",
     "identification_risk",
     "individual_risk",
@@ -77,4 +81,5 @@ __all__ = [
     "singling_out",
     "suda2",
     "t_closeness",
+    "text_closeness",
 ]
