@@ -15,6 +15,7 @@ from synthguard.utility.domains import DomainEstimates, domain_estimates
 from synthguard.utility.ecdf import ECDFUtility, ecdf_utility
 from synthguard.utility.evaluate import UtilityEvaluation, evaluate_utility
 from synthguard.utility.marginals import KWayMarginalScore, kway_marginal_score
+from synthguard.utility.mutual_information import MutualInformationFit, mutual_information_fit
 from synthguard.utility.overlap import SSOResult, ci_overlap, sso
 from synthguard.utility.regression import RegressionComparison, compare_regression
 from synthguard.utility.spatial import RipleyComparison, compare_ripley, ripley_k
@@ -30,6 +31,7 @@ __all__ = [
     "ECDFUtility",
     "KWayMarginalScore",
     "MetricInfo",
+    "MutualInformationFit",
     "PMSEResult",
     "RegressionComparison",
     "RipleyComparison",
@@ -49,6 +51,7 @@ __all__ = [
     "ecdf_utility",
     "evaluate_utility",
     "kway_marginal_score",
+    "mutual_information_fit",
     "pmse",
     "ripley_k",
     "sso",
