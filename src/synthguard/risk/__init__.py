@@ -36,6 +36,7 @@ from synthguard.risk.membership import MembershipInference, membership_inference
 from synthguard.risk.multiway import MultiwayIdentificationRisk, multiway_identification_risk
 from synthguard.risk.pairwise import PairwiseIdentificationRisk, pairwise_identification_risk
 from synthguard.risk.release_attacks import ReleaseAttacks, release_attacks
+from synthguard.risk.replicated import ReplicatedUniques, replicated_uniques
 from synthguard.risk.singling_out import singling_out
 from synthguard.risk.suda2 import Suda2, suda2
 from synthguard.risk.tcloseness import TCloseness, t_closeness
@@ -57,6 +58,7 @@ __all__ = [
     "MultiwayIdentificationRisk",
     "PairwiseIdentificationRisk",
     "ReleaseAttacks",
+    "ReplicatedUniques",
     "RiskEvaluation",
     "Suda2",
     "TCloseness",
@@ -78,6 +80,7 @@ __all__ = [
     "multiway_identification_risk",
     "pairwise_identification_risk",
     "release_attacks",
+    "replicated_uniques",
     "singling_out",
     "suda2",
     "t_closeness",
