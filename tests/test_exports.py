@@ -10,6 +10,8 @@ PROMISED = {
         "ColumnSchema", "Kind", "Schema", "as_implicates", "id_like_columns", "infer_schema",
         "list_datasets", "load_dataset", "read_table", "validate_frame", "write_table",
         "ReleaseManifest", "read_manifest", "write_manifest",
+        # synthpop's codebook.syn, numtocat.syn and mergelevels.syn (issue 36)
+        "Codebook", "codebook", "NumToCat", "numtocat", "merge_levels",
     },
 }
 

@@ -115,7 +115,7 @@ def test_implicates_are_stacked():
 def test_bad_metric():
     df = pd.DataFrame({"x": [1.0, 2.0]})
     with pytest.raises(ParameterError, match="metric"):
-        distance_to_closest_record(df, df, metric="cosine")
+        distance_to_closest_record(df, df, metric="cosinus")
 
 
 # ----------------------------------------------------------------------------- membership

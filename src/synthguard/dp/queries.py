@@ -8,7 +8,10 @@ the charge on disk) and only then draws the noise. The answer comes back as a
 
 ``mechanism`` selects the noise: ``"laplace"`` (ε-DP), ``"discrete_laplace"`` (ε-DP, integer
 output; counts and histograms), ``"gaussian"`` (analytic Gaussian, (ε, δ)-DP) or
-``"discrete_gaussian"`` ((ε, δ)-DP through ρ-zCDP; counts and histograms).
+``"discrete_gaussian"`` ((ε, δ)-DP through ρ-zCDP; counts and histograms), or
+``"classic_gaussian"``, the course's Gaussian mechanism with σ = Δ₂ √(2 ln(1.25/δ)) / ε
+(Dwork & Roth 2014, Theorem A.1; proven for ε < 1 only, and never less noise than the analytic
+calibration: for teaching and for reproducing the course's figures).
 """
 
 from __future__ import annotations
@@ -45,8 +48,10 @@ __all__ = [
     "dp_sum",
 ]
 
-Mechanism = Literal["laplace", "discrete_laplace", "gaussian", "discrete_gaussian"]
-_MECHANISMS = ("laplace", "discrete_laplace", "gaussian", "discrete_gaussian")
+Mechanism = Literal["laplace", "discrete_laplace", "gaussian", "discrete_gaussian",
+                    "classic_gaussian"]
+_MECHANISMS = ("laplace", "discrete_laplace", "gaussian", "discrete_gaussian", "classic_gaussian")
+_GAUSSIANS = ("gaussian", "discrete_gaussian", "classic_gaussian")
 
 
 class _Charger(Protocol):
@@ -94,7 +99,7 @@ class DPResult:
 def _check_mechanism(mechanism: str, delta: float) -> None:
     if mechanism not in _MECHANISMS:
         raise ParameterError(f"parameter 'mechanism': expected one of {', '.join(_MECHANISMS)}")
-    if mechanism in ("gaussian", "discrete_gaussian") and not 0 < delta < 1:
+    if mechanism in _GAUSSIANS and not 0 < delta < 1:
         raise ParameterError(
             f"parameter 'delta': mechanism '{mechanism}' needs 0 < delta < 1 (e.g. 1e-6)"
         )
@@ -125,6 +130,8 @@ def _release(
         scale = laplace_scale(sens.l1, epsilon)
     elif mechanism == "gaussian":
         scale = gaussian_sigma(sens.l2, epsilon, delta, analytic=True)
+    elif mechanism == "classic_gaussian":
+        scale = gaussian_sigma(sens.l2, epsilon, delta, analytic=False)
     else:
         scale = sens.l2 / math.sqrt(2.0 * zcdp_rho_for(epsilon, delta))
     rng = _noise.resolve_noise(random_state, stacklevel=4)
@@ -133,7 +140,7 @@ def _release(
                       delta if charge_delta is None else charge_delta)
     if mechanism == "laplace":
         noisy = _noise.add_laplace(true, scale, rng)
-    elif mechanism == "gaussian":
+    elif mechanism in ("gaussian", "classic_gaussian"):
         noisy = _noise.add_gaussian(true, scale, rng)
     elif mechanism == "discrete_laplace":
         noisy = _noise.add_discrete_laplace(true, scale, rng)
@@ -219,7 +226,7 @@ def dp_mean(
     n: int | None = None,
     ledger: _Charger | None = None,
     label: str | None = None,
-    mechanism: Literal["laplace", "gaussian"] = "laplace",
+    mechanism: Literal["laplace", "gaussian", "classic_gaussian"] = "laplace",
     delta: float = 0.0,
     random_state: RandomState = None,
 ) -> DPResult:
@@ -233,8 +240,9 @@ def dp_mean(
     """
     refuse_dask(values, "values", "synthguard.scale.dp_sum and synthguard.scale.dp_count")
     x = np.clip(_values(values, "dp_mean"), lower, upper)
-    if mechanism not in ("laplace", "gaussian"):
-        raise ParameterError("parameter 'mechanism': dp_mean takes 'laplace' or 'gaussian'")
+    if mechanism not in ("laplace", "gaussian", "classic_gaussian"):
+        raise ParameterError("parameter 'mechanism': dp_mean takes 'laplace', 'gaussian' or "
+                             "'classic_gaussian'")
     if n is not None:
         if int(n) != x.size:
             raise DataError(

@@ -91,7 +91,8 @@ def build_tables_report(*, title: str, ledger: Any, allocation: pd.DataFrame,
                      f"released (— = suppressed){esc(more)}.</p>" + _table(shown, 6))
     if accuracy is not None:
         parts.append("<h2 id='accuracy'>Accuracy against the confidential tables (internal)"
-                     "</h2><p>MAE, RMSE, MAPE (% over cells with a true count &gt; 0), CV (% = "
+                     "</h2><p>MAE, MNE (mean numeric error: signed, positive when cells are "
+                     "overstated on average), RMSE, MAPE (% over cells with a true count &gt; 0), CV (% = "
                      "100·RMSE / mean true count), TAES (total absolute error of shares within "
                      "each unit, 0–2); Abowd et al. 2022.</p>" + _table(accuracy))
     if reconstruction is not None or reconstruction_error is not None:

@@ -13,7 +13,11 @@ The distance between records a and b, with p columns and m(a, b) categorical mis
 * ``euclidean``: ``sqrt(sum_numeric z-differences^2 + m(a, b))`` (a categorical mismatch counts
   as a one-hot pair at 1/sqrt(2));
 * ``hamming``: share of the p columns that differ; numeric columns are then compared exactly
-  and treated as codes.
+  and treated as codes;
+* ``cosine``: ``1 - cos(a, b)`` of the euclidean encoding's vectors (standardized numerics,
+  one-hot categoricals at 1/sqrt(2)): the angle between records, blind to their length (the
+  course lists it among the distances for DCR). Two all-zero vectors are at distance 0, one
+  against another at 1.
 
 A categorical column with more than :data:`MAX_LEVELS` levels is refused for the gower and
 euclidean metrics: the nearest-neighbour search one-hot encodes it, and a 10,000-level column
@@ -40,7 +44,7 @@ from synthguard.errors import DataError, ParameterError
 
 __all__ = ["MAX_LEVELS", "METRICS", "Encoded", "common_columns", "encode_frames", "onehot"]
 
-METRICS = ("gower", "euclidean", "hamming")
+METRICS = ("gower", "euclidean", "hamming", "cosine")
 
 #: Most levels a categorical column may have under the one-hot (gower, euclidean) encodings.
 MAX_LEVELS = 1000
@@ -65,7 +69,8 @@ class Encoded:
 
 def check_metric(metric: str) -> str:
     if metric not in METRICS:
-        raise ParameterError("parameter 'metric': expected 'gower', 'euclidean' or 'hamming'")
+        raise ParameterError(
+            "parameter 'metric': expected 'gower', 'euclidean', 'hamming' or 'cosine'")
     return metric
 
 

@@ -51,9 +51,49 @@ def _choose_blocks(cat: np.ndarray, cards: list[int]) -> list[int]:
     return sorted(chosen)
 
 
+def _unit_rows(x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Rows scaled to length 1, and which rows were all zero (left at zero)."""
+    norm = np.sqrt(np.einsum("ij,ij->i", x, x))
+    zero = norm == 0
+    return x / np.where(zero, 1.0, norm)[:, None], zero
+
+
+def _nearest_cosine(enc: Encoded, ref: int, queries: list[int], k: int) -> np.ndarray:
+    """Cosine distances ``1 - cos`` to the k nearest: for unit vectors u, v,
+    ``|u - v|^2 = 2 (1 - cos(u, v))``, so the nearest in angle are the nearest in euclidean
+    distance after scaling every record to length 1 (one KD-tree; exact). The angle couples
+    all coordinates, so no categorical blocking. All-zero records (every value at the
+    confidential mean, no category) have no direction: 0 to each other, 1 to any other."""
+    h = 1.0 / np.sqrt(2.0)
+
+    def vectors(i: int) -> np.ndarray:
+        return np.hstack([enc.num[i], onehot(enc.cat[i], enc.cards, h)])
+
+    r, r_zero = _unit_rows(vectors(ref))
+    q, q_zero = _unit_rows(np.vstack([vectors(i) for i in queries]))
+    m = q.shape[0]
+    k = min(k, r.shape[0])
+    if m == 0 or k == 0:
+        return np.full((m, k), np.inf)
+    if r.shape[1] == 0:
+        return np.zeros((m, k))
+    d, idx = KDTree(r).query(q, k=k)
+    out = np.minimum(np.asarray(d) ** 2 / 2.0, 1.0)
+    zero_to_zero = q_zero[:, None] & r_zero[idx]
+    one_zero = q_zero[:, None] ^ r_zero[idx]
+    out = np.where(zero_to_zero, 0.0, np.where(one_zero, 1.0, out))
+    if q_zero.any() and r_zero.any():
+        # a zero query's nearest are the zero records (distance 0), then any other (1)
+        n_zero = int(r_zero.sum())
+        out[q_zero] = np.where(np.arange(k) < n_zero, 0.0, 1.0)
+    return np.sort(out, axis=1)
+
+
 def nearest(enc: Encoded, ref: int, queries: list[int], k: int) -> np.ndarray:
     """Distances (m, k) from the rows of the data sets ``queries`` (stacked) to their k nearest
     rows of data set ``ref`` (fewer columns when ``ref`` has fewer than k rows)."""
+    if enc.metric == "cosine":
+        return _nearest_cosine(enc, ref, queries, k)
     metric = enc.metric
     p = enc.p
     r_num, r_cat = enc.num[ref], enc.cat[ref]

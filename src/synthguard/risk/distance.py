@@ -33,7 +33,9 @@ class DistanceToClosestRecord(Summarized):
     nndr : nearest-neighbour distance ratio d1 / d2 (closest over second-closest confidential
         record; 1 when both are 0). Near 0: the record sits on one confidential record.
     implicate : implicate number of every released record.
-    exact_copy_share : share of released records identical to a confidential record (DCR = 0).
+    exact_copy_share : share of released records identical to a confidential record (DCR = 0;
+        under ``cosine``, where DCR = 0 only means the same direction, records equal on every
+        compared column).
     median_dcr, mean_dcr : of ``dcr``.
     holdout_dcr : distance of every holdout record to its closest confidential record: what
         fresh data from the population looks like (None without holdout).
@@ -58,6 +60,7 @@ class DistanceToClosestRecord(Summarized):
     share_closer_to_conf: float | None = None
     baseline_share: float | None = None
     holdout_exact_copy_share: float | None = None
+    copy_mask: np.ndarray | None = None  # cosine: the exact copies, which DCR = 0 does not mark
 
     def to_frame(self) -> pd.DataFrame:
         """One row per released record: implicate, dcr, nndr, exact copy, distance to holdout."""
@@ -66,7 +69,7 @@ class DistanceToClosestRecord(Summarized):
                 "implicate": self.implicate,
                 "dcr": self.dcr,
                 "nndr": self.nndr,
-                "exact_copy": self.dcr <= _EXACT,
+                "exact_copy": self.dcr <= _EXACT if self.copy_mask is None else self.copy_mask,
             }
         )
         if self.dcr_to_holdout is not None:
@@ -93,6 +96,17 @@ class DistanceToClosestRecord(Summarized):
         return "<pre>" + self.summary() + "</pre>"
 
 
+def _equal_rows(enc: Any, ref: int, queries: list[int]) -> np.ndarray:
+    """Whether each row of the ``queries`` data sets (stacked) equals a row of ``ref`` on every
+    encoded column (row hashes of the encodings, looked up among the reference's)."""
+    def hashes(i: int) -> np.ndarray:
+        frame = pd.DataFrame(np.hstack([enc.num[i], enc.cat[i].astype(np.float64)]))
+        return pd.util.hash_pandas_object(frame, index=False).to_numpy()
+
+    q = np.concatenate([hashes(i) for i in queries])
+    return np.isin(q, hashes(ref))
+
+
 def distance_to_closest_record(
     conf: pd.DataFrame,
     synthetic: Any,
@@ -116,7 +130,8 @@ def distance_to_closest_record(
     Distances (see ``synthguard.risk._encoding``): ``gower`` (range-normalised L1 on numeric
     columns plus mismatch on categoricals, divided by the number of columns; exact, computed
     as Manhattan distance on a scaled one-hot encoding), ``euclidean`` (standardized numerics,
-    one-hot categoricals) or ``hamming`` (share of differing columns). Scales come from
+    one-hot categoricals), ``hamming`` (share of differing columns) or ``cosine`` (1 − cos of
+    the euclidean encoding: records compared by direction, not size). Scales come from
     ``conf``. Column kinds come from :func:`synthguard.data.infer_schema` (``schema`` overrides).
 
     Nearest neighbours are exact, from scikit-learn KD-trees (ball trees for hamming) built per
@@ -130,7 +145,7 @@ def distance_to_closest_record(
     synthetic : the release (any shape :func:`synthguard.data.as_implicates` accepts);
         implicates are stacked.
     holdout : optional records of the same population that were not used for the release.
-    metric : ``'gower'``, ``'euclidean'`` or ``'hamming'``.
+    metric : ``'gower'``, ``'euclidean'``, ``'hamming'`` or ``'cosine'``.
     columns : columns to compare (default: all columns common to the data sets).
     schema : Schema or kind overrides.
     warn_copies : emit a :class:`~synthguard.errors.DisclosureWarning` when released records
@@ -151,7 +166,8 @@ def distance_to_closest_record(
     d2 = d[:, 1] if d.shape[1] > 1 else d[:, 0]
     with np.errstate(invalid="ignore", divide="ignore"):
         nndr = np.where(d2 > 0, d1 / np.where(d2 > 0, d2, 1.0), 1.0)
-    exact = float(np.mean(d1 <= _EXACT)) if d1.size else 0.0
+    copies = _equal_rows(enc, 0, syn_ids) if metric == "cosine" else d1 <= _EXACT
+    exact = float(np.mean(copies)) if d1.size else 0.0
     if warn_copies and exact > 0:
         warnings.warn(
             f"distance_to_closest_record: {exact:.2%} of released records are exact copies of "
@@ -170,7 +186,9 @@ def distance_to_closest_record(
             dcr_to_holdout=s_hold,
             share_closer_to_conf=float(closer),
             baseline_share=len(conf) / (len(conf) + len(holdout)),
-            holdout_exact_copy_share=float(np.mean(h_dcr <= _EXACT)) if h_dcr.size else 0.0,
+            holdout_exact_copy_share=float(np.mean(
+                _equal_rows(enc, 0, [h]) if metric == "cosine" else h_dcr <= _EXACT))
+            if h_dcr.size else 0.0,
         )
     return DistanceToClosestRecord(
         dcr=d1,
@@ -181,5 +199,6 @@ def distance_to_closest_record(
         mean_dcr=float(np.mean(d1)) if d1.size else float("nan"),
         metric=metric,
         columns=tuple(cols),
+        copy_mask=copies if metric == "cosine" else None,
         **kw,
     )

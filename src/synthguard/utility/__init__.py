@@ -1,6 +1,7 @@
 """Utility of a release: general measures (univariate, ECDF, correlation fit, pMSE and friends,
 k-way marginals) and analysis-specific ones (combining rules over implicates, interval
-overlap, SSO, regression and statistic comparisons, survey-weighted estimates by domain).
+overlap, SSO, regression and statistic comparisons, Ripley's K and L of point locations,
+survey-weighted estimates by domain).
 
 Every result is a frozen dataclass with its headline numbers as attributes, ``to_frame()``
 and ``summary()``; ``metrics`` (class attribute) states each number's direction and range.
@@ -14,8 +15,10 @@ from synthguard.utility.domains import DomainEstimates, domain_estimates
 from synthguard.utility.ecdf import ECDFUtility, ecdf_utility
 from synthguard.utility.evaluate import UtilityEvaluation, evaluate_utility
 from synthguard.utility.marginals import KWayMarginalScore, kway_marginal_score
+from synthguard.utility.mutual_information import MutualInformationFit, mutual_information_fit
 from synthguard.utility.overlap import SSOResult, ci_overlap, sso
 from synthguard.utility.regression import RegressionComparison, compare_regression
+from synthguard.utility.spatial import RipleyComparison, compare_ripley, ripley_k
 from synthguard.utility.statistics import StatisticsComparison, compare_statistics
 from synthguard.utility.tab import UtilityTab, utility_tab
 from synthguard.utility.tables import UtilityTables, utility_tables
@@ -28,8 +31,10 @@ __all__ = [
     "ECDFUtility",
     "KWayMarginalScore",
     "MetricInfo",
+    "MutualInformationFit",
     "PMSEResult",
     "RegressionComparison",
+    "RipleyComparison",
     "SSOResult",
     "StatisticsComparison",
     "UnivariateComparison",
@@ -39,13 +44,16 @@ __all__ = [
     "ci_overlap",
     "combine",
     "compare_regression",
+    "compare_ripley",
     "compare_statistics",
     "correlation_fit",
     "domain_estimates",
     "ecdf_utility",
     "evaluate_utility",
     "kway_marginal_score",
+    "mutual_information_fit",
     "pmse",
+    "ripley_k",
     "sso",
     "univariate",
     "utility_tab",

@@ -159,6 +159,13 @@ def make_tree(
 ) -> Any:
     if model == "cart":
         return HistCART(seed, categorical, **params)
+    if model == "rf":
+        from sklearn.ensemble import RandomForestClassifier
+
+        rkw: dict[str, Any] = {"n_estimators": 100, "min_samples_leaf": 5,
+                               "max_features": "sqrt", "oob_score": True, "n_jobs": 1}
+        rkw.update(params)
+        return RandomForestClassifier(random_state=seed, **rkw)
     from sklearn.ensemble import HistGradientBoostingClassifier
 
     hkw: dict[str, Any] = {"max_iter": 100, "early_stopping": False}

@@ -35,7 +35,7 @@ from synthguard.utility.ecdf import ecdf_distances
 
 __all__ = ["PMSEResult", "pmse"]
 
-Model = Literal["logistic", "cart", "boosting"]
+Model = Literal["logistic", "cart", "boosting", "rf"]
 Validation = Literal["holdout", "cv"]
 
 
@@ -168,6 +168,11 @@ def _fit_predict(
     else:
         clf.fit(Xtr, y[train], sample_weight=sw_tr)
     p = clf.predict_proba(Xte)[:, 1]
+    if model == "rf" and isinstance(train, slice) and isinstance(test, slice):
+        # fitted and scored on the same rows: each row's out-of-bag propensity, from the trees
+        # grown without it (Breiman 2001), so the forest cannot score its own memory
+        oob = np.asarray(getattr(clf, "oob_decision_function_", np.full((len(p), 2), np.nan)))
+        p = np.where(np.isfinite(oob[:, 1]), oob[:, 1], p)
     imp = None
     if want_importance:
         imp = np.zeros(len(design.variables))
@@ -263,7 +268,7 @@ def _s_pmse(value: float, e: float, null_method: str, model: str,
     """synthpop's ``S_pMSE`` (``utility.gen``, synthpop 1.9): ``pMSE / E`` with the analytic
     null ``E = (k-1)(1-c)^2 c / N``; with permutations synthpop divides each permuted pMSE by
     2 before averaging, so ``S_pMSE = pMSE / (E / 2)``. NaN where synthpop computes none."""
-    if validation is not None or model == "boosting":
+    if validation is not None or model in ("boosting", "rf"):
         return float("nan")
     null = e if null_method == "analytic" else e / 2.0
     return value / null if null > 0 else float("inf")
@@ -316,7 +321,10 @@ def pmse(
         (one Gini tree, default ``max_depth=10, min_samples_leaf=20``, grown by scikit-learn's
         histogram grower: numeric variables in at most 255 quantile bins, categorical
         variables split natively; see ``_propensity.HistCART``) or ``"boosting"``
-        (``HistGradientBoostingClassifier``, 100 iterations, native categorical support).
+        (``HistGradientBoostingClassifier``, 100 iterations, native categorical support) or
+        ``"rf"`` (a random forest, the propensity model the course names beside CART: 100
+        trees, ``min_samples_leaf=5``, √p variables per split; fitted on every row, each row
+        is scored out of bag, by the trees that did not see it, Breiman 2001).
     schema : column kinds (default: inferred from ``conf``).
     columns : variables to use (default: all shared columns).
     interactions : add all two-way products of different variables' columns to the logistic
@@ -353,9 +361,9 @@ def pmse(
         Unknown ``model``/``validation``/``null``, analytic null requested where none exists,
         ``test_size`` outside (0, 1), ``n_folds < 2``, ``n_permutations < 2``.
     """
-    if model not in ("logistic", "cart", "boosting"):
+    if model not in ("logistic", "cart", "boosting", "rf"):
         raise ParameterError(
-            f"parameter 'model': expected 'logistic', 'cart' or 'boosting', got {model!r}"
+            f"parameter 'model': expected 'logistic', 'cart', 'boosting' or 'rf', got {model!r}"
         )
     if validation not in (None, "holdout", "cv"):
         raise ParameterError(

@@ -113,7 +113,7 @@ def evaluate_utility(
     *,
     schema: Schema | None = None,
     columns: list[str] | None = None,
-    pmse_model: Literal["logistic", "cart", "boosting"] = "logistic",
+    pmse_model: Literal["logistic", "cart", "boosting", "rf"] = "logistic",
     pmse_options: Mapping[str, Any] | None = None,
     k: int = 3,
     n_draws: int = 100,

@@ -17,6 +17,7 @@ def test_accuracy_metrics_by_hand():
     m = accuracy_metrics(est, true, units=["a", "a", "b", "b"])
     assert m["cells"] == 4
     assert m["mae"] == pytest.approx((1 + 0 + 3 + 0) / 4)
+    assert m["mne"] == pytest.approx((-1 + 0 - 3 + 0) / 4)  # signed: the release understates
     assert m["rmse"] == pytest.approx(math.sqrt((1 + 9) / 4))
     assert m["mape"] == pytest.approx(100 * (1 / 2 + 0 + 3 / 8) / 3)  # cells with truth > 0
     assert m["cv"] == pytest.approx(100 * math.sqrt(10 / 4) / (14 / 4))

@@ -13,17 +13,25 @@ Dwork et al. 2006). Everything after the noise is post-processing.
 treated as sensitive; the synthetic data keep each stratum's **true** size and draw the target
 from the noisy within-stratum shares. The stratum sizes are then released without noise, so ε
 protects only the target and only if the strata variables are public; a PrivacyWarning says so.
+
+Sampling follows the article's two uses of strata (post-processing, no privacy cost):
+``sample(balance=[...])`` gives every combination of the named columns the same number of rows
+("all classes and strata are represented equally", against class imbalance in the collected
+data), and ``sample(only={column: levels})`` draws records of the chosen groups only ("data
+about the voting intentions of only senior citizens").
 """
 
 from __future__ import annotations
 
 import math
 import warnings
+from collections.abc import Mapping, Sequence
 from typing import Any, ClassVar, Literal
 
 import numpy as np
 
 from synthguard._params import Interval, Options
+from synthguard._random import RandomState
 from synthguard.dp import _noise
 from synthguard.dp.mechanisms import laplace_scale
 from synthguard.dp.synthesizers._base import DPSynthesizer
@@ -166,7 +174,111 @@ class StratifiedSynthesizer(DPSynthesizer):
                 [(tuple(self.order_), self.noisy_counts_.ravel(),
                   np.full(self.noisy_counts_.size, plan[0][1]))])
 
+    def sample(self, *, m: int = 1, n: int | None = None, random_state: RandomState = None,
+               only: Mapping[str, Sequence[Any]] | None = None,
+               balance: Sequence[str] | None = None) -> Any:
+        """Draw ``m`` synthetic data sets of ``n`` rows, optionally of chosen groups, balanced.
+
+        Parameters
+        ----------
+        m, n, random_state : as :meth:`DPSynthesizer.sample`.
+        only : ``{column: levels}``: draw records of these levels only (the article's
+            "only concerning specific groups"). The cell distribution is restricted to the
+            chosen cells and renormalised; the default ``n`` is then the noisy count of the
+            chosen cells (the true stratum sizes with ``target=``).
+        balance : columns whose every combination (among those with noisy mass) gets the same
+            number of rows, ``n // K`` and one more for ``n mod K`` of them drawn at random
+            (the article's "all classes and strata represented equally"); within a
+            combination records follow the noisy table.
+
+        Both are post-processing of the noisy counts and spend nothing.
+        """
+        if only is None and not balance:
+            return super().sample(m=m, n=n, random_state=random_state)
+        if not hasattr(self, "domain_"):
+            return super().sample(m=m, n=n, random_state=random_state)  # names the error
+        self._selection = self._selection_for(only, list(balance or []))
+        try:
+            return super().sample(m=m, n=n, random_state=random_state)
+        finally:
+            del self._selection
+
+    def _cell_distribution(self) -> np.ndarray:
+        """The distribution over every cell of the table (shape ``sizes_``) that sampling
+        follows: the normalised noisy table, or with ``target=`` the true stratum shares times
+        the noisy within-stratum shares."""
+        if self.target is None:
+            return np.asarray(self.probabilities_, dtype=np.float64).reshape(self.sizes_)
+        w = self.strata_sizes_ / max(float(self.strata_sizes_.sum()), 1.0)
+        return (w[:, None] * self.probabilities_).reshape(self.sizes_)
+
+    def _selection_for(self, only: Mapping[str, Sequence[Any]] | None, balance: list[str]
+                       ) -> tuple[np.ndarray, list[int], int]:
+        """(restricted distribution, axes to balance, default n) for ``sample``."""
+        p = self._cell_distribution()
+        mask = np.ones(self.sizes_, dtype=bool)
+        for col, wanted in (only or {}).items():
+            if col not in self.order_:
+                raise ParameterError(f"parameter 'only': column '{col}' is not synthesized; "
+                                     "name synthesized categorical columns")
+            levels = self.domain_.levels[col]
+            wanted_l = [wanted] if isinstance(wanted, str) else list(wanted)
+            keep = np.array([any(lv == w or str(lv) == str(w) for w in wanted_l)
+                             for lv in levels])
+            unmatched = sum(not any(lv == w or str(lv) == str(w) for lv in levels)
+                            for w in wanted_l)
+            if unmatched or not keep.any():
+                raise ParameterError(
+                    f"parameter 'only': column '{col}' names {unmatched or len(wanted_l)} "
+                    "level(s) not among its public levels; use the levels of the domain")
+            shape = [1] * len(self.sizes_)
+            shape[self.order_.index(col)] = len(levels)
+            mask &= keep.reshape(shape)
+        unknown = [c for c in balance if c not in self.order_]
+        if unknown:
+            raise ParameterError(f"parameter 'balance': column(s) {unknown} are not "
+                                 "synthesized; name synthesized categorical columns")
+        p = np.where(mask, p, 0.0)
+        if not p.sum() > 0:
+            raise ParameterError("parameter 'only': the chosen groups have no noisy mass to "
+                                 "draw from; choose more levels")
+        if self.target is None:
+            clipped = np.maximum(self.noisy_counts_, 0.0)
+            n_default = max(1, round(float(clipped[mask].sum())))
+        else:
+            strata_mask = mask.reshape(-1, self.sizes_[-1]).any(axis=1)
+            n_default = max(1, int(self.strata_sizes_[strata_mask].sum()))
+        axes = [self.order_.index(c) for c in dict.fromkeys(balance)]
+        return p / p.sum(), axes, n_default
+
+    def _sample_selected(self, n: int, rng: np.random.Generator) -> dict[str, np.ndarray]:
+        p, axes, _ = self._selection
+        if not axes:
+            cells = rng.choice(p.size, size=n, p=p.ravel())
+        else:
+            # move the balanced axes first: rows = their combinations, columns = the rest
+            rest = [a for a in range(p.ndim) if a not in axes]
+            q = np.transpose(p, axes + rest).reshape(int(np.prod([p.shape[a] for a in axes])), -1)
+            mass = q.sum(axis=1)
+            groups = np.flatnonzero(mass > 0)
+            per = np.full(groups.size, n // groups.size, dtype=np.int64)
+            per[rng.choice(groups.size, size=n % groups.size, replace=False)] += 1
+            cond = q[groups] / mass[groups, None]
+            within = np.concatenate([rng.choice(q.shape[1], size=k, p=c)
+                                     for k, c in zip(per, cond)])
+            group = np.repeat(groups, per)
+            flat = group * q.shape[1] + within
+            moved = np.unravel_index(flat, [p.shape[a] for a in axes + rest])
+            parts_by_axis = dict(zip(axes + rest, moved))
+            cells = np.ravel_multi_index(tuple(parts_by_axis[a] for a in range(p.ndim)),
+                                         p.shape)
+            cells = cells[rng.permutation(cells.size)]
+        parts = np.unravel_index(cells, self.sizes_)
+        return dict(zip(self.order_, parts))
+
     def _default_n(self) -> int:
+        if getattr(self, "_selection", None) is not None:
+            return int(self._selection[2])
         if self.target is not None:
             return int(self.strata_sizes_.sum())
         return max(1, round(self.noisy_total_))
@@ -180,6 +292,8 @@ class StratifiedSynthesizer(DPSynthesizer):
         return pd.DataFrame({"noisy_count": self.noisy_counts_.ravel()}, index=idx).reset_index()
 
     def _sample_codes(self, n: int, rng: np.random.Generator) -> dict[str, np.ndarray]:
+        if getattr(self, "_selection", None) is not None:
+            return self._sample_selected(n, rng)
         if self.target is None:
             cells = rng.choice(self.probabilities_.size, size=n, p=self.probabilities_)
             parts = np.unravel_index(cells, self.sizes_)

@@ -4,6 +4,9 @@ For estimates x̂ and true counts x over n cells (the metrics of the Census Bure
 "Disclosure Avoidance and the 2020 Census" detailed summary metrics; Abowd et al. 2022, §9):
 
 * mean absolute error  MAE = Σ|x̂ − x| / n;
+* mean numeric error  MNE = Σ(x̂ − x) / n, signed: the bias of the release, positive when
+  the cells are overstated on average (post-processing to non-negative integers, for one,
+  lifts small cells: MAE alone cannot show it);
 * root mean squared error  RMSE = √(Σ(x̂ − x)² / n);
 * mean absolute percentage error  MAPE = 100 · mean over cells with x > 0 of |x̂ − x| / x;
 * coefficient of variation  CV = 100 · RMSE / mean(x) (the error relative to the typical cell);
@@ -27,11 +30,11 @@ from synthguard.errors import ParameterError
 
 __all__ = ["METRICS", "accuracy_metrics", "tables_accuracy", "topdown_accuracy"]
 
-METRICS = ("cells", "mae", "rmse", "mape", "cv", "taes")
+METRICS = ("cells", "mae", "mne", "rmse", "mape", "cv", "taes")
 
 
 def accuracy_metrics(estimate: Any, truth: Any, units: Any = None) -> dict[str, Any]:
-    """MAE, RMSE, MAPE (%), CV (%) and TAES of ``estimate`` against ``truth``.
+    """MAE, MNE, RMSE, MAPE (%), CV (%) and TAES of ``estimate`` against ``truth``.
 
     ``units`` labels each cell's unit for TAES (default: one unit, the whole table).
     Cells where the estimate is missing (suppressed) are left out.
@@ -39,8 +42,8 @@ def accuracy_metrics(estimate: Any, truth: Any, units: Any = None) -> dict[str, 
     Examples
     --------
     >>> m = accuracy_metrics([1, 4, 5], [2, 4, 8])
-    >>> m["mae"], round(m["rmse"], 4), round(m["mape"], 4)
-    (1.3333333333333333, 1.8257, 29.1667)
+    >>> m["mae"], m["mne"], round(m["rmse"], 4), round(m["mape"], 4)
+    (1.3333333333333333, -1.3333333333333333, 1.8257, 29.1667)
     """
     est = pd.to_numeric(pd.Series(np.asarray(estimate, dtype=object)), errors="coerce"
                         ).to_numpy(dtype=np.float64, na_value=np.nan)
@@ -65,6 +68,7 @@ def accuracy_metrics(estimate: Any, truth: Any, units: Any = None) -> dict[str, 
     return {
         "cells": int(e.size),
         "mae": float(np.abs(err).mean()),
+        "mne": float(err.mean()),
         "rmse": float(np.sqrt((err ** 2).mean())),
         "mape": float(100 * (np.abs(err[pos]) / t[pos]).mean()) if pos.any() else float("nan"),
         "cv": float(100 * np.sqrt((err ** 2).mean()) / mean_t) if mean_t > 0 else float("nan"),

@@ -3,7 +3,7 @@
 Built-in methods: ``sample``, ``norm``, ``normrank``, ``logreg``, ``polyreg``, ``cart``,
 ``passive`` and ``nested`` (which read their predictors by name, :mod:`.columns`), ``pmm``,
 ``polr``, ``lognorm``, ``sqrtnorm``, ``cubertnorm``, ``rf``, ``bag``, ``catall``, ``ipf``,
-``ctree``.
+``ctree``, and ``mean`` (mean imputation, a teaching baseline).
 """
 
 from synthguard.synthesis.methods.base import SynthesisMethod, check_weights
@@ -12,6 +12,7 @@ from synthguard.synthesis.methods.columns import ColumnsMethod
 from synthguard.synthesis.methods.ctree import CtreeMethod
 from synthguard.synthesis.methods.forest import BagMethod, RandomForestMethod, RangerMethod
 from synthguard.synthesis.methods.loglinear import CatAllMethod, IPFMethod
+from synthguard.synthesis.methods.mean import MeanMethod
 from synthguard.synthesis.methods.logreg import LogRegMethod
 from synthguard.synthesis.methods.nested import NestedMethod
 from synthguard.synthesis.methods.norm import NormMethod
@@ -37,6 +38,7 @@ __all__ = [
     "IPFMethod",
     "LogNormMethod",
     "LogRegMethod",
+    "MeanMethod",
     "NestedMethod",
     "NormMethod",
     "NormRankMethod",
