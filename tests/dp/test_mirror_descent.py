@@ -76,3 +76,28 @@ def test_line_search_converges_faster_to_mbis_optimum():
         np.testing.assert_allclose(np.asarray(optimum.project(cl).datavector(), dtype=float),
                                    np.asarray(ref.project(cl).datavector(), dtype=float),
                                    atol=2e-3 * 5000)
+
+
+def test_a_deadline_stops_the_refit_after_the_last_step_begun_in_time():
+    mbi = _mbi()
+    rng = np.random.default_rng(4)
+    dom = mbi.Domain(("a", "b", "c"), (2, 3, 2))
+    meas = [mbi.LinearMeasurement(rng.gamma(2, 50, dom.size(cl)), cl, stddev=3.0)
+            for cl in [("a",), ("b",), ("c",), ("a", "b"), ("b", "c")]]
+
+    class Readings:  # the clock reads 1, 2, 3, ...: the refit reads it before every step
+        now = 0.0
+
+        def __call__(self) -> float:
+            self.now += 1.0
+            return self.now
+
+    _, cut = mirror_descent(mbi, dom, meas, None, 50, deadline=4.0, clock=Readings())
+    _, three = mirror_descent(mbi, dom, meas, None, 3)   # steps begun at 1, 2 and 3
+    for c in three:
+        np.testing.assert_array_equal(cut[c], three[c])
+    # past the deadline already: no step, the (warm) start comes back as a model
+    model, none = mirror_descent(mbi, dom, meas, three, 50, deadline=0.0, clock=Readings())
+    for c in three:
+        np.testing.assert_array_equal(none[c], three[c])
+    assert float(model.total) > 0

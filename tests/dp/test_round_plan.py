@@ -100,14 +100,14 @@ def test_aim_under_a_time_budget_spends_exactly_its_rho():
                        "c": rng.integers(0, 2, 500)})
     cats = {"a": [0, 1, 2], "b": [0, 1, 2], "c": [0, 1]}
 
-    class Ticking:  # every clock reading advances 1 s: about 3 s per round
-        now = 0.0
+    class Ticking:  # every clock reading advances 10 ms: the refits read it every iteration,
+        now = 0.0     # so a round of 20 iterations takes about 0.23 s
 
         def __call__(self) -> float:
-            self.now += 1.0
+            self.now += 0.01
             return self.now
 
-    syn = AIMSynthesizer(epsilon=1.0, delta=1e-6, categories=cats, max_seconds=12.0,
+    syn = AIMSynthesizer(epsilon=1.0, delta=1e-6, categories=cats, max_seconds=1.5,
                          iters=20, final_iters=20, random_state=2)
     syn._clock = Ticking()
     syn.fit(df)
@@ -120,3 +120,32 @@ def test_aim_under_a_time_budget_spends_exactly_its_rho():
     # spends a share of what is left for the rounds still possible: far more
     assert measured[0] == pytest.approx(0.9 * syn.rho_ / (16 * 3))
     assert len(measured) == syn.rounds_ and min(measured[1:]) > 2 * measured[0]
+    assert syn.fit_seconds_ <= 1.5 + 0.05  # the whole fit within its budget (+ a few readings)
+
+
+def test_a_budget_that_does_not_bind_leaves_the_release_reproducible():
+    rng = np.random.default_rng(1)
+    a = rng.integers(0, 3, 400)
+    df = pd.DataFrame({"a": a, "b": (a + rng.integers(0, 2, 400)) % 3,
+                       "c": rng.integers(0, 2, 400)})
+    cats = {"a": [0, 1, 2], "b": [0, 1, 2], "c": [0, 1]}
+    kw = dict(epsilon=1.0, delta=1e-6, categories=cats, iters=20, final_iters=20,
+              random_state=3)
+    free = AIMSynthesizer(max_seconds=None, **kw).fit(df)
+    roomy = AIMSynthesizer(**kw)  # the default budget, 600 s, far from binding here
+    assert roomy.max_seconds == 600.0
+    roomy.fit(df)
+    assert not roomy.time_bound_ and roomy.fit_seconds_ < 600
+    assert roomy.spent_ == free.spent_ and roomy.selected_ == free.selected_
+
+    class Ticking:
+        now = 0.0
+
+        def __call__(self) -> float:
+            self.now += 0.01
+            return self.now
+
+    tight = AIMSynthesizer(max_seconds=1.0, **kw)
+    tight._clock = Ticking()
+    tight.fit(df)
+    assert tight.time_bound_ and tight.fit_seconds_ <= 1.05

@@ -224,8 +224,10 @@ def dp_cmd() -> None:
 @click.option("--max-rounds", type=click.IntRange(min=1), default=None,
               help="aim: round budget; when reached, one last round spends what is left.")
 @click.option("--max-seconds", type=click.FloatRange(min=0, min_open=True), default=None,
-              help="aim: time budget of the selection loop; when reached, one last round "
-                   "spends what is left (the release then depends on the machine's speed).")
+              help="aim: time budget of the whole fit, default 600 (the 1-way measurements, "
+                   "every round and the final refit; the last round spends what is left). "
+                   "When it binds, the release depends on the machine's speed, and the run "
+                   "says so.")
 @click.option("--columns", default=None, help="Comma-separated columns to synthesize.")
 @click.option("--levels", "levels_file", type=click.Path(exists=True, path_type=Path),
               default=None, help="YAML file: column -> list of public levels.")
@@ -352,7 +354,9 @@ def synthesize_dp(data: Path, read_kw: dict[str, Any], method: str, epsilon: flo
     # the method's own options, passed to the synthesizers that declare them
     options: dict[str, Any] = {
         "delta": d, "workload": workload, "max_rounds": max_rounds,
-        "max_seconds": max_seconds, "groups": [_split(g) for g in groups],
+        "groups": [_split(g) for g in groups],
+        # no --max-seconds: the synthesizer's own default budget (AIM: 600 s), as in Python
+        **({} if max_seconds is None else {"max_seconds": max_seconds}),
     }
     # the synthesizer checks its parameters first (AIM and MST need 0 < delta < 1, which the
     # ledger's own check, 0 <= delta, would not say), before a ledger or folder is made
@@ -412,6 +416,11 @@ def synthesize_dp(data: Path, read_kw: dict[str, Any], method: str, epsilon: flo
         echo(f"wrote {out / f}")
     echo(f"wrote {out / MANIFEST_NAME} (kind dp, ledger {ledger_ref})")
     echo(str(syn.ledger_))
+    if getattr(syn, "time_bound_", False):
+        click.echo(f"note: the time budget ({syn.max_seconds:g} s) bound the fit "
+                   f"({syn.rounds_} rounds, {syn.fit_seconds_:.0f} s): the release depends on "
+                   "this machine's speed and load and does not reproduce from its seed",
+                   err=True)
     accuracy = accuracy_line(dp_info)
     if accuracy:  # from the noise scale and the noisy measurements only
         echo(f"accuracy: {accuracy}")

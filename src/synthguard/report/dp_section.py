@@ -42,7 +42,6 @@ from typing import Any
 import numpy as np
 
 from synthguard.report.safety import format_number, safe_error
-from synthguard.report.workload_error import release_bins, workload_error
 
 __all__ = [
     "DP_DETAILS_KEY",
@@ -120,6 +119,19 @@ def _records(value: Any) -> list[dict[str, float]]:
             out.append({str(k): float(v) for k, v in r.items()
                         if isinstance(v, int | float) and not isinstance(v, bool)})
     return out
+
+
+def release_bins(provenance: Any) -> dict[str, list[float]] | None:
+    """The public bin edges a DP release recorded in its provenance (``provenance["bins"]``,
+    column → edges; ``{}`` when it binned no column), or None when it recorded none (a release
+    of an older synthguard, or not a DP synthesizer's)."""
+    bins = provenance.get("bins") if isinstance(provenance, Mapping) else None
+    if not isinstance(bins, Mapping):
+        return None
+    try:
+        return {str(c): [float(x) for x in e] for c, e in bins.items()}
+    except (TypeError, ValueError):
+        return None
 
 
 def dp_info_from_provenance(provenance: Mapping[str, Any] | None, *,
@@ -258,6 +270,8 @@ def _true_tv(ev: Any, name: str, info: DPReleaseInfo, evaluated: dict[int, float
     """The true TV of a DP release by order on its own public domain (its recorded bins),
     and a note; the evaluation's figures (confidential quantiles) with a note saying they are
     not comparable with the bound when the release recorded no bins."""
+    from synthguard.report.workload_error import workload_error
+
     imps = list((getattr(ev, "implicates", None) or {}).get(name) or [])
     conf = getattr(ev, "conf", None)
     if info.method is None or conf is None or not imps:

@@ -26,6 +26,8 @@ Post-processing of the noisy measurements only.
 
 from __future__ import annotations
 
+import time
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -50,14 +52,21 @@ def _marginals(tree: CliqueTree, home: dict[Attrs, Attrs], theta: dict[Attrs, np
 
 def mirror_descent(mbi: Any, dom: Any, measurements: list[Any],
                    warm: dict[Attrs, np.ndarray] | None, iters: int, *,
-                   line_search: bool = True) -> tuple[Any, dict[Attrs, np.ndarray]]:
+                   line_search: bool = True, deadline: float | None = None,
+                   clock: Callable[[], float] = time.monotonic,
+                   ) -> tuple[Any, dict[Attrs, np.ndarray]]:
     """Fit a Private-PGM model to ``measurements`` (mbi ``LinearMeasurement`` with identity
     queries) by ``iters`` mirror-descent steps from the potentials ``warm`` (a previous
     call's, or None); the mbi ``MarkovRandomField`` and its potentials (float64).
 
     ``line_search`` (mbi's default): Armijo's rule on the step, starting from α; a step is
     accepted when L(μ) − L(μ′) ≥ ½ α ⟨∇L(μ), μ − μ′⟩, and α then grows by 1 %, else the step
-    is rejected and α halved. False: the fixed step α every iteration."""
+    is rejected and α halved. False: the fixed step α every iteration.
+
+    ``deadline`` (a time of ``clock``): stop iterating once it has passed, with the model of the
+    last accepted step. The fit is post-processing, so stopping early costs accuracy, never
+    privacy; it is what lets AIM keep a time budget on a loaded machine (an iteration's time
+    grows with the model and with the load, so no count of iterations fixed in advance can)."""
     cliques = [tuple(m.clique) for m in measurements]
     maximal = [tuple(c) for c in mbi.clique_utils.maximal_subset(cliques)]
     sizes = {a: int(dom[a]) for a in dom.attributes}
@@ -90,6 +99,8 @@ def mirror_descent(mbi: Any, dom: Any, measurements: list[Any],
     mu = _marginals(tree, home, theta, total)
     loss, grad = loss_grad(mu)
     for _ in range(int(iters)):
+        if deadline is not None and clock() >= deadline:
+            break
         trial = {C: theta[C] - alpha * grad[C] for C in theta}
         if not line_search:
             theta = trial

@@ -55,6 +55,7 @@ class RoundPlanner:
     clock: Callable[[], float] = time.monotonic
     reserve: float = 0.0
     durations: list[float] = field(default_factory=list)
+    by_time: bool = False
     _t0: float = 0.0
     _last: float | None = None
     _round: int = 0
@@ -81,15 +82,21 @@ class RoundPlanner:
         return max(recent[-1], sum(recent) / len(recent))
 
     def rounds_left(self) -> int | None:
-        """Rounds still possible including the current one (≥ 1), or None when unbounded."""
+        """Rounds still possible including the current one (≥ 1), or None when unbounded.
+
+        Sets :attr:`by_time`: whether the time budget, not the round budget, gave the answer."""
         left: list[int] = []
+        by_time: int | None = None
         if self.max_rounds is not None:
             left.append(int(self.max_rounds) - self._round + 1)
         if self.max_seconds is not None:
             remaining = float(self.max_seconds) - (self.clock() - self._t0)
             tau = self.seconds_per_round()
             if tau is not None and tau > 0:  # no round measured yet: no time plan
-                left.append(int((remaining - self.reserve * tau) // tau))
+                by_time = int((remaining - self.reserve * tau) // tau)
             elif remaining <= 0:
-                left.append(1)
+                by_time = 1
+        if by_time is not None:
+            left.append(by_time)
+        self.by_time = by_time is not None and by_time <= min(left)
         return max(1, min(left)) if left else None

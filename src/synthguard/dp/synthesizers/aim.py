@@ -88,14 +88,20 @@ class AIMSynthesizer(DPSynthesizer):
     rounds : T of the paper, which sets the initial noise: σ = √(T / (1.8ρ)), so the d 1-way
         measurements spend 0.9ρ·d/T (default: d + ``max_rounds`` when a round budget is given,
         else 16d, the paper's choice; must exceed d).
-    max_rounds, max_seconds : round / wall-time budget of the fit (the clock starts before the
-        1-way measurements; the final ``final_iters`` refit, cheap, comes after). Before each
-        round the rounds still possible are estimated from the measured time per round (less
-        ``final_iters / iters`` rounds' worth kept for the final refit) and the noise is
-        re-planned so that what is left of ρ lasts exactly those rounds; the last one spends
-        all that is left (AIM's running time is otherwise unbounded). A time budget
-        makes the number of rounds, hence the release, depend on the machine's speed: leave it
-        None when seeds must reproduce. ``round_seconds_`` lists the measured durations.
+    max_rounds, max_seconds : round budget, and wall-time budget of the whole fit (default
+        600 s; None: unbounded). The clock starts before the 1-way measurements and the fit
+        ends by ``max_seconds``: before each round the rounds still possible are estimated from
+        the measured time per round (less ``final_iters / iters`` rounds' worth kept for the
+        final refit) and the noise is re-planned so that what is left of ρ lasts exactly those
+        rounds; the last one spends all that is left; and every Private-PGM refit stops at a
+        deadline (a round's early enough to leave the final refit its share, the final one at
+        ``max_seconds``), so a slow round on a loaded machine or a large last model cannot
+        overrun (a cut refit costs accuracy, never privacy: it is post-processing). AIM's
+        running time is otherwise unbounded (on Adult at ε = 3 over 40 minutes). When the
+        budget binds, the release depends on the machine's speed and load and does not
+        reproduce from its seed: ``time_bound_`` says whether it did (a fit that ends well
+        within its budget reproduces); ``round_seconds_`` lists the measured durations and
+        ``fit_seconds_`` the whole fit's.
     max_model_size : cap on the model's junction-tree size in megabytes (paper: 80).
     iters, final_iters : mirror-descent iterations per round (warm-started) and at the end.
     conversion : ``"tight"`` (Canonne, Kamath & Steinke 2020) or ``"simple"`` (ε, δ) → ρ.
@@ -119,7 +125,7 @@ class AIMSynthesizer(DPSynthesizer):
 
     def __init__(self, *, epsilon: float, delta: float = 1e-6,
                  workload: int | list[Clique] = 2, rounds: int | None = None,
-                 max_rounds: int | None = None, max_seconds: float | None = None,
+                 max_rounds: int | None = None, max_seconds: float | None = 600.0,
                  max_model_size: float = 80.0, iters: int = 250, final_iters: int = 1500,
                  conversion: str = "tight", progress: Any = None, **kwargs: Any) -> None:
         super().__init__(epsilon=epsilon, delta=delta, **kwargs)
@@ -161,6 +167,16 @@ class AIMSynthesizer(DPSynthesizer):
         return sorted(set(out))
 
     # ------------------------------------------------------------------ fitting
+    def fit(self, data: Any) -> AIMSynthesizer:
+        """Measure ``data`` (see :class:`DPSynthesizer`); the time budget counts from here, so
+        reading the domain, coding the data and loading Private-PGM are inside it."""
+        self._t_fit = self._clock()
+        try:
+            super().fit(data)
+        finally:
+            del self._t_fit
+        return self
+
     def _fit(self, codes: dict[str, np.ndarray], domain: Domain, epsilon: float, delta: float,
              ledger: Any, rng: np.random.Generator | None) -> None:
         cols = list(domain.columns)
@@ -190,7 +206,9 @@ class AIMSynthesizer(DPSynthesizer):
         planner = RoundPlanner(max_rounds=self.max_rounds, max_seconds=self.max_seconds,
                                clock=self._clock,
                                reserve=float(self.final_iters) / float(self.iters))
-        t_start = self._clock()
+        t_start = getattr(self, "_t_fit", None)
+        if t_start is None:  # called without fit (the Dask fit counts before it)
+            t_start = self._clock()
         sigma = math.sqrt(T / (2.0 * 0.9 * rho))
         eps_em = math.sqrt(8.0 * 0.1 * rho / T)
         spent: list[tuple[str, float]] = []
@@ -204,13 +222,22 @@ class AIMSynthesizer(DPSynthesizer):
             spent.append((f"measure {c}", 0.5 / sigma**2))
             self._log.append(("gaussian", (c,), sigma))
         rho_used = d * 0.5 / sigma**2
-        model, theta = mirror_descent(mbi, dom, measurements, None, int(self.iters))
+        # the whole fit ends by ``end``: every refit stops at its deadline (mirror descent is
+        # post-processing, so a cut refit costs accuracy, never privacy), the rounds' refits
+        # early enough to leave the final refit its share of the time
+        clock = self._clock
+        end = None if self.max_seconds is None else t_start + float(self.max_seconds)
+        t_fit = clock()
+        model, theta = mirror_descent(mbi, dom, measurements, None, int(self.iters),
+                                      deadline=end, clock=clock)
+        first_fit = clock() - t_fit
         # the clock of the time budget started before the 1-way measurements; the rounds'
         # durations are measured from here
         planner.start(t_start)
 
         selected: list[Clique] = []
         terminate = False
+        time_bound = False  # did the time budget change anything (noise, rounds, a refit)?
         sigma_aim, eps_aim = sigma, eps_em  # AIM's own schedule: σ₀, halved when annealing
         while not terminate:
             t = planner.begin()
@@ -224,8 +251,10 @@ class AIMSynthesizer(DPSynthesizer):
                 plan_sigma, plan_eps = round_noise(left / rounds_left)
                 if plan_sigma < sigma:
                     sigma, eps_em = plan_sigma, plan_eps
+                    time_bound = time_bound or planner.by_time
             # (1 − 1e-9: a re-planned round costs left/R up to rounding)
             if rounds_left == 1 or left < 2.0 * (1 - 1e-9) * (0.5 / sigma**2 + eps_em**2 / 8.0):
+                time_bound = time_bound or (rounds_left == 1 and planner.by_time)
                 sigma, eps_em = round_noise(left)
                 terminate = True
             rho_used += eps_em**2 / 8.0 + 0.5 / sigma**2
@@ -251,8 +280,16 @@ class AIMSynthesizer(DPSynthesizer):
             measurements.append(mbi.LinearMeasurement(y, pick, stddev=sigma))
             noisy.append((pick, y, np.full(y.size, gaussian_mean_abs(sigma))))
             selected.append(pick)
+            if self.progress is not None and terminate:
+                self.progress(t, rho_used, rho)
+            if terminate:
+                break  # the final refit below fits the last measurement too
             before = jt.project(pick).ravel()
-            model, theta = mirror_descent(mbi, dom, measurements, theta, int(self.iters))
+            tau = planner.seconds_per_round() or first_fit
+            round_end = None if end is None else end - planner.reserve * tau
+            model, theta = mirror_descent(
+                mbi, dom, measurements, theta, int(self.iters), clock=clock, deadline=round_end)
+            time_bound = time_bound or (round_end is not None and clock() >= round_end)
             after = JunctionTree(mbi, model).project(pick).ravel()
             if np.abs(after - before).sum() <= math.sqrt(2.0 / math.pi) * sigma * after.size:
                 sigma_aim = min(sigma_aim, sigma) / 2.0
@@ -260,7 +297,11 @@ class AIMSynthesizer(DPSynthesizer):
             if self.progress is not None:
                 self.progress(t, rho_used, rho)
         planner.begin()  # records the last round's duration
-        model, theta = mirror_descent(mbi, dom, measurements, theta, int(self.final_iters))
+        model, theta = mirror_descent(mbi, dom, measurements, theta,
+                                      int(self.iters) + int(self.final_iters),
+                                      deadline=end, clock=clock)
+        self.fit_seconds_ = clock() - t_start
+        self.time_bound_ = bool(time_bound or (end is not None and clock() >= end))
 
         self.model_ = model
         self.rho_ = rho
