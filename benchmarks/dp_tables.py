@@ -47,7 +47,7 @@ def main() -> None:
                       delta=1e-10, mechanism="discrete_gaussian", units=units,
                       categories=cats, invariants=inv)
         secs = time.perf_counter() - t
-        acc = topdown_accuracy(res, df).pivot(index="level", columns="estimate", values="rmse")
+        acc = topdown_accuracy(df, res).pivot(index="level", columns="estimate", values="rmse")
         print(f"\ninvariants {inv or 'none'}: {secs:.1f} s")
         print(acc.reindex(["total", "state", "county", "tract"]).round(3).to_string())
 

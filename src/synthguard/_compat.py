@@ -9,6 +9,9 @@ spelling, and then call the function with the new one - so the result is the sam
 * :func:`renamed` - ``@renamed(synth="synthetic")``: the old keyword is accepted and mapped.
 * :func:`renamed_fields` - ``@renamed_fields(n_syn="n_synthetic")`` on a result dataclass:
   reading ``result.n_syn`` (and building it with ``n_syn=``) still works and warns.
+* :func:`conf_first` - ``@conf_first("release")``: a function whose first two arguments were
+  ``(release, data)`` and are now ``(conf, release)``; the old order is told apart by type
+  (the release is not a DataFrame, the data is), so no call is read the wrong way.
 * :func:`reordered` - ``@reordered(("train", "holdout", "synthetic"), train="conf")``: a call
   that does not bind to the new signature but binds to the old positional order is mapped.
   Only use it when the new signature makes every old call fail to bind (e.g. the moved
@@ -28,7 +31,7 @@ from typing import Any, TypeVar
 
 from synthguard.errors import ParameterError, RenamedWarning
 
-__all__ = ["renamed", "renamed_fields", "reordered"]
+__all__ = ["conf_first", "renamed", "renamed_fields", "reordered"]
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -169,3 +172,37 @@ def reordered(old_order: Sequence[str], **old_to_new: str) -> Callable[[F], F]:
 
 def _rename_quiet(mapped: dict[str, Any], old_to_new: dict[str, str]) -> dict[str, Any]:
     return {old_to_new.get(k, k): v for k, v in mapped.items()}
+
+
+def conf_first(release: str, *, old_conf: str = "data") -> Callable[[F], F]:
+    """Accept the old order ``fn(release, data)`` of a function now ``fn(conf, release)``.
+
+    The two orders cannot be told apart by binding (both are two positionals), but by type:
+    the confidential data is a pandas DataFrame and the release here never is. A call whose
+    first argument is not a DataFrame and whose second is, or that names the old keyword
+    ``old_conf``, is read the old way with a :class:`~synthguard.errors.RenamedWarning`.
+    """
+    def decorate(fn: F) -> F:
+        params = list(inspect.signature(fn).parameters)
+        if params[:2] != ["conf", release]:
+            raise TypeError(f"conf_first: {_name(fn)} must start with (conf, {release})")
+
+        @functools.wraps(fn)
+        def wrapper(*args: Any, **kwargs: Any) -> Any:
+            import pandas as pd
+
+            if old_conf in kwargs:
+                kwargs = _map_keywords(_name(fn), kwargs, {old_conf: "conf"}, stacklevel=2)
+            if (len(args) >= 2 and not isinstance(args[0], pd.DataFrame)
+                    and isinstance(args[1], pd.DataFrame)):
+                warnings.warn(
+                    f"{_name(fn)}: the arguments are now (conf, {release}), in the order of "
+                    f"every measure; pass {_name(fn)}(conf, {release}, ...) ({REMOVAL})",
+                    RenamedWarning, stacklevel=2)
+                args = (args[1], args[0], *args[2:])
+            return fn(*args, **kwargs)
+
+        wrapper.__renamed__ = {**getattr(fn, "__renamed__", {}), old_conf: "conf"}  # type: ignore[attr-defined]
+        wrapper.__old_order__ = (release, old_conf)  # type: ignore[attr-defined]
+        return wrapper  # type: ignore[return-value]
+    return decorate

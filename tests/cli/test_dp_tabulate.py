@@ -124,7 +124,7 @@ def test_reconstruction_attack_in_the_report(conf):
     res = dp_tables(df, ["state x sex", "state x age"], epsilon=0.5,
                     categories={"sex": ["F", "M"], "age": ["y", "o"], "state": ["A", "B"]},
                     random_state=3)
-    attack = reconstruction_attack(res, df, block="state", random_state=3)
+    attack = reconstruction_attack(df, res, block="state", random_state=3)
     assert str(attack) in r.output and "2 block(s)" in r.output
     html = (conf / "rec.html").read_text()
     assert "id='reconstruction'" in html

@@ -334,14 +334,14 @@ def tabulate_cmd(data: Path, read_kw: dict[str, Any], tables: tuple[str, ...],
         from synthguard.report.dp_tables import write_tables_report
 
         if hierarchy:
-            acc = topdown_accuracy(res, df)
+            acc = topdown_accuracy(df, res)
         elif period:
-            acc = pd.concat([tables_accuracy(r, df[(df[period].astype(str) == str(p))
-                                                   .to_numpy()]).assign(period=p)
+            acc = pd.concat([tables_accuracy(df[(df[period].astype(str) == str(p))
+                                                .to_numpy()], r).assign(period=p)
                              for p, r in by_period.items()
                              if (df[period].astype(str) == str(p)).any()], ignore_index=True)
         else:
-            acc = tables_accuracy(res, df)
+            acc = tables_accuracy(df, res)
         attack, attack_error = _reconstruction(res, df, reconstruct, reconstruct_block, seed)
         write_tables_report(report_path, title=f"DP tables: {data.name}", ledger=ledger,
                             allocation=alloc, rule_text=rule_text, released=released,
@@ -372,6 +372,6 @@ def _reconstruction(res: Any, df: Any, asked: bool, block: str | None, seed: int
     from synthguard.report.safety import safe_error
 
     try:
-        return reconstruction_attack(res, df, block=block, random_state=seed), None
+        return reconstruction_attack(df, res, block=block, random_state=seed), None
     except SynthguardError as e:
         return None, safe_error(e)

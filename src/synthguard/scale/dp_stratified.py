@@ -22,6 +22,7 @@ its rows from their strata's noisy shares and shuffles them.
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from typing import Any, ClassVar
 
 import dask
@@ -145,6 +146,8 @@ class StratifiedSynthesizer(_stratified.StratifiedSynthesizer):
         return counted
 
     def sample(self, *, m: int = 1, n: int | None = None, random_state: RandomState = None,
+               only: Mapping[str, Sequence[Any]] | None = None,
+               balance: Sequence[str] | None = None,
                partition_rows: int | None = None) -> DPSyntheticData:
         """Draw ``m`` synthetic data sets of ``n`` rows (default: the noisy record count; with
         ``target=``, the true one).
@@ -155,10 +158,13 @@ class StratifiedSynthesizer(_stratified.StratifiedSynthesizer):
         the normalised noisy table (see the module docstring for ``target=``); seeds as
         :func:`synthguard.scale._dp_fit.sample_on_workers`: the same seed, ``n`` and
         ``partition_rows`` give the same release, and with one partition the pandas release.
-        Post-processing of the noisy table: no privacy is spent.
+        Post-processing of the noisy table: no privacy is spent. ``only`` and ``balance``
+        (chosen groups, balanced strata) draw on the client after a fit on Dask too: the
+        noisy table is there.
         """
-        if not getattr(self, "fitted_on_dask_", False):
-            return super().sample(m=m, n=n, random_state=random_state)
+        if not getattr(self, "fitted_on_dask_", False) or only is not None or balance:
+            return super().sample(m=m, n=n, random_state=random_state, only=only,
+                                  balance=balance)
         return sample_on_workers(
             self, _StrataDrawer.of(self), m=m, n=n, random_state=random_state,
             partition_rows=self.partition_rows if partition_rows is None else partition_rows)

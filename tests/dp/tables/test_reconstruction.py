@@ -47,11 +47,11 @@ def test_full_table_is_reconstructed_exactly_and_noise_protects():
     df = _data()
     tables = ["block x sex x age x race"]  # the full table: reconstruction is exact
     exact = dp_tables(df, tables, epsilon=1e6, categories=CATS, random_state=1)
-    res = reconstruction_attack(exact, df, block="block", random_state=0)
+    res = reconstruction_attack(df, exact, block="block", random_state=0)
     assert res.exact == 1.0 and res.noisy == 1.0  # ε = 10⁶: the noise is below one record
     assert res.baseline < 0.9 and res.n_blocks == 3
     noisy = dp_tables(df, tables, epsilon=0.1, categories=CATS, random_state=1)
-    res = reconstruction_attack(noisy, df, block="block", random_state=0)
+    res = reconstruction_attack(df, noisy, block="block", random_state=0)
     assert res.exact == 1.0 and res.noisy < 0.9  # the noise protects
     assert "exact tables" in res.to_frame().index[1]
 
@@ -60,7 +60,7 @@ def test_marginal_tables_allow_partial_reconstruction():
     df = _data(seed=4)
     rel = dp_tables(df, ["block x sex x age", "block x age x race", "block x sex x race"],
                     epsilon=1e6, categories=CATS, random_state=2)
-    res = reconstruction_attack(rel, df, block="block", random_state=0)
+    res = reconstruction_attack(df, rel, block="block", random_state=0)
     # three 2-way margins per block pin most records but not all (a consistent other table
     # exists); the guess from one-way margins does worse
     assert res.baseline < res.exact <= 1.0

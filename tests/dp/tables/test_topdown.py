@@ -84,7 +84,7 @@ def test_topdown_error_no_worse_than_independent_noise():
                        "sex": rng.choice(ATTR["sex"], n), "age": rng.choice(ATTR["age"], n)})
     units = df[["state", "county", "tract"]].drop_duplicates()
     res = _td(df, units, epsilon=0.5, random_state=3)
-    acc = topdown_accuracy(res, df).set_index(["level", "estimate"])
+    acc = topdown_accuracy(df, res).set_index(["level", "estimate"])
     for level in ("county", "tract"):
         assert acc.loc[(level, "topdown"), "rmse"] <= acc.loc[(level, "measured"), "rmse"]
         assert acc.loc[(level, "topdown"), "mae"] <= acc.loc[(level, "measured"), "mae"] * 1.01

@@ -167,7 +167,7 @@ class AIMSynthesizer(DPSynthesizer):
         return sorted(set(out))
 
     # ------------------------------------------------------------------ fitting
-    def fit(self, data: Any) -> AIMSynthesizer:
+    def fit(self, data: Any) -> DPSynthesizer:
         """Measure ``data`` (see :class:`DPSynthesizer`); the time budget counts from here, so
         reading the domain, coding the data and loading Private-PGM are inside it."""
         self._t_fit = self._clock()

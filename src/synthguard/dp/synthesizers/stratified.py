@@ -30,6 +30,7 @@ from typing import Any, ClassVar, Literal
 
 import numpy as np
 
+from synthguard._compat import reordered
 from synthguard._params import Interval, Options
 from synthguard._random import RandomState
 from synthguard.dp import _noise
@@ -174,6 +175,7 @@ class StratifiedSynthesizer(DPSynthesizer):
                 [(tuple(self.order_), self.noisy_counts_.ravel(),
                   np.full(self.noisy_counts_.size, plan[0][1]))])
 
+    @reordered(("self", "n", "m", "random_state"))
     def sample(self, *, m: int = 1, n: int | None = None, random_state: RandomState = None,
                only: Mapping[str, Sequence[Any]] | None = None,
                balance: Sequence[str] | None = None) -> Any:

@@ -25,6 +25,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from synthguard._compat import conf_first
 from synthguard.dp.synthesizers._domain import Domain, build_domain
 from synthguard.errors import ParameterError
 
@@ -84,12 +85,15 @@ def _codes(domain: Domain, data: pd.DataFrame, columns: list[str]) -> dict[str, 
     return codes
 
 
-def tables_accuracy(release: Any, data: pd.DataFrame) -> pd.DataFrame:
-    """Accuracy of every table of a :func:`~synthguard.dp.tables.dp_tables` release (one row
-    per table; TAES over the cells of the table's first column's units)."""
+@conf_first("release")
+def tables_accuracy(conf: pd.DataFrame, release: Any) -> pd.DataFrame:
+    """Accuracy of every table of a :func:`~synthguard.dp.tables.dp_tables` release against
+    the confidential data (one row per table; TAES over the cells of the table's first
+    column's units). ``(conf, release)``, as every measure; the old ``(release, data)`` warns
+    one release."""
     rows = []
     cols = list(dict.fromkeys(c for t in release.tables.values() for c in t.columns))
-    codes = _codes(release.domain, data, cols)
+    codes = _codes(release.domain, conf, cols)
     for t in release.tables.values():
         sizes = tuple(len(release.domain.levels[c]) for c in t.columns)
         flat = np.ravel_multi_index(tuple(codes[c] for c in t.columns), sizes)
@@ -99,10 +103,13 @@ def tables_accuracy(release: Any, data: pd.DataFrame) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
-def topdown_accuracy(result: Any, data: pd.DataFrame) -> pd.DataFrame:
-    """Accuracy by level of a :func:`~synthguard.dp.tables.topdown` result: the consistent
-    counts (``estimate="topdown"``) and the raw noisy measurements (``"measured"``), TAES
-    over each level's units."""
+@conf_first("result")
+def topdown_accuracy(conf: pd.DataFrame, result: Any) -> pd.DataFrame:
+    """Accuracy by level of a :func:`~synthguard.dp.tables.topdown` result against the
+    confidential data: the consistent counts (``estimate="topdown"``) and the raw noisy
+    measurements (``"measured"``), TAES over each level's units. ``(conf, result)``; the old
+    ``(result, data)`` warns one release."""
+    data = conf
     hier, attrs = list(result.hierarchy), list(result.attributes)
     leaf = pd.MultiIndex.from_frame(result.units[hier])
     rec = leaf.get_indexer(pd.MultiIndex.from_frame(data[hier].astype(str)))

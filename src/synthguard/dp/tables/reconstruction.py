@@ -32,6 +32,7 @@ import pandas as pd
 from scipy import sparse
 from scipy.optimize import Bounds, LinearConstraint, milp
 
+from synthguard._compat import conf_first
 from synthguard._random import RandomState, check_random_state
 from synthguard.dp.tables.accuracy import _codes
 from synthguard.errors import ParameterError
@@ -117,11 +118,13 @@ def _matched(true: np.ndarray, rec: np.ndarray) -> int:
     return int(np.minimum(true, rec).sum())
 
 
-def reconstruction_attack(release: Any, data: pd.DataFrame, *, block: str | None = None,
+@conf_first("release")
+def reconstruction_attack(conf: pd.DataFrame, release: Any, *, block: str | None = None,
                           time_limit: float = 20.0,
                           random_state: RandomState = None) -> ReconstructionResult:
     """Reconstruct records from a :func:`~synthguard.dp.tables.dp_tables` release (and from the
-    same tables computed exactly) and score the share of ``data``'s records matched.
+    same tables computed exactly) and score the share of ``conf``'s records matched.
+    ``(conf, release)``, as every measure; the old ``(release, data)`` warns one release.
 
     ``block``: a column every table holds (a geography); the attack runs per block, as the
     Census's did. ``random_state`` seeds the random-guess baseline only.
@@ -131,14 +134,14 @@ def reconstruction_attack(release: Any, data: pd.DataFrame, *, block: str | None
     if block is not None and any(block not in t.columns for t in tables):
         raise ParameterError(f"parameter 'block': column '{block}' must be in every table")
     dom = release.domain
-    codes = _codes(dom, data, cols)
+    codes = _codes(dom, conf, cols)
     sizes = {c: len(dom.levels[c]) for c in cols}
     rng = check_random_state(random_state)
     inner = [c for c in cols if c != block]
     inner_sizes = {c: sizes[c] for c in inner}
     blocks = range(sizes[block]) if block is not None else [None]
     got = {"noisy": 0, "exact": 0, "baseline": 0}
-    n = len(data)
+    n = len(conf)
     for bl in blocks:
         mask = np.ones(n, dtype=bool) if block is None or bl is None else codes[block] == bl
         true = np.zeros(tuple(inner_sizes.values()), dtype=np.int64)

@@ -12,8 +12,8 @@ from synthguard.synthesis.methods.columns import ColumnsMethod
 from synthguard.synthesis.methods.ctree import CtreeMethod
 from synthguard.synthesis.methods.forest import BagMethod, RandomForestMethod, RangerMethod
 from synthguard.synthesis.methods.loglinear import CatAllMethod, IPFMethod
-from synthguard.synthesis.methods.mean import MeanMethod
 from synthguard.synthesis.methods.logreg import LogRegMethod
+from synthguard.synthesis.methods.mean import MeanMethod
 from synthguard.synthesis.methods.nested import NestedMethod
 from synthguard.synthesis.methods.norm import NormMethod
 from synthguard.synthesis.methods.normrank import NormRankMethod
