@@ -50,13 +50,27 @@ def _marginals(tree: CliqueTree, home: dict[Attrs, Attrs], theta: dict[Attrs, np
     return {c: _sum_to(belief[home[c]], home[c], c) for c in theta}
 
 
+def _query_weights(measurement: Any, clique: Attrs, sizes: dict[str, int]) -> np.ndarray | None:
+    """The weights w of a measurement of ``w · μ_c`` (mbi's ``WeightedQuery``, which its
+    ``LinearMeasurement.compress`` makes when MST merges rare levels: ``w = 1/√(merged)``), or
+    None for the plain marginal; any other query is refused."""
+    query = getattr(measurement, "query", None)
+    weights = getattr(query, "weights", None)
+    if weights is not None:
+        return np.asarray(weights, dtype=np.float64).reshape([sizes[a] for a in clique])
+    if query is None or type(query).__name__ == "DatavectorQuery":  # mbi's identity
+        return None
+    raise TypeError(f"mirror_descent: unsupported query {type(query).__name__}")
+
+
 def mirror_descent(mbi: Any, dom: Any, measurements: list[Any],
                    warm: dict[Attrs, np.ndarray] | None, iters: int, *,
                    line_search: bool = True, deadline: float | None = None,
                    clock: Callable[[], float] = time.monotonic,
+                   callback: Callable[[int], None] | None = None, every: int = 50,
                    ) -> tuple[Any, dict[Attrs, np.ndarray]]:
     """Fit a Private-PGM model to ``measurements`` (mbi ``LinearMeasurement`` with identity
-    queries) by ``iters`` mirror-descent steps from the potentials ``warm`` (a previous
+    or weighted queries) by ``iters`` mirror-descent steps from the potentials ``warm`` (a previous
     call's, or None); the mbi ``MarkovRandomField`` and its potentials (float64).
 
     ``line_search`` (mbi's default): Armijo's rule on the step, starting from α; a step is
@@ -66,19 +80,21 @@ def mirror_descent(mbi: Any, dom: Any, measurements: list[Any],
     ``deadline`` (a time of ``clock``): stop iterating once it has passed, with the model of the
     last accepted step. The fit is post-processing, so stopping early costs accuracy, never
     privacy; it is what lets AIM keep a time budget on a loaded machine (an iteration's time
-    grows with the model and with the load, so no count of iterations fixed in advance can)."""
+    grows with the model and with the load, so no count of iterations fixed in advance can).
+    ``callback(done)`` is called every ``every`` iterations and at the end (progress)."""
     cliques = [tuple(m.clique) for m in measurements]
     maximal = [tuple(c) for c in mbi.clique_utils.maximal_subset(cliques)]
     sizes = {a: int(dom[a]) for a in dom.attributes}
     route = [next(C for C in maximal if set(c) <= set(C)) for c in cliques]
     data = [(c, np.asarray(m.noisy_measurement, dtype=np.float64).reshape(
-        [sizes[a] for a in c]), max(float(m.stddev), 1e-12))
+        [sizes[a] for a in c]), max(float(m.stddev), 1e-12), _query_weights(m, c, sizes))
         for c, m in zip(cliques, measurements)]
     total = max(1.0, float(mbi.estimation.minimum_variance_unbiased_total(measurements)))
     lip: dict[Attrs, float] = {}
-    for (c, _y, sd), C in zip(data, route):
+    for (c, _y, sd, w), C in zip(data, route):
         ratio = float(np.prod([sizes[a] for a in C])) / float(np.prod([sizes[a] for a in c]))
-        lip[C] = lip.get(C, 0.0) + ratio / sd**2
+        norm = 1.0 if w is None else float(np.max(w * w))  # ‖W‖² of a weighted query
+        lip[C] = lip.get(C, 0.0) + ratio * norm / sd**2
     alpha = 2.0 / (max(lip.values()) * total)
     theta = {C: np.zeros([sizes[a] for a in C]) for C in maximal}
     for oc, values in (warm or {}).items():
@@ -90,17 +106,21 @@ def mirror_descent(mbi: Any, dom: Any, measurements: list[Any],
     def loss_grad(mu: dict[Attrs, np.ndarray]) -> tuple[float, dict[Attrs, np.ndarray]]:
         loss = 0.0
         grad = {C: np.zeros_like(t) for C, t in theta.items()}
-        for (c, y, sd), C in zip(data, route):
-            diff = (_sum_to(mu[C], C, c) - y) / sd
+        for (c, y, sd, w), C in zip(data, route):
+            m = _sum_to(mu[C], C, c)
+            diff = ((m if w is None else w * m) - y) / sd
             loss += 0.5 * float(np.sum(diff * diff))
-            grad[C] = grad[C] + _align(diff / sd, c, C)
+            g = diff / sd if w is None else w * diff / sd
+            grad[C] = grad[C] + _align(g, c, C)
         return loss, grad
 
     mu = _marginals(tree, home, theta, total)
     loss, grad = loss_grad(mu)
-    for _ in range(int(iters)):
+    for step in range(int(iters)):
         if deadline is not None and clock() >= deadline:
             break
+        if callback is not None and step and step % every == 0:
+            callback(step)
         trial = {C: theta[C] - alpha * grad[C] for C in theta}
         if not line_search:
             theta = trial
@@ -115,6 +135,9 @@ def mirror_descent(mbi: Any, dom: Any, measurements: list[Any],
             alpha *= 1.01
         else:  # reject and halve it
             alpha *= 0.5
+
+    if callback is not None:
+        callback(int(iters))
 
     def vector(tables: dict[Attrs, np.ndarray]) -> Any:
         return mbi.CliqueVector(dom, maximal, {
