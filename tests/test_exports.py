@@ -25,3 +25,15 @@ def test_data_all():
     assert set(mod.__all__) == PROMISED["synthguard.data"]
     for name in mod.__all__:
         assert hasattr(mod, name)
+
+
+def test_report_evaluate_is_the_function_whatever_was_imported_first():
+    """The package attribute ``report.evaluate`` shares its name with the submodule
+    ``report/evaluate.py``: the function must win (a lazily filled package attribute lost to
+    the submodule once anything had imported it, and the docs' API page broke)."""
+    import types
+
+    import synthguard.pipeline  # noqa: F401  (imports synthguard.report.evaluate, the module)
+    import synthguard.report as report
+
+    assert isinstance(report.evaluate, types.FunctionType)

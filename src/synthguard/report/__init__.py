@@ -14,29 +14,12 @@ from __future__ import annotations
 
 import importlib
 import warnings
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-if TYPE_CHECKING:
-    from synthguard.report.evaluate import Evaluation, ReleaseEvaluation, evaluate
-    from synthguard.report.html import build_report, write_report
-    from synthguard.report.metrics import METRICS, Metric, register_metric
-    from synthguard.report.thresholds import Threshold, ThresholdCheck
-
-# the public names load on first use (PEP 562): a command that only needs one of the room's
-# modules (``dp synthesize`` reads report.dp_section) does not import the evaluation, every
-# measure and matplotlib with it (issue 35: the start-up of a command is its own cost)
-_LAZY = {
-    "Evaluation": "synthguard.report.evaluate",
-    "ReleaseEvaluation": "synthguard.report.evaluate",
-    "evaluate": "synthguard.report.evaluate",
-    "build_report": "synthguard.report.html",
-    "write_report": "synthguard.report.html",
-    "METRICS": "synthguard.report.metrics",
-    "Metric": "synthguard.report.metrics",
-    "register_metric": "synthguard.report.metrics",
-    "Threshold": "synthguard.report.thresholds",
-    "ThresholdCheck": "synthguard.report.thresholds",
-}
+from synthguard.report.evaluate import Evaluation, ReleaseEvaluation, evaluate
+from synthguard.report.html import build_report, write_report
+from synthguard.report.metrics import METRICS, Metric, register_metric
+from synthguard.report.thresholds import Threshold, ThresholdCheck
 
 __all__ = [
     "METRICS",
@@ -59,10 +42,6 @@ _MOVED = {
 
 
 def __getattr__(name: str) -> Any:
-    if name in _LAZY:
-        value = getattr(importlib.import_module(_LAZY[name]), name)
-        globals()[name] = value  # later lookups skip this function
-        return value
     if name in _MOVED:
         warnings.warn(
             f"synthguard.report.{name} moved to synthguard.pipeline.{name}; import it from "
@@ -72,7 +51,3 @@ def __getattr__(name: str) -> Any:
         )
         return getattr(importlib.import_module("synthguard.pipeline"), name)
     raise AttributeError(f"module 'synthguard.report' has no attribute '{name}'")
-
-
-def __dir__() -> list[str]:
-    return sorted(set(globals()) | set(__all__))
