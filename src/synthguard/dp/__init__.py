@@ -47,6 +47,7 @@ from synthguard.dp.randomized_response import (
     rr_epsilon,
     rr_probability,
 )
+from synthguard.dp.session import PrivacyUnit, QueryResult, Session
 from synthguard.dp.sensitivity import (
     Sensitivity,
     count_sensitivity,
@@ -73,8 +74,11 @@ __all__ = [
     "MSTSynthesizer",
     "ParallelCharges",
     "PrivacyLedger",
+    "PrivacyUnit",
+    "QueryResult",
     "RREstimate",
     "Sensitivity",
+    "Session",
     "StratifiedSynthesizer",
     "clamp_negative",
     "consistent_hierarchy",
