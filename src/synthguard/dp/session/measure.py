@@ -92,9 +92,9 @@ def noise_plan(agg: Aggregation, epsilon: float, unit: PrivacyUnit, k: int, alph
     lo, hi = b
     h = (hi - lo) / 2.0
     if agg.kind == "sum":
-        d = max(abs(lo), abs(hi)) * d_rows
-        return NoisePlan(agg.name, agg.kind, epsilon, d, {"sum": d / epsilon},
-                         laplace_halfwidth(d / epsilon, alpha))
+        ds = max(abs(lo), abs(hi)) * d_rows
+        return NoisePlan(agg.name, agg.kind, epsilon, ds, {"sum": ds / epsilon},
+                         laplace_halfwidth(ds / epsilon, alpha))
     if agg.kind == "mean":
         e = epsilon / 2.0
         return NoisePlan(agg.name, agg.kind, epsilon, h * d_rows,
@@ -147,8 +147,7 @@ def measure(agg: Aggregation, plan: NoisePlan, codes: np.ndarray, units: np.ndar
         else:
             pairs = np.unique(np.stack([codes, _unit_codes(units)]), axis=1)
             true = np.bincount(pairs[0], minlength=k).astype(float)
-        s = plan.scales[agg.kind]
-        v = _noisy(true, s, rng)
+        v = _noisy(true, plan.scales[agg.kind], rng)
         return Measured(v, v - plan.halfwidth, v + plan.halfwidth)
     assert x is not None and bounds is not None
     lo, hi = bounds
