@@ -47,7 +47,6 @@ from synthguard.dp.randomized_response import (
     rr_epsilon,
     rr_probability,
 )
-from synthguard.dp.session import PrivacyUnit, QueryResult, Session
 from synthguard.dp.sensitivity import (
     Sensitivity,
     count_sensitivity,
@@ -55,6 +54,7 @@ from synthguard.dp.sensitivity import (
     mean_sensitivity,
     sum_sensitivity,
 )
+from synthguard.dp.session import PrivacyUnit, QueryResult, Session
 from synthguard.dp.synthesizers import (
     AIMSynthesizer,
     DPSyntheticData,
