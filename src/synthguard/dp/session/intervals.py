@@ -14,7 +14,7 @@ population value.
   (from the density of a sum of two Laplace variables, Kotz, Kozubowski & Podgórski 2001,
   §2.3); t solves P(|Z| > t) = α by bisection.
 * Three or more (a variance): the α quantile of |Σ cᵢEᵢ| computed by simulation with a fixed
-  internal seed (200,000 draws; not noise of a release, a numerical integral), so the same
+  internal seed (50,000 draws; not noise of a release, a numerical integral), so the same
   inputs always give the same half-width.
 """
 
@@ -30,7 +30,7 @@ from synthguard.errors import ParameterError
 
 __all__ = ["check_alpha", "laplace_halfwidth", "laplace_sum_halfwidth"]
 
-_DRAWS = 200_000
+_DRAWS = 50_000
 _SEED = 20210101
 
 

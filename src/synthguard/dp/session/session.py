@@ -387,12 +387,25 @@ def _in_keys(data: pd.DataFrame, cols: list[str], keys: pd.DataFrame) -> np.ndar
 
 def _codes(data: pd.DataFrame, cols: list[str], keys: pd.DataFrame, *,
            strict: bool = True) -> np.ndarray:
-    """Position of each row's key in ``keys`` (−1 when absent); levels compared as text."""
+    """Position of each row's key in ``keys`` (−1 when absent); levels compared as text.
+
+    Each column is coded against its levels in ``keys`` and the codes combined in mixed
+    radix, so no per-row tuple is built."""
     if not cols:
         return np.zeros(len(data), dtype=np.int64)
-    idx = pd.MultiIndex.from_frame(keys[cols].astype(str))
-    rows = pd.MultiIndex.from_frame(data[cols].astype(str).where(data[cols].notna(), None))
-    codes = idx.get_indexer(rows)
+    row_code = np.zeros(len(data), dtype=np.int64)
+    key_code = np.zeros(len(keys), dtype=np.int64)
+    missing = np.zeros(len(data), dtype=bool)
+    for c in cols:
+        levels = pd.Index(pd.unique(keys[c].astype(str)))
+        kc = levels.get_indexer(keys[c].astype(str))
+        col = data[c]
+        rc = levels.get_indexer(col.astype(str))
+        missing |= (rc < 0) | col.isna().to_numpy()
+        row_code = row_code * len(levels) + np.maximum(rc, 0)
+        key_code = key_code * len(levels) + kc
+    codes = pd.Index(key_code).get_indexer(row_code)
+    codes[missing] = -1
     if strict and (codes < 0).any():  # pragma: no cover - rows are filtered first
         raise DataError("a row's key is not among the query's keys")
     return np.asarray(codes, dtype=np.int64)
