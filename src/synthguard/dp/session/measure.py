@@ -52,7 +52,9 @@ class NoisePlan:
     ``scales`` names each noisy statistic and its Laplace scale; ``halfwidth`` is the (1 − α)
     interval half-width of the released value when it does not depend on the data (count,
     sum, count_distinct), else NaN (mean, variance: it depends on the group's size; quantile:
-    its error is in ranks, ``rank_error`` rows either side with probability 1 − α).
+    its error is in ranks: with probability 1 − α the released candidate's score
+    |#{x < c} − q·n| is within ``rank_error`` rows of the best candidate's, McSherry & Talwar
+    2007, Thm 6).
     """
 
     name: str
@@ -145,8 +147,8 @@ def measure(agg: Aggregation, plan: NoisePlan, codes: np.ndarray, units: np.ndar
         if agg.kind == "count":
             true = np.bincount(codes, minlength=k).astype(float)
         else:
-            pairs = np.unique(np.stack([codes, _unit_codes(units)]), axis=1)
-            true = np.bincount(pairs[0], minlength=k).astype(float)
+            pair = np.unique(_unit_codes(units) * np.int64(k) + codes)  # one per (unit, group)
+            true = np.bincount(pair % k, minlength=k).astype(float)
         v = _noisy(true, plan.scales[agg.kind], rng)
         return Measured(v, v - plan.halfwidth, v + plan.halfwidth)
     assert x is not None and bounds is not None
