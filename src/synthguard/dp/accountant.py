@@ -265,13 +265,14 @@ class ParallelCharges:
         self._time = _now()
         self._closed = False
 
-    def charge(self, label: str, epsilon: float, delta: float = 0.0) -> Charge:
+    def charge(self, label: str, epsilon: float, delta: float = 0.0, *,
+               privacy_unit: str | None = None) -> Charge:
         """Charge (ε, δ) for a mechanism run on one partition."""
-        return self._add(_make_charge(label, epsilon, delta, 0.0))
+        return self._add(_make_charge(label, epsilon, delta, 0.0, privacy_unit))
 
-    def charge_rho(self, label: str, rho: float) -> Charge:
+    def charge_rho(self, label: str, rho: float, *, privacy_unit: str | None = None) -> Charge:
         """Charge ρ-zCDP for a mechanism run on one partition."""
-        return self._add(_make_charge(label, 0.0, 0.0, rho))
+        return self._add(_make_charge(label, 0.0, 0.0, rho, privacy_unit))
 
     def _add(self, part: Charge) -> Charge:
         if self._closed:
@@ -589,9 +590,10 @@ class PrivacyLedger:
         self._put(charge)
         return charge
 
-    def charge_rho(self, label: str, rho: float) -> Charge:
-        """Charge a ρ-zCDP mechanism (e.g. Gaussian noise with σ = Δ₂/√(2ρ)); ρ's add up."""
-        charge = _make_charge(label, 0.0, 0.0, rho)
+    def charge_rho(self, label: str, rho: float, *, privacy_unit: str | None = None) -> Charge:
+        """Charge a ρ-zCDP mechanism (e.g. Gaussian noise with σ = Δ₂/√(2ρ)); ρ's add up.
+        ``privacy_unit`` as in :meth:`charge`."""
+        charge = _make_charge(label, 0.0, 0.0, rho, privacy_unit)
         self._put(charge)
         return charge
 
