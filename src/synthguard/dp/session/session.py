@@ -398,13 +398,13 @@ def _codes(data: pd.DataFrame, cols: list[str], keys: pd.DataFrame, *,
     missing = np.zeros(len(data), dtype=bool)
     for c in cols:
         levels = pd.Index(pd.unique(keys[c].astype(str)))
-        kc = levels.get_indexer(keys[c].astype(str))
+        kc = levels.get_indexer(pd.Index(keys[c].astype(str)))
         col = data[c]
-        rc = levels.get_indexer(col.astype(str))
+        rc = levels.get_indexer(pd.Index(col.astype(str)))
         missing |= (rc < 0) | col.isna().to_numpy()
         row_code = row_code * len(levels) + np.maximum(rc, 0)
         key_code = key_code * len(levels) + kc
-    codes = pd.Index(key_code).get_indexer(row_code)
+    codes = pd.Index(key_code).get_indexer(pd.Index(row_code))
     codes[missing] = -1
     if strict and (codes < 0).any():  # pragma: no cover - rows are filtered first
         raise DataError("a row's key is not among the query's keys")
