@@ -197,3 +197,12 @@ def test_same_bounding_seed_same_bounded_truth():
     pd.testing.assert_frame_equal(outs[0], outs[1])
     assert outs[0]["n"].sum() == pytest.approx(data.groupby("hid").size().clip(upper=3).sum(),
                                                abs=1.0)
+
+
+def test_missing_values_refused_before_any_charge(persons):
+    data = persons.copy()
+    data.loc[3, "hours_per_week"] = np.nan
+    s = Session(data, privacy_unit="hid", max_rows=5, epsilon=1.0)
+    with pytest.raises(DataError, match="'hours_per_week'"):
+        s.query(aggregations={"m": ("mean", "hours_per_week", (0, 100))}, epsilon=0.5)
+    assert s.ledger.charges == ()

@@ -279,12 +279,13 @@ class Session:
         self._n_queries += 1
         label = label or f"query {self._n_queries}"
         eps_q = info["epsilon"]
+        data = self._prepare(info)  # every check on the data before anything is charged
         if dry_run:
             return QueryResult(pd.DataFrame(), frame_plan, label, eps_q, d,
                                self.unit.describe(), info["alpha"], "none (dry run)",
                                "selected" if private else "public")
         self._charge(label, info, d)
-        return self._answer(label, info, d, frame_plan)
+        return self._answer(label, info, d, frame_plan, data)
 
     def _charge(self, label: str, info: dict[str, Any], delta: float) -> None:
         eps_q = info["epsilon"]
@@ -317,12 +318,11 @@ class Session:
             self._noise_rng = _noise.resolve_noise(self._noise_rs, stacklevel=5)
         return self._noise_rng
 
-    def _answer(self, label: str, info: dict[str, Any], delta: float,
-                frame_plan: pd.DataFrame) -> QueryResult:
+    def _prepare(self, info: dict[str, Any]) -> pd.DataFrame:
+        """The columns a query reads, its rows (public keys: those in the keys), checked."""
         cols: list[str] = info["cols"]
         public: pd.DataFrame | None = info["public"]
         aggs: list[Aggregation] = info["aggs"]
-        rng = self._noise()
         needed = list(dict.fromkeys([*cols, *(a.column for a in aggs if a.column)]
                                     + ([] if self.unit.is_row else [self.unit.column])))
         data = self.data[needed]
@@ -332,6 +332,14 @@ class Session:
             if a.column is not None and data[a.column].isna().any():
                 raise DataError(f"column '{a.column}': missing values; drop or impute them "
                                 "(a public rule) before the session")
+        return data
+
+    def _answer(self, label: str, info: dict[str, Any], delta: float,
+                frame_plan: pd.DataFrame, data: pd.DataFrame) -> QueryResult:
+        cols: list[str] = info["cols"]
+        public: pd.DataFrame | None = info["public"]
+        aggs: list[Aggregation] = info["aggs"]
+        rng = self._noise()
         bounded = bound(data, self.unit, cols, self._rng)
         keys = public
         if keys is None:
