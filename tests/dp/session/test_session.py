@@ -199,10 +199,13 @@ def test_same_bounding_seed_same_bounded_truth():
                                                abs=1.0)
 
 
-def test_missing_values_refused_before_any_charge(persons):
+def test_missing_values_left_out_of_their_aggregation(persons):
     data = persons.copy()
-    data.loc[3, "hours_per_week"] = np.nan
-    s = Session(data, privacy_unit="hid", max_rows=5, epsilon=1.0)
-    with pytest.raises(DataError, match="'hours_per_week'"):
-        s.query(aggregations={"m": ("mean", "hours_per_week", (0, 100))}, epsilon=0.5)
-    assert s.ledger.charges == ()
+    data.loc[: len(data) // 2, "hours_per_week"] = np.nan
+    s = Session(data, privacy_unit="hid", max_rows=5, epsilon=1e7, noise_random_state=0)
+    with warnings.catch_warnings():
+        warnings.filterwarnings("ignore", "seeded numpy noise", PrivacyWarning)
+        f = s.query(aggregations={"m": ("mean", "hours_per_week", (0, 100)),
+                                  "n": "count"}, epsilon=1e6).to_frame()
+    assert f["m"].iloc[0] == pytest.approx(data["hours_per_week"].mean(), abs=1e-3)
+    assert f["n"].iloc[0] == pytest.approx(len(data), abs=1e-2)  # the count keeps every row

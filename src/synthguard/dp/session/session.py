@@ -12,6 +12,10 @@ budget, "a debit card with a set budget" rather than a limitless credit card. A 
 * states the noise and the (1 − α) interval half-width of each value before spending
   (:meth:`Session.plan`, ``dry_run=True``) and releases every value with its interval.
 
+Missing values in an aggregation's column leave their rows out of that aggregation (its count
+in a mean is the count of the values it averages). The rule reads one row at a time, so the
+rows a unit keeps are a subset of its bounded rows and every sensitivity holds.
+
 Budget split inside a query (sequential composition, Dwork & Roth 2014, Thm 3.16): declared
 clamping-bound estimations take their declared ε first; private key selection takes a share as
 if it were one more aggregation of weight 1; the rest is split over the aggregations in
@@ -328,10 +332,6 @@ class Session:
         data = self.data[needed]
         if public is not None and cols:
             data = data[_in_keys(data, cols, public)]
-        for a in aggs:
-            if a.column is not None and data[a.column].isna().any():
-                raise DataError(f"column '{a.column}': missing values; drop or impute them "
-                                "(a public rule) before the session")
         return data
 
     def _answer(self, label: str, info: dict[str, Any], delta: float,
@@ -354,6 +354,10 @@ class Session:
         used_bounds: dict[str, Any] = {}
         for a, p in zip(aggs, info["plans"]):
             x = None if a.column is None else bounded[a.column].to_numpy(dtype=float)
+            c_a, u_a = codes, units
+            if x is not None:  # missing values are left out of this aggregation (row-wise)
+                keep = ~np.isnan(x)
+                x, c_a, u_a = x[keep], codes[keep], units[keep]
             b = a.bounds
             if a.estimate is not None:
                 assert x is not None
@@ -361,7 +365,7 @@ class Session:
                 p = noise_plan(a, p.epsilon, self.unit, info["k"], info["alpha"], b)
             used_bounds[a.name] = None if b is None else [float(b[0]), float(b[1])]
             plans.append(p)
-            m = measure(a, p, codes, units, x, k, info["alpha"], b, rng)
+            m = measure(a, p, c_a, u_a, x, k, info["alpha"], b, rng)
             out[a.name] = m.value
             out[f"{a.name}_lower"] = m.lower
             out[f"{a.name}_upper"] = m.upper
