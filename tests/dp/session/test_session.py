@@ -209,3 +209,12 @@ def test_missing_values_left_out_of_their_aggregation(persons):
                                   "n": "count"}, epsilon=1e6).to_frame()
     assert f["m"].iloc[0] == pytest.approx(data["hours_per_week"].mean(), abs=1e-3)
     assert f["n"].iloc[0] == pytest.approx(len(data), abs=1e-2)  # the count keeps every row
+
+
+def test_integer_levels_match_a_code_column_read_as_floats():
+    data = pd.DataFrame({"hid": [1, 1, 2, 3], "status": [1.0, np.nan, 2.0, 1.0]})
+    s = Session(data, privacy_unit="hid", max_rows=2, epsilon=1e7, noise_random_state=0)
+    with warnings.catch_warnings():
+        warnings.filterwarnings("ignore", "seeded numpy noise", PrivacyWarning)
+        f = s.query(by={"status": [1, 2]}, aggregations={"n": "count"}, epsilon=1e6).to_frame()
+    assert f["n"].round().tolist() == [2, 1]

@@ -409,10 +409,11 @@ def _codes(data: pd.DataFrame, cols: list[str], keys: pd.DataFrame, *,
     key_code = np.zeros(len(keys), dtype=np.int64)
     missing = np.zeros(len(data), dtype=bool)
     for c in cols:
-        levels = pd.Index(pd.unique(keys[c].astype(str)))
-        kc = levels.get_indexer(pd.Index(keys[c].astype(str)))
+        kt = _as_text(keys[c])
+        levels = pd.Index(pd.unique(kt))
+        kc = levels.get_indexer(pd.Index(kt))
         col = data[c]
-        rc = levels.get_indexer(pd.Index(col.astype(str)))
+        rc = levels.get_indexer(pd.Index(_as_text(col)))
         missing |= (rc < 0) | col.isna().to_numpy()
         row_code = row_code * len(levels) + np.maximum(rc, 0)
         key_code = key_code * len(levels) + kc
@@ -421,6 +422,15 @@ def _codes(data: pd.DataFrame, cols: list[str], keys: pd.DataFrame, *,
     if strict and (codes < 0).any():  # pragma: no cover - rows are filtered first
         raise DataError("a row's key is not among the query's keys")
     return np.asarray(codes, dtype=np.int64)
+
+
+def _as_text(values: pd.Series) -> pd.Series:
+    """Levels as text, a whole float written as an integer: a code column read as floats
+    (missing values among its codes) matches the integer levels a user declares."""
+    if pd.api.types.is_float_dtype(values):
+        return values.map(lambda v: str(int(v)) if pd.notna(v) and float(v).is_integer()
+                          else str(v))
+    return values.astype(str)
 
 
 def _estimate_bounds(x: np.ndarray, a: Aggregation, max_rows: int,
