@@ -49,7 +49,7 @@ def queries_section(results: Sequence[Any], ledger: Any) -> str:
                      f"{100 * (1 - r0.alpha):g}% intervals for the noise around the statistic "
                      "of the bounded data; a quantile's error is stated in ranks.</p>")
     for r in results:
-        names = [str(n) for n in r.plan["aggregation"] if not str(n).startswith("(")]
+        names = [c for c in r.frame.columns if f"{c}_lower" in r.frame.columns]
         parts.append(f"<h3>{esc(r.label)}</h3><p>epsilon {r.epsilon:.4g}, delta {r.delta:.3g}; "
                      f"keys {esc(r.keys)}; noise: {esc(r.noise)}.</p>")
         parts.append(_table(_values(r.frame, names)) if len(r.frame) else
@@ -59,7 +59,13 @@ def queries_section(results: Sequence[Any], ledger: Any) -> str:
                      + "</details>")
     parts.append("<h3>Privacy ledger (unit-level charges)</h3><pre>"
                  + esc(ledger.summary()) + "</pre>")
-    parts.append("<h3>What the budget means</h3>" + _table(epsilon_table(ledger)))
+    board = epsilon_table(ledger)
+    unit = next((c.privacy_unit for c in ledger.charges if c.privacy_unit not in (None, "row")),
+                None)
+    if unit is not None and "meaning" in board:  # the odds are about one unit, not one row
+        board["meaning"] = board["meaning"].str.replace(
+            "any one person", f"any one unit ('{unit}', all its rows)", regex=False)
+    parts.append("<h3>What the budget means</h3>" + _table(board))
     parts.append("</section>")
     return "\n".join(parts)
 

@@ -106,6 +106,13 @@ def noise_plan(agg: Aggregation, epsilon: float, unit: PrivacyUnit, k: int, alph
         return NoisePlan(agg.name, agg.kind, epsilon, h * h / 2.0 * d_rows,
                          {"count": d_rows / e, "sum": h * d_rows / e,
                           "sum_squares": h * h / 2.0 * d_rows / e}, math.nan)
+    if agg.kind == "regression":
+        from synthguard.dp.session.regression import regression_scales, regression_sensitivity
+
+        dr = d_rows * regression_sensitivity(list(agg.all_bounds))
+        return NoisePlan(agg.name, agg.kind, epsilon, dr,
+                         regression_scales(list(agg.all_bounds), d_rows, epsilon,
+                                           list(agg.columns)), math.nan)
     # quantile: exponential mechanism, utility sensitivity 1 per row, ε/Δ_rows per row;
     # u(out) ≥ OPT − (2/ε_row)(ln|C| + ln(1/α)) with prob. ≥ 1 − α (McSherry & Talwar 2007)
     e_row = epsilon / d_rows

@@ -213,10 +213,10 @@ class Session:
         alpha = check_alpha(alpha)
         aggs = parse_aggregations(aggregations)
         for a in aggs:
-            if a.column is not None:
-                self._column(a.column)
-                if not pd.api.types.is_numeric_dtype(self.data[a.column]):
-                    raise DataError(f"column '{a.column}': {a.kind} needs numeric values")
+            for col in a.columns:
+                self._column(col)
+                if not pd.api.types.is_numeric_dtype(self.data[col]):
+                    raise DataError(f"column '{col}': {a.kind} needs numeric values")
         cols, public = self._keys(by)
         private = public is None
         # k: the number of groups; for selected keys unknown, so G is bounded by R alone
@@ -327,7 +327,7 @@ class Session:
         cols: list[str] = info["cols"]
         public: pd.DataFrame | None = info["public"]
         aggs: list[Aggregation] = info["aggs"]
-        needed = list(dict.fromkeys([*cols, *(a.column for a in aggs if a.column)]
+        needed = list(dict.fromkeys([*cols, *(c for a in aggs for c in a.columns)]
                                     + ([] if self.unit.is_row else [self.unit.column])))
         data = self.data[needed]
         if public is not None and cols:
@@ -353,6 +353,10 @@ class Session:
         plans: list[NoisePlan] = []
         used_bounds: dict[str, Any] = {}
         for a, p in zip(aggs, info["plans"]):
+            if a.kind == "regression":
+                self._regression(out, a, p, bounded, codes, k, info["alpha"], rng)
+                plans.append(p)
+                continue
             x = None if a.column is None else bounded[a.column].to_numpy(dtype=float)
             c_a, u_a = codes, units
             if x is not None:  # missing values are left out of this aggregation (row-wise)
@@ -377,6 +381,25 @@ class Session:
         return QueryResult(out, frame_plan, label, info["epsilon"], delta, self.unit.describe(),
                            info["alpha"], _noise.noise_source(self._noise_rs),
                            "selected" if public is None else "public", used_bounds)
+
+    @staticmethod
+    def _regression(out: pd.DataFrame, a: Aggregation, p: NoisePlan, bounded: pd.DataFrame,
+                    codes: np.ndarray, k: int, alpha: float,
+                    rng: np.random.Generator | None) -> None:
+        """Columns ``<name>_<term>`` (and ``_lower``/``_upper``) of a regression, per group."""
+        from synthguard.dp.session.regression import regression_values
+
+        z = bounded[list(a.columns)].to_numpy(dtype=float)
+        keep = ~np.isnan(z).any(axis=1)  # rows missing any of its columns are left out
+        z, c_a = z[keep], codes[keep]
+        res = [regression_values(z[c_a == g, :-1], z[c_a == g, -1], list(a.all_bounds),
+                                 np.array(list(p.scales.values())), alpha, rng)
+               for g in range(k)]
+        for j, term in enumerate(a.terms):
+            col = f"{a.name}_{term}"
+            out[col] = [r[0][j] for r in res]
+            out[f"{col}_lower"] = [r[1][j] for r in res]
+            out[f"{col}_upper"] = [r[2][j] for r in res]
 
     def __repr__(self) -> str:
         s = self.spent

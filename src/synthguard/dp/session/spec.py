@@ -8,6 +8,9 @@ Accepted forms (Python; the YAML file uses the mapping form)::
     ("quantile", "age", (0, 100), 0.5)       q-quantile; ("median", "age", (0, 100))
     {"mean": "hours", "bounds": [0, 100], "weight": 2}
     {"median": "hours", "bounds": {"estimate": [0, 168], "epsilon": 0.05}}
+    {"regression": "income", "on": ["age", "hours"],
+     "bounds": {"income": [0, 1e5], "age": [16, 90], "hours": [0, 100]}}
+    ("regression", "income", ["age"], {"income": (0, 1e5), "age": (16, 90)})
 
 ``weight`` (default 1) sets the aggregation's share of the query's ε: share_a = ε·w_a/Σw
 (after any bounds estimation and private key selection have taken theirs). ``bounds`` with
@@ -26,7 +29,7 @@ from synthguard.errors import ParameterError
 
 __all__ = ["KINDS", "Aggregation", "parse_aggregations"]
 
-KINDS = ("count", "count_distinct", "sum", "mean", "variance", "quantile")
+KINDS = ("count", "count_distinct", "sum", "mean", "variance", "quantile", "regression")
 _VALUE_KINDS = ("sum", "mean", "variance", "quantile")
 
 
@@ -42,10 +45,24 @@ class Aggregation:
     weight: float = 1.0
     estimate: tuple[float, float] | None = None
     estimate_epsilon: float = 0.0
+    on: tuple[str, ...] = ()
+    all_bounds: tuple[tuple[float, float], ...] = ()
+
+    @property
+    def columns(self) -> tuple[str, ...]:
+        """Every column the aggregation reads (a regression's predictors, then its outcome)."""
+        return (*self.on, self.column) if self.column else ()
+
+    @property
+    def terms(self) -> tuple[str, ...]:
+        """A regression's coefficients: ``intercept`` and its predictors."""
+        return ("intercept", *self.on)
 
     def describe(self) -> str:
         if self.kind in ("count", "count_distinct"):
             return self.kind
+        if self.kind == "regression":
+            return f"regression({self.column} ~ {' + '.join(self.on)})"
         q = f" q={self.q:g}" if self.kind == "quantile" and self.q is not None else ""
         return f"{self.kind}({self.column}){q}"
 
@@ -88,14 +105,22 @@ def _one(name: str, spec: Any) -> Aggregation:
             raise ParameterError(f"{where}: expected one of {', '.join(KINDS)} or median as a "
                                  "key, e.g. {mean: hours, bounds: [0, 100]}")
         kind = kinds[0]
-        unknown = set(spec) - {kind, "bounds", "q", "weight"}
+        unknown = set(spec) - {kind, "bounds", "q", "weight", "on"}
         if unknown:
             raise ParameterError(f"{where}: unknown key(s) {', '.join(sorted(map(str, unknown)))}"
-                                 "; expected bounds, q, weight")
+                                 "; expected bounds, q, weight (on: a regression's predictors)")
+        if kind == "regression":
+            return _regression(name, spec[kind], spec.get("on"), spec.get("bounds"),
+                               float(spec.get("weight", 1.0)), where)
         column = spec[kind]
         bounds_raw = spec.get("bounds")
         weight = float(spec.get("weight", 1.0))
         q = None if spec.get("q") is None else float(spec["q"])
+    elif isinstance(spec, tuple | list) and spec and spec[0] == "regression":
+        if len(spec) != 4:
+            raise ParameterError(f"{where}: expected ('regression', outcome, [predictors], "
+                                 "{column: (low, high)})")
+        return _regression(name, spec[1], spec[2], spec[3], 1.0, where)
     elif isinstance(spec, tuple | list) and spec:
         kind, *rest = spec
         column = rest[0] if rest else None
@@ -125,6 +150,31 @@ def _one(name: str, spec: Any) -> Aggregation:
         if q is None or not 0 < q < 1:
             raise ParameterError(f"{where}: quantile needs q with 0 < q < 1")
     return Aggregation(name, kind, column, bounds, q, weight, est, est_eps)
+
+
+def _regression(name: str, outcome: Any, on: Any, bounds: Any, weight: float,
+                where: str) -> Aggregation:
+    if not isinstance(outcome, str) or not outcome:
+        raise ParameterError(f"{where}: regression needs an outcome column")
+    if isinstance(on, str):
+        on = [on]
+    if not isinstance(on, list | tuple) or not on or not all(isinstance(c, str) for c in on):
+        raise ParameterError(f"{where}: regression needs 'on', a list of predictor columns")
+    if not isinstance(bounds, Mapping):
+        raise ParameterError(f"{where}: regression needs bounds {{column: [LOW, HIGH]}} for "
+                             "the outcome and every predictor")
+    all_b = []
+    for c in (*on, outcome):
+        if c not in bounds:
+            raise ParameterError(f"{where}: bounds: no [LOW, HIGH] for column '{c}'")
+        b, _, _ = _bounds(bounds[c], where)
+        if b is None:
+            raise ParameterError(f"{where}: bounds of a regression are given, not estimated")
+        all_b.append(b)
+    if not math.isfinite(weight) or weight <= 0:
+        raise ParameterError(f"{where}: weight: expected a number > 0")
+    return Aggregation(name, "regression", outcome, all_b[-1], None, weight,
+                       on=tuple(on), all_bounds=tuple(all_b))
 
 
 def parse_aggregations(aggregations: Any) -> list[Aggregation]:
