@@ -64,3 +64,12 @@ def test_stratified_charges_r_times_its_row_level_epsilon(big_households, monkey
     assert math.isclose(seen["epsilon"], 1.0 / 3)  # group privacy: 3 rows cost 3 x epsilon
     (charge,) = ledger.charges
     assert math.isclose(charge.epsilon, 1.0) and charge.privacy_unit == "hid"
+
+
+def test_release_provenance_names_the_unit(big_households):
+    with warnings.catch_warnings():
+        warnings.filterwarnings("ignore", "seeded numpy noise", PrivacyWarning)
+        s = StratifiedSynthesizer(epsilon=1.0, categories=CATS, privacy_unit="hid",
+                                  max_rows=3, random_state=0).fit(big_households)
+    prov = s._provenance()
+    assert (prov["privacy_unit"], prov["max_rows"]) == ("hid", 3)

@@ -20,7 +20,8 @@ Budget split inside a query (sequential composition, Dwork & Roth 2014, Thm 3.16
 clamping-bound estimations take their declared ε first; private key selection takes a share as
 if it were one more aggregation of weight 1; the rest is split over the aggregations in
 proportion to their weights (default equal). With ``accuracy`` targets instead of ``epsilon``
-each aggregation gets the ε its target needs and the query costs their sum.
+each aggregation gets the ε its target needs (half-width = Δ ln(1/α)/ε solved for ε) and the
+query costs their sum (a private key selection takes their mean more).
 """
 
 from __future__ import annotations

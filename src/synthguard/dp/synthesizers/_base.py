@@ -310,6 +310,9 @@ class DPSynthesizer(ParamsRepr, ABC):
             **({"missing": list(self.domain_.missing)} if self.domain_.missing else {}),
             "epsilon": float(self.epsilon),
             "delta": float(self.delta),
+            # the unit the budget protects (household-level releases say so)
+            **({"privacy_unit": unit, "max_rows": getattr(self, "max_rows", None)}
+               if (unit := getattr(self, "privacy_unit", None)) not in (None, "row") else {}),
             "noise": self.noise_,
             "dp": self.domain_.dp,
             **({"expected_error": as_records(expected)} if expected is not None else {}),
