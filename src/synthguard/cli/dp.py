@@ -444,7 +444,9 @@ def ledger_cmd(path: Path) -> None:
 
 
 from synthguard.cli.dp_domain import domain_cmd, load_domain  # noqa: E402
+from synthguard.cli.dp_query import query_cmd  # noqa: E402
 from synthguard.cli.dp_tabulate import tabulate_cmd  # noqa: E402
 
 dp_cmd.add_command(tabulate_cmd)
 dp_cmd.add_command(domain_cmd)
+dp_cmd.add_command(query_cmd)

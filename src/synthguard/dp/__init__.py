@@ -54,6 +54,7 @@ from synthguard.dp.sensitivity import (
     mean_sensitivity,
     sum_sensitivity,
 )
+from synthguard.dp.session import PrivacyUnit, QueryResult, Session
 from synthguard.dp.synthesizers import (
     AIMSynthesizer,
     DPSyntheticData,
@@ -73,8 +74,11 @@ __all__ = [
     "MSTSynthesizer",
     "ParallelCharges",
     "PrivacyLedger",
+    "PrivacyUnit",
+    "QueryResult",
     "RREstimate",
     "Sensitivity",
+    "Session",
     "StratifiedSynthesizer",
     "clamp_negative",
     "consistent_hierarchy",

@@ -115,7 +115,14 @@ class Budget:
 
 @dataclass(frozen=True)
 class Charge:
-    """One line of the ledger. ``kind``: 'pure', 'approx', 'zcdp' or 'parallel'."""
+    """One line of the ledger. ``kind``: 'pure', 'approx', 'zcdp' or 'parallel'.
+
+    ``privacy_unit`` names what the charge protects: ``None`` for a charge recorded without
+    one (every charge before units existed, and the row-level mechanisms), ``"row"`` or an id
+    column such as ``"hid"`` for a :class:`synthguard.dp.Session` charge, whose amount is the
+    unit-level cost. It enters the file (and so the hash chain) only when set, so ledger files
+    written before the field existed read and verify unchanged.
+    """
 
     label: str
     epsilon: float
@@ -124,9 +131,10 @@ class Charge:
     kind: str
     time: str
     parts: tuple[Charge, ...] = field(default=())
+    privacy_unit: str | None = None
 
     def to_dict(self) -> dict[str, Any]:
-        return {
+        d: dict[str, Any] = {
             "label": self.label,
             "epsilon": self.epsilon,
             "delta": self.delta,
@@ -135,6 +143,9 @@ class Charge:
             "time": self.time,
             "parts": [p.to_dict() for p in self.parts],
         }
+        if self.privacy_unit is not None:
+            d["privacy_unit"] = self.privacy_unit
+        return d
 
     @classmethod
     def from_dict(cls, d: dict[str, Any]) -> Charge:
@@ -147,6 +158,7 @@ class Charge:
             kind=str(d["kind"]),
             time=str(d["time"]),
             parts=tuple(cls.from_dict(p) for p in d.get("parts", [])),
+            privacy_unit=None if d.get("privacy_unit") is None else str(d["privacy_unit"]),
         )
         for v in (c.epsilon, c.delta, c.rho):
             if not math.isfinite(v) or v < 0:
@@ -184,12 +196,14 @@ def _check_amount(value: float, name: str, *, upper: float = math.inf) -> float:
     return value
 
 
-def _make_charge(label: str, epsilon: float, delta: float, rho: float) -> Charge:
+def _make_charge(label: str, epsilon: float, delta: float, rho: float,
+                 privacy_unit: str | None = None) -> Charge:
     epsilon = _check_amount(epsilon, "epsilon")
     delta = _check_amount(delta, "delta", upper=1.0)
     rho = _check_amount(rho, "rho")
     kind = "zcdp" if rho > 0 else ("approx" if delta > 0 else "pure")
-    return Charge(str(label), epsilon, delta, rho, kind, _now())
+    return Charge(str(label), epsilon, delta, rho, kind, _now(),
+                  privacy_unit=None if privacy_unit is None else str(privacy_unit))
 
 
 def _group(label: str, parts: tuple[Charge, ...], time: str) -> Charge:
@@ -251,13 +265,14 @@ class ParallelCharges:
         self._time = _now()
         self._closed = False
 
-    def charge(self, label: str, epsilon: float, delta: float = 0.0) -> Charge:
+    def charge(self, label: str, epsilon: float, delta: float = 0.0, *,
+               privacy_unit: str | None = None) -> Charge:
         """Charge (ε, δ) for a mechanism run on one partition."""
-        return self._add(_make_charge(label, epsilon, delta, 0.0))
+        return self._add(_make_charge(label, epsilon, delta, 0.0, privacy_unit))
 
-    def charge_rho(self, label: str, rho: float) -> Charge:
+    def charge_rho(self, label: str, rho: float, *, privacy_unit: str | None = None) -> Charge:
         """Charge ρ-zCDP for a mechanism run on one partition."""
-        return self._add(_make_charge(label, 0.0, 0.0, rho))
+        return self._add(_make_charge(label, 0.0, 0.0, rho, privacy_unit))
 
     def _add(self, part: Charge) -> Charge:
         if self._closed:
@@ -467,6 +482,15 @@ class PrivacyLedger:
         return Budget(max(0.0, self.epsilon - s.epsilon), max(0.0, self.delta - s.delta), s.rho)
 
     @property
+    def privacy_units(self) -> tuple[str | None, ...]:
+        """The distinct units the recorded charges protect, in order of first appearance
+        (``None`` for charges recorded without a unit)."""
+        seen: dict[str | None, None] = {}
+        for c in self.charges:
+            seen.setdefault(c.privacy_unit, None)
+        return tuple(seen)
+
+    @property
     def charges(self) -> tuple[Charge, ...]:
         """Every charge recorded (re-read from the file when there is one)."""
         self._refresh()
@@ -553,19 +577,23 @@ class PrivacyLedger:
             return index
 
     # ----------------------------------------------------------------- charging
-    def charge(self, label: str, epsilon: float, delta: float = 0.0) -> Charge:
+    def charge(self, label: str, epsilon: float, delta: float = 0.0, *,
+               privacy_unit: str | None = None) -> Charge:
         """Charge an (ε, δ)-DP mechanism run on the whole data (sequential composition).
 
-        Raises PrivacyBudgetError, recording nothing, when the total would exceed the budget.
-        With a ``path`` the charge is on disk when this returns.
+        ``privacy_unit`` records what the amount protects (``"row"`` or an id column); the
+        amount must then be the unit-level cost. Raises PrivacyBudgetError, recording nothing,
+        when the total would exceed the budget. With a ``path`` the charge is on disk when this
+        returns.
         """
-        charge = _make_charge(label, epsilon, delta, 0.0)
+        charge = _make_charge(label, epsilon, delta, 0.0, privacy_unit)
         self._put(charge)
         return charge
 
-    def charge_rho(self, label: str, rho: float) -> Charge:
-        """Charge a ρ-zCDP mechanism (e.g. Gaussian noise with σ = Δ₂/√(2ρ)); ρ's add up."""
-        charge = _make_charge(label, 0.0, 0.0, rho)
+    def charge_rho(self, label: str, rho: float, *, privacy_unit: str | None = None) -> Charge:
+        """Charge a ρ-zCDP mechanism (e.g. Gaussian noise with σ = Δ₂/√(2ρ)); ρ's add up.
+        ``privacy_unit`` as in :meth:`charge`."""
+        charge = _make_charge(label, 0.0, 0.0, rho, privacy_unit)
         self._put(charge)
         return charge
 
@@ -628,8 +656,9 @@ class PrivacyLedger:
             # worth in (epsilon, delta) follows it
             e, d = ((f"{'-':>10}", f"{'-':>10}") if c.kind == "zcdp" else
                     (f"{c.epsilon:>10.4g}", f"{c.delta:>10.3g}"))
+            unit = f"  [unit: {c.privacy_unit}]" if c.privacy_unit is not None else ""
             lines.append(f"{c.label:<{w}} {c.kind:<9} {e} {d} {c.rho:>10.4g}"
-                         + self._worth(c))
+                         + self._worth(c) + unit)
             for p in c.parts:
                 lines.append(f"  {p.label:<{w - 2}} {'(part)':<9} {p.epsilon:>10.4g} "
                              f"{p.delta:>10.3g} {p.rho:>10.4g}")

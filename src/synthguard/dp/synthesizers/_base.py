@@ -74,6 +74,12 @@ class DPSynthesizer(ParamsRepr, ABC):
     random_state : None draws the privacy noise with OpenDP (for releases); a seed uses numpy
         (simulation only, PrivacyWarning). Sampling rows from the fitted noisy model is
         post-processing and may always be seeded through :meth:`sample`.
+    privacy_unit, max_rows : the unit the budget protects: ``None``/``"row"`` (one row per
+        person), or an id column (a household) with at most ``max_rows`` rows kept per unit
+        (a seeded random truncation by the fit; the id column is not synthesized). The
+        algorithm then runs at the row-level budget whose unit-level cost, by group privacy,
+        is (epsilon, delta), and every ledger line is that unit-level cost, naming the unit
+        (:mod:`synthguard.dp.synthesizers._unit`).
     """
 
     method = "dp"
@@ -99,6 +105,8 @@ class DPSynthesizer(ParamsRepr, ABC):
         ledger: Any = None,
         random_state: RandomState = None,
         missing: list[str] | None = None,
+        privacy_unit: str | None = None,
+        max_rows: int | None = None,
     ) -> None:
         self.epsilon = epsilon
         self.delta = delta
@@ -111,6 +119,8 @@ class DPSynthesizer(ParamsRepr, ABC):
         self.ledger = ledger
         self.random_state = random_state
         self.missing = missing
+        self.privacy_unit = privacy_unit
+        self.max_rows = max_rows
 
     # -------------------------------------------------------------- fitting
     def _check_budget(self) -> tuple[float, float]:
@@ -125,6 +135,9 @@ class DPSynthesizer(ParamsRepr, ABC):
         """Measure ``data`` with DP noise (charging the ledger first) and keep only noisy results."""
         eps, delta = self._check_budget()
         self._validate_params()
+        unit = None
+        if self.privacy_unit is not None and self.privacy_unit != "row":
+            data, unit = self._bound_units(data)
         domain, codes = build_domain(
             data, columns=self.columns, categories=self.categories, bins=self.bins,
             schema=self.schema, n_bins=self.n_bins, domain_from_data=self.domain_from_data,
@@ -136,7 +149,13 @@ class DPSynthesizer(ParamsRepr, ABC):
         )
         self.ledger_ = ledger
         self.noise_ = _noise.noise_source(self.random_state)
-        charger = ledger if domain.dp else _NotDP(ledger)
+        charger: Any = ledger if domain.dp else _NotDP(ledger)
+        if unit is not None:
+            from synthguard.dp.synthesizers._unit import UnitCharger, row_budget
+
+            charger = UnitCharger(charger, unit.column, unit.max_rows)
+            eps = row_budget(eps, delta, unit.max_rows, zcdp=self._needs_delta,
+                             conversion=getattr(self, "conversion", "tight"))
         self._fit(codes, domain, eps, delta, charger, rng)
         # error of the release from public quantities and noisy measurements only (module error)
         n_hat = float(self._default_n())
@@ -148,6 +167,24 @@ class DPSynthesizer(ParamsRepr, ABC):
         self.fit_error_ = fit_error(fitted[0], fitted[1], n_hat) if fitted else None
         self.domain_: Domain = domain  # set last: a refused charge leaves the object unfitted
         return self
+
+    def _bound_units(self, data: pd.DataFrame) -> tuple[pd.DataFrame, Any]:
+        """The data with each unit cut to ``max_rows`` rows at random, without the id column."""
+        from synthguard._random import check_random_state
+        from synthguard.dp.session.bounding import _ID, bound
+        from synthguard.dp.session.unit import PrivacyUnit
+        from synthguard.errors import DataError
+
+        unit = PrivacyUnit.make(self.privacy_unit, self.max_rows, None, None)
+        if unit.column not in data.columns or data[unit.column].isna().any():
+            raise DataError(f"privacy unit '{unit.column}': expected an id column without "
+                            "missing values")
+        rs = self.random_state
+        # a seed gives the truncation its own stream (not the noise's)
+        rng = (np.random.default_rng([int(rs), 34]) if isinstance(rs, int | np.integer)
+               and not isinstance(rs, bool) else check_random_state(rs))
+        bounded = bound(data, unit, [], rng)
+        return bounded.drop(columns=[unit.column, _ID]), unit
 
     # -------------------------------------------------------------- error
     def expected_error(self, n: float | None = None) -> pd.DataFrame:
@@ -273,6 +310,9 @@ class DPSynthesizer(ParamsRepr, ABC):
             **({"missing": list(self.domain_.missing)} if self.domain_.missing else {}),
             "epsilon": float(self.epsilon),
             "delta": float(self.delta),
+            # the unit the budget protects (household-level releases say so)
+            **({"privacy_unit": unit, "max_rows": getattr(self, "max_rows", None)}
+               if (unit := getattr(self, "privacy_unit", None)) not in (None, "row") else {}),
             "noise": self.noise_,
             "dp": self.domain_.dp,
             **({"expected_error": as_records(expected)} if expected is not None else {}),

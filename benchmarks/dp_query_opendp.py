@@ -1,0 +1,97 @@
+"""OpenDP 0.16's ``Context`` on the household-grouped Adult of ``benchmarks/dp_query.py``.
+
+Runs in its OWN environment (OpenDP's polars front end needs polars pinned), not synthguard's:
+
+    python3.11 -m venv /tmp/odp
+    /tmp/odp/bin/pip install "opendp[polars]==0.16.0" "polars==1.36.1" numpy pandas
+    /tmp/odp/bin/python benchmarks/dp_query_opendp.py [--reps 3]
+
+Same households (same seed and construction as ``dp_query.py``), same queries by sex over the
+public keys, ε = 0.2 each, privacy unit ``hid`` with ``truncate_per_group(5)``
+(``truncate_num_groups`` is not used: it fails in 0.16). For each statistic it prints the noise
+scale OpenDP reports (``summarize``), its 95% accuracy, the expected absolute error of that noise
+(the scale, for Laplace noise), the absolute error of ``--reps`` releases against the truth,
+and the seconds per query (building the context, calibrating, releasing).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import time
+import warnings
+from pathlib import Path
+
+import numpy as np
+import opendp.prelude as dp
+import pandas as pd
+import polars as pl
+
+SEED = 34
+DATA = Path(os.environ.get("SYNTHGUARD_SHARED_DATA",
+                          Path(__file__).resolve().parents[2] / "shared" / "data"))
+LEVELS = ["Male", "Female"]
+
+
+def households(path: Path, seed: int = SEED) -> pd.DataFrame:
+    """The same households as benchmarks/dp_query.py."""
+    df = pd.read_csv(path).sample(frac=1.0, random_state=seed).reset_index(drop=True)
+    rng = np.random.default_rng(seed)
+    sizes = rng.integers(1, 6, size=len(df))
+    cut = np.searchsorted(np.cumsum(sizes), len(df))
+    sizes = sizes[: cut + 1]
+    sizes[-1] -= sizes.sum() - len(df)
+    df["hid"] = np.repeat(np.arange(sizes.size), sizes)
+    return df
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--reps", type=int, default=3)
+    args = ap.parse_args()
+    warnings.filterwarnings("ignore")
+    dp.enable_features("contrib")
+    df = households(DATA / "synthpop_releases" / "adult_complete_cases.csv")
+    g = df.groupby("sex")
+    truth = {"count": g.size(), "sum": g["hours_per_week"].sum(),
+             "mean": g["hours_per_week"].mean(), "median": g["hours_per_week"].median(),
+             "count_distinct": g["hid"].nunique()}
+    lf = pl.LazyFrame(df[["hid", "sex", "hours_per_week"]]).with_columns(
+        pl.col("hours_per_week").cast(pl.Float64))
+    keys = pl.LazyFrame({"sex": LEVELS})
+    h = pl.col("hours_per_week").fill_null(0.0).fill_nan(0.0)
+    aggs = {"count": lambda: dp.len(), "sum": lambda: h.dp.sum((0.0, 100.0)),
+            "mean": lambda: h.dp.mean((0.0, 100.0)),
+            "median": lambda: h.dp.median(candidates=list(np.linspace(0, 100, 1001))),
+            "count_distinct": lambda: pl.col("hid").dp.n_unique()}
+    rows = []
+    for name, agg in aggs.items():
+        errs, secs, scale, acc = [], [], np.nan, np.nan
+        try:
+            for _ in range(args.reps):
+                start = time.perf_counter()
+                ctx = dp.Context.compositor(
+                    data=lf, privacy_unit=dp.unit_of(
+                        contributions=[dp.polars.Bound(per_group=5)], identifier="hid"),
+                    privacy_loss=dp.loss_of(epsilon=0.2), split_evenly_over=1,
+                    margins=[dp.polars.Margin(by=["sex"], invariant="keys",
+                                              max_length=40_000)])
+                q = ctx.query().truncate_per_group(5).group_by("sex").agg(
+                    agg().alias(name)).with_keys(keys)
+                s = q.summarize(alpha=0.05)
+                out = q.release().collect().to_pandas().set_index("sex")
+                secs.append(time.perf_counter() - start)
+                scale = float(s["scale"][0]) if "scale" in s.columns else np.nan
+                acc = float(s["accuracy"][0]) if "accuracy" in s.columns else np.nan
+                errs.extend(np.abs(out.loc[LEVELS, name].to_numpy(float)
+                                   - truth[name].loc[LEVELS].to_numpy(float)))
+            rows.append({"statistic": name, "scale": scale, "95% accuracy": acc,
+                         "MAE (runs)": float(np.mean(errs)), "runs": args.reps,
+                         "s/query": float(np.mean(secs))})
+        except Exception as e:
+            rows.append({"statistic": name, "error": str(e).strip().splitlines()[0][:90]})
+    print(pd.DataFrame(rows).to_string(index=False))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,147 @@
+"""``synthguard dp query``: statistics on demand from a queries file, per privacy unit."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import time
+import warnings
+from pathlib import Path
+
+import click
+
+from synthguard.errors import PrivacyWarning
+
+__all__ = ["query_cmd"]
+
+
+@click.command("query")
+@click.argument("queries", type=click.Path(exists=True, dir_okay=False, path_type=Path))
+@click.option("--out", type=click.Path(file_okay=False, path_type=Path), default=None,
+              help="Release folder: one CSV per query, ledger.json, release.json, metadata/report.html "
+                   "(refused when it holds files, unless --force). Required unless --dry-run.")
+@click.option("--ledger", "ledger_path", type=click.Path(dir_okay=False, path_type=Path),
+              default=None, help="Ledger file (overrides the file's 'ledger'; default "
+                                 "<queries file>.ledger.json beside it). It persists: a budget "
+                                 "spent stays spent.")
+@click.option("--dry-run", is_flag=True,
+              help="Print each query's epsilon, noise scale and interval half-width; spend "
+                   "nothing, write nothing.")
+@click.option("--seed", type=int, default=None,
+              help="SIMULATION ONLY: seeded numpy noise, not for release.")
+@click.option("--force", is_flag=True, help="Replace the release already in --out.")
+@click.option("--quiet", "-q", is_flag=True, help="No summary on stdout.")
+def query_cmd(queries: Path, out: Path | None, ledger_path: Path | None, dry_run: bool,
+              seed: int | None, force: bool, quiet: bool) -> None:
+    """Answer the queries of QUERIES (YAML) within its budget, charging the unit-level cost of
+    each on the ledger before any noise, and write the release into OUT.
+
+    Exit codes: 0 written (or planned with --dry-run), 2 bad input or a budget the queries
+    would overspend (nothing spent, nothing written).
+
+    \b
+    Example queries.yaml:
+      data: {path: persons.csv}
+      privacy_unit: hid
+      max_rows: 5
+      epsilon: 1.0
+      queries:
+        by_sex:
+          by: {sex: [Male, Female]}
+          aggregations: {n: count, households: count_distinct,
+                         hours: {mean: hours_per_week, bounds: [0, 100]}}
+          epsilon: 0.4
+    \b
+      synthguard dp query queries.yaml --dry-run
+      synthguard dp query queries.yaml --out release/
+    """
+    from dataclasses import replace
+
+    from synthguard.data.io import read_table
+    from synthguard.data.manifest import check_release_target, release_folder
+    from synthguard.errors import ParameterError
+    from synthguard.pipeline.dp_queries import load_queries, run_queries
+
+    started = time.perf_counter()
+    spec = load_queries(queries)
+    if ledger_path is not None:
+        spec = replace(spec, ledger_path=ledger_path.resolve())
+    if out is None and not dry_run:
+        raise ParameterError("option --out: give the release folder (or --dry-run)")
+    if not spec.data_path.is_file():
+        raise ParameterError(f"{spec.source}: data.path: file '{spec.data_path.name}' does not "
+                             "exist (paths are relative to the queries file)")
+    echo = (lambda s: None) if quiet else click.echo
+    data = read_table(spec.data_path)
+    if dry_run:
+        new = not spec.ledger_path.exists()
+        try:
+            session, results = run_queries(spec, data, dry_run=True)
+        finally:
+            if new:  # a dry run leaves no ledger behind
+                spec.ledger_path.unlink(missing_ok=True)
+                spec.ledger_path.with_name(spec.ledger_path.name + ".lock").unlink(
+                    missing_ok=True)
+        for r in results:
+            echo(f"query '{r.label}': epsilon={r.epsilon:.4g} (unit: {r.privacy_unit})")
+            echo(r.plan.drop(columns=["privacy_unit"]).to_string(index=False))
+        echo(f"total: epsilon={sum(r.epsilon for r in results):.4g}; "
+             f"left on the ledger: epsilon={session.remaining.epsilon:.4g} (nothing spent)")
+        return
+    assert out is not None
+    check_release_target(out, force=force, inputs=[spec.data_path])  # before any spending
+    new_ledger = not spec.ledger_path.exists()
+    with release_folder(out, force=force, inputs=[spec.data_path]) as tmp:
+        try:
+            with warnings.catch_warnings(record=True) as caught:
+                warnings.simplefilter("always", PrivacyWarning)
+                session, results = run_queries(spec, data, noise_seed=seed)
+        except BaseException:
+            if new_ledger and not _charged(spec.ledger_path):
+                spec.ledger_path.unlink(missing_ok=True)
+                spec.ledger_path.with_name(spec.ledger_path.name + ".lock").unlink(
+                    missing_ok=True)
+            raise
+        files = []
+        for r in results:
+            r.to_frame().to_csv(tmp / f"{r.label}.csv", index=False)
+            files.append(f"{r.label}.csv")
+        shutil.copyfile(spec.ledger_path, tmp / "ledger.json")
+        from synthguard.report.dp_queries import write_queries_report
+
+        seconds = time.perf_counter() - started
+        write_queries_report(tmp / "metadata" / "report.html", title=f"DP statistics: {queries.name}",
+                             results=results, ledger=session.ledger,
+                             provenance={"queries file": queries.name,
+                                         "release folder": str(out),
+                                         "noise": results[0].noise if results else "",
+                                         "time": f"{seconds:.1f} s"})
+        spent = session.spent
+        info = {"kind": "dp-queries", "files": files, "privacy_unit": session.unit.describe(),
+                "queries": {r.label: {"epsilon": r.epsilon, "delta": r.delta,
+                                      "alpha": r.alpha, "keys": r.keys, "bounds": r.bounds,
+                                      "plan": json.loads(r.plan.to_json(orient="records"))}
+                            for r in results},
+                "noise": results[0].noise if results else None, "seed": seed,
+                "ledger": "ledger.json",
+                "ledger_source": Path(os.path.relpath(spec.ledger_path,
+                                                      out.resolve())).as_posix(),
+                "spent": {"epsilon": spent.epsilon, "delta": spent.delta},
+                "report": "metadata/report.html"}
+        (tmp / "release.json").write_text(json.dumps(info, indent=2), encoding="utf-8")
+    for w in caught:
+        click.echo(f"warning: {w.message}", err=True)
+    for f in files:
+        echo(f"wrote {out / f}")
+    echo(f"wrote {out / 'metadata' / 'report.html'}")
+    echo(str(session.ledger))
+
+
+def _charged(path: Path) -> bool:
+    from synthguard.dp import PrivacyLedger
+
+    try:
+        return bool(PrivacyLedger.open(path).charges)
+    except Exception:
+        return True  # unreadable: leave it for the user to look at

@@ -1,0 +1,247 @@
+"""A queries file: a privacy unit, a budget and named queries, answered by one
+:class:`synthguard.dp.Session` (``synthguard dp query queries.yaml --out release/``).
+
+::
+
+    data: {path: persons.csv}           # relative to this file
+    privacy_unit: hid                   # or row (the default)
+    max_rows: 5                         # also max_groups, max_rows_per_group
+    epsilon: 1.0                        # the session's budget (unit level); delta: for selections
+    ledger: persons.ledger.json         # default <file name>.ledger.json beside this file
+    alpha: 0.05                         # intervals (default 0.05); seed: the bounding's seed
+    queries:
+      by_sex:
+        by: {sex: [Male, Female]}       # public keys; [sex] selects them privately
+        aggregations: {n: count, households: count_distinct,
+                       hours: {mean: hours_per_week, bounds: [0, 100]}}
+        epsilon: 0.4                    # or weight: 2, or accuracy: {n: 50}
+
+Budget across the queries (sequential composition): a query with ``epsilon`` takes it; one with
+``accuracy`` (a target half-width per aggregation) takes the ε that target needs; the queries
+with ``weight`` (or none of the three, weight 1) share what is left of the ledger's budget in
+proportion to their weights. The whole file is checked against the ledger before the first
+charge: a file that would overspend is refused whole, nothing spent.
+
+The file is read with the plan loader's rules (:mod:`synthguard.pipeline.plan`): safe YAML, no
+anchors or aliases, no duplicate keys; every problem is reported at once (PlanError).
+"""
+
+from __future__ import annotations
+
+import math
+import os
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from synthguard.errors import PlanError, PrivacyBudgetError
+
+__all__ = ["QueriesFile", "QuerySpec", "load_queries", "parse_queries", "run_queries"]
+
+TOP_KEYS = ("data", "privacy_unit", "max_rows", "max_groups", "max_rows_per_group", "epsilon",
+            "delta", "ledger", "alpha", "seed", "queries")
+QUERY_KEYS = ("by", "aggregations", "epsilon", "weight", "accuracy", "alpha", "delta")
+
+
+@dataclass(frozen=True)
+class QuerySpec:
+    """One query of the file, before its ε is resolved."""
+
+    name: str
+    by: Any
+    aggregations: Mapping[str, Any]
+    epsilon: float | None = None
+    weight: float | None = None
+    accuracy: Mapping[str, float] | None = None
+    alpha: float | None = None
+    delta: float | None = None
+
+
+@dataclass(frozen=True)
+class QueriesFile:
+    """A validated queries file (see the module docstring)."""
+
+    data_path: Path
+    privacy_unit: str | None
+    max_rows: int | None
+    max_groups: int | None
+    max_rows_per_group: int | None
+    epsilon: float
+    delta: float
+    ledger_path: Path
+    alpha: float
+    seed: int | None
+    queries: tuple[QuerySpec, ...] = field(default=())
+    source: str = "<queries>"
+
+
+def _number(v: Any, where: str, problems: list[str], *, integer: bool = False,
+            positive: bool = True) -> Any:
+    ok = isinstance(v, int | float) and not isinstance(v, bool) and math.isfinite(v)
+    if ok and integer:
+        ok = isinstance(v, int)
+    if ok and positive:
+        ok = v > 0
+    if not ok:
+        problems.append(f"{where}: expected a {'whole ' if integer else ''}number"
+                        f"{' > 0' if positive else ''}")
+        return None
+    return v
+
+
+def parse_queries(text: str, *, source: str = "<queries>",
+                  base_dir: str | os.PathLike[str] | None = None) -> QueriesFile:
+    """Parse and validate a queries file; relative paths resolve against ``base_dir``."""
+    from synthguard.pipeline.plan import _duplicate_keys, _refuse_aliases
+
+    try:
+        _refuse_aliases(text, source)
+        node = yaml.compose(text, Loader=yaml.SafeLoader)
+        doc = yaml.safe_load(text)
+    except yaml.YAMLError as e:
+        mark = getattr(e, "problem_mark", None)
+        line = f", line {mark.line + 1}" if mark is not None else ""
+        raise PlanError(f"{source}{line}: not valid YAML; check the indentation and quoting"
+                        ) from None
+    problems = [f"{'.'.join(map(str, p))}: {m}" for p, m in _duplicate_keys(node)]
+    if not isinstance(doc, Mapping):
+        raise PlanError(f"{source}: expected a mapping with 'data', 'epsilon' and 'queries'")
+    for k in doc:
+        if k not in TOP_KEYS:
+            problems.append(f"{k}: unknown key; expected one of {', '.join(TOP_KEYS)}")
+    base = Path(base_dir) if base_dir is not None else Path.cwd()
+    data = doc.get("data")
+    data_path = base
+    if not isinstance(data, Mapping) or not isinstance(data.get("path"), str) or set(data) != {
+            "path"}:
+        problems.append("data: expected {path: FILE}, the confidential file")
+    else:
+        data_path = (base / data["path"]).resolve()
+    unit = doc.get("privacy_unit")
+    if unit is not None and not (isinstance(unit, str) and unit):
+        problems.append("privacy_unit: expected 'row' or an id column name")
+    bounds = {}
+    for key in ("max_rows", "max_groups", "max_rows_per_group"):
+        bounds[key] = (None if doc.get(key) is None
+                       else _number(doc[key], key, problems, integer=True))
+    epsilon = _number(doc.get("epsilon"), "epsilon", problems)
+    delta = 0.0 if doc.get("delta") is None else _number(doc["delta"], "delta", problems)
+    alpha = 0.05 if doc.get("alpha") is None else _number(doc["alpha"], "alpha", problems)
+    seed = None if doc.get("seed") is None else _number(doc["seed"], "seed", problems,
+                                                        integer=True, positive=False)
+    ledger = doc.get("ledger")
+    if ledger is not None and not isinstance(ledger, str):
+        problems.append("ledger: expected a file path")
+    ledger_path = (base / ledger).resolve() if isinstance(ledger, str) else (
+        base / f"{Path(source).stem}.ledger.json").resolve()
+    queries = []
+    raw = doc.get("queries")
+    if not isinstance(raw, Mapping) or not raw:
+        problems.append("queries: expected a mapping name -> {by, aggregations, epsilon}")
+        raw = {}
+    for name, q in raw.items():
+        where = f"queries.{name}"
+        if not isinstance(name, str) or not name.replace("_", "").replace("-", "").isalnum():
+            problems.append(f"{where}: a query name is a file name: letters, digits, _ and -")
+            continue
+        if not isinstance(q, Mapping):
+            problems.append(f"{where}: expected a mapping with 'aggregations'")
+            continue
+        for k in q:
+            if k not in QUERY_KEYS:
+                problems.append(f"{where}.{k}: unknown key; expected one of "
+                                f"{', '.join(QUERY_KEYS)}")
+        chosen = [k for k in ("epsilon", "weight", "accuracy") if k in q]
+        if len(chosen) > 1:
+            problems.append(f"{where}: give one of epsilon, weight and accuracy")
+        if not isinstance(q.get("aggregations"), Mapping):
+            problems.append(f"{where}.aggregations: expected name -> aggregation")
+        acc = q.get("accuracy")
+        if acc is not None and not (isinstance(acc, Mapping) and acc):
+            problems.append(f"{where}.accuracy: expected aggregation name -> half-width")
+        queries.append(QuerySpec(
+            name, q.get("by"), q.get("aggregations") or {},
+            None if q.get("epsilon") is None else _number(q["epsilon"], f"{where}.epsilon",
+                                                         problems),
+            None if q.get("weight") is None else _number(q["weight"], f"{where}.weight",
+                                                        problems),
+            acc, None if q.get("alpha") is None else _number(q["alpha"], f"{where}.alpha",
+                                                            problems),
+            None if q.get("delta") is None else _number(q["delta"], f"{where}.delta",
+                                                        problems)))
+    if problems:
+        raise PlanError(f"{source}: " + "; ".join(problems))
+    return QueriesFile(data_path, unit, bounds["max_rows"], bounds["max_groups"],
+                       bounds["max_rows_per_group"], float(epsilon), float(delta), ledger_path,
+                       float(alpha), seed, tuple(queries), source)
+
+
+def load_queries(path: str | os.PathLike[str]) -> QueriesFile:
+    """Read and validate a queries file; relative paths in it resolve against its folder."""
+    p = Path(path)
+    if not p.is_file():
+        raise PlanError(f"queries file '{p}' does not exist")
+    return parse_queries(p.read_text(encoding="utf-8"), source=p.name,
+                         base_dir=p.parent.resolve())
+
+
+def _session(spec: QueriesFile, data: Any, noise_seed: int | None) -> Any:
+    from synthguard.dp import Session
+
+    return Session(data, privacy_unit=spec.privacy_unit, max_rows=spec.max_rows,
+                   max_groups=spec.max_groups, max_rows_per_group=spec.max_rows_per_group,
+                   epsilon=spec.epsilon, delta=spec.delta, ledger=spec.ledger_path,
+                   random_state=spec.seed, noise_random_state=noise_seed)
+
+
+def resolve_epsilons(spec: QueriesFile, session: Any) -> dict[str, float | None]:
+    """ε of each query (None: set by its accuracy targets), per the module docstring."""
+    planned: dict[str, float] = {}
+    for q in spec.queries:
+        if q.accuracy is not None:
+            planned[q.name] = float(session.plan(by=q.by, aggregations=q.aggregations,
+                                                 accuracy=q.accuracy,
+                                                 alpha=q.alpha or spec.alpha)["epsilon"].sum())
+        elif q.epsilon is not None:
+            planned[q.name] = float(q.epsilon)
+    weighted = [q for q in spec.queries if q.accuracy is None and q.epsilon is None]
+    left = session.remaining.epsilon - math.fsum(planned.values())
+    if weighted:
+        if left <= 0:
+            raise PrivacyBudgetError(
+                f"{spec.source}: the queries with epsilon or accuracy leave nothing of the "
+                f"budget for the queries shared by weight; nothing was spent")
+        total_w = math.fsum(q.weight or 1.0 for q in weighted)
+        for q in weighted:
+            planned[q.name] = left * (q.weight or 1.0) / total_w
+    return {q.name: (None if q.accuracy is not None else planned[q.name])
+            for q in spec.queries} | {"__total__": math.fsum(planned.values())}
+
+
+def run_queries(spec: QueriesFile, data: Any, *, noise_seed: int | None = None,
+                dry_run: bool = False) -> tuple[Any, list[Any]]:
+    """Answer every query of ``spec`` on ``data``; returns (session, results in file order).
+
+    The file's total is checked against the ledger's remaining budget first (PrivacyBudgetError,
+    nothing spent); ``dry_run`` returns each query's plan and spends nothing.
+    """
+    session = _session(spec, data, noise_seed)
+    eps = resolve_epsilons(spec, session)
+    total = float(eps.pop("__total__") or 0.0)
+    deltas = math.fsum(q.delta or 0.0 for q in spec.queries)
+    rem = session.remaining
+    if not dry_run and (total > rem.epsilon * (1 + 1e-12) + 1e-12
+                        or deltas > rem.delta * (1 + 1e-12) + 1e-15):
+        raise PrivacyBudgetError(
+            f"{spec.source}: the queries cost epsilon={total:.6g}, delta={deltas:.3g} per "
+            f"{session.unit.column} in all, and only epsilon={rem.epsilon:.6g}, "
+            f"delta={rem.delta:.3g} is left on the ledger; nothing was spent: ask for less")
+    results = []
+    for q in spec.queries:
+        results.append(session.query(by=q.by, aggregations=q.aggregations, epsilon=eps[q.name],
+                                     accuracy=q.accuracy, alpha=q.alpha or spec.alpha,
+                                     delta=q.delta, label=q.name, dry_run=dry_run))
+    return session, results

@@ -1,0 +1,119 @@
+"""``synthguard dp query``: the queries file of issue 34 end to end, with its exit codes."""
+
+from __future__ import annotations
+
+import json
+import math
+
+import pandas as pd
+import pytest
+from click.testing import CliRunner
+
+from synthguard.cli import main
+from synthguard.dp import PrivacyLedger
+from tests.dp.session.conftest import households
+
+ISSUE_YAML = """\
+data: {path: persons.csv}
+privacy_unit: hid
+max_rows: 5
+epsilon: 1.0
+queries:
+  by_sex:
+    by: {sex: [Male, Female]}
+    aggregations: {n: count, households: count_distinct, hours: {mean: hours_per_week, bounds: [0, 100]}}
+    epsilon: 0.4
+"""
+
+
+@pytest.fixture
+def folder(tmp_path):
+    households(300, seed=4).to_csv(tmp_path / "persons.csv", index=False)
+    (tmp_path / "queries.yaml").write_text(ISSUE_YAML)
+    return tmp_path
+
+
+def _run(*args):
+    return CliRunner().invoke(main, ["dp", "query", *map(str, args)], catch_exceptions=False)
+
+
+def test_issue_file_end_to_end(folder):
+    out = folder / "release"
+    r = _run(folder / "queries.yaml", "--out", out)
+    assert r.exit_code == 0, r.output
+    frame = pd.read_csv(out / "by_sex.csv")
+    assert list(frame["sex"]) == ["Male", "Female"]
+    assert {"n", "n_lower", "n_upper", "households_upper", "hours_lower"} <= set(frame.columns)
+    led = PrivacyLedger.open(out / "ledger.json")
+    assert math.isclose(led.spent.epsilon, 0.4)
+    assert {c.privacy_unit for c in led.charges} == {"hid"}
+    info = json.loads((out / "release.json").read_text())
+    assert info["privacy_unit"] == "hid (max_rows=5)" and info["files"] == ["by_sex.csv"]
+    page = (out / "metadata" / "report.html").read_text()
+    assert "[unit: hid]" in page and "by_sex" in page
+    shown = f"{frame['n'].iloc[0]:.4g} [{frame['n_lower'].iloc[0]:.4g}, "
+    assert shown in page  # each value with its interval
+    # the persistent ledger beside the queries file holds the same charges
+    assert math.isclose(PrivacyLedger.open(folder / "queries.ledger.json").spent.epsilon, 0.4)
+
+
+def test_debit_card_refuses_overspend_whole_file(folder):
+    assert _run(folder / "queries.yaml", "--out", folder / "a").exit_code == 0
+    assert _run(folder / "queries.yaml", "--out", folder / "b").exit_code == 0
+    r = _run(folder / "queries.yaml", "--out", folder / "c")
+    assert r.exit_code == 2 and "left" in r.output
+    assert not (folder / "c").exists()
+    assert math.isclose(PrivacyLedger.open(folder / "queries.ledger.json").spent.epsilon, 0.8)
+
+
+def test_dry_run_spends_and_writes_nothing(folder):
+    r = _run(folder / "queries.yaml", "--dry-run")
+    assert r.exit_code == 0 and "halfwidth" in r.output
+    assert not (folder / "queries.ledger.json").exists()
+
+
+def test_weights_and_accuracy_split_the_budget(folder):
+    (folder / "q.yaml").write_text("""\
+data: {path: persons.csv}
+privacy_unit: hid
+max_rows: 5
+epsilon: 2.0
+delta: 1.0e-6
+ledger: budget.json
+queries:
+  exact:
+    aggregations: {n: count}
+    accuracy: {n: 100}
+  big:
+    by: {sex: [Male, Female]}
+    aggregations: {n: count}
+    weight: 3
+  small:
+    by: [agegroup]
+    aggregations: {hours: {median: hours_per_week, bounds: [0, 100]}}
+    delta: 1.0e-6
+""")
+    r = _run(folder / "q.yaml", "--out", folder / "rel")
+    assert r.exit_code == 0, r.output
+    info = json.loads((folder / "rel" / "release.json").read_text())
+    q = info["queries"]
+    assert math.isclose(q["exact"]["epsilon"], 5 * math.log(20) / 100)
+    left = 2.0 - q["exact"]["epsilon"]
+    assert math.isclose(q["big"]["epsilon"], 0.75 * left)
+    assert math.isclose(q["small"]["epsilon"], 0.25 * left)
+    assert math.isclose(PrivacyLedger.open(folder / "budget.json").spent.epsilon, 2.0)
+
+
+@pytest.mark.parametrize("text", [
+    "data: {path: persons.csv}\nepsilon: 1\nqueries: {a: {aggregations: {n: count}}}\nfoo: 1\n",
+    "data: {path: persons.csv}\nepsilon: -1\nqueries: {a: {aggregations: {n: count}}}\n",
+    "data: {path: persons.csv}\nepsilon: 1\nqueries: {a: {aggregations: {n: mean}}}\n",
+    "data: {path: nowhere.csv}\nepsilon: 1\nqueries: {a: {aggregations: {n: count}}}\n",
+    "data: {path: persons.csv}\nprivacy_unit: hid\nepsilon: 1\n"
+    "queries: {a: {aggregations: {n: count}}}\n",
+])
+def test_bad_files_exit_2_nothing_written(folder, text):
+    (folder / "bad.yaml").write_text(text)
+    r = _run(folder / "bad.yaml", "--out", folder / "rel")
+    assert r.exit_code == 2 and r.output.startswith("error:")
+    assert not (folder / "rel").exists() and not (folder / "bad.ledger.json").exists()
