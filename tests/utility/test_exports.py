@@ -12,11 +12,13 @@ ISSUE_NAMES = {
     "ci_overlap", "sso", "compare_regression", "compare_statistics", "evaluate_utility",
     "domain_estimates",  # issue 22
     "utility_tab", "utility_tables",  # issue 14
+    "household_utility", "at_risk_of_poverty",  # issue 33
 }
 RESULT_CLASSES = {
     "CombinedEstimate", "CorrelationFit", "ECDFUtility", "KWayMarginalScore", "MetricInfo",
     "PMSEResult", "RegressionComparison", "SSOResult", "StatisticsComparison",
     "UnivariateComparison", "UtilityEvaluation", "DomainEstimates", "UtilityTab", "UtilityTables",
+    "HouseholdUtility", "PovertyRate",
 }
 
 

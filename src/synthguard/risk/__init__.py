@@ -9,6 +9,8 @@
 * synthpop's disclosure measures (Raab, Nowok & Dibben): UiO, repU, Dorig, DiSCO, DCAP, TCAP;
 * anonymeter's attacks (Giomi et al. 2023): singling out, linkability, inference, each
   against a baseline and a control set;
+* households: household risk (sdcMicro's hier_risk, ``individual_risk(household=)``) and
+  replicated households;
 * membership and copying: distance-threshold membership inference, distance to closest record.
 
 :func:`evaluate_risk` runs all that apply. See docs/risk.md.
@@ -25,6 +27,7 @@ from synthguard.risk.disclosure import (
 from synthguard.risk.distance import DistanceToClosestRecord, distance_to_closest_record
 from synthguard.risk.evaluate import RiskEvaluation, evaluate_risk
 from synthguard.risk.identification import IdentificationRisk, identification_risk
+from synthguard.risk.household_risk import HouseholdRisk
 from synthguard.risk.individual_risk import IndividualRisk, individual_risk
 from synthguard.risk.inference_attack import inference
 from synthguard.risk.ldiversity import LDiversity, l_diversity
@@ -33,6 +36,7 @@ from synthguard.risk.matching import MatchRates, match_rates
 from synthguard.risk.membership import MembershipInference, membership_inference
 from synthguard.risk.pairwise import PairwiseIdentificationRisk, pairwise_identification_risk
 from synthguard.risk.release_attacks import ReleaseAttacks, release_attacks
+from synthguard.risk.replicated_households import ReplicatedHouseholds, replicated_households
 from synthguard.risk.singling_out import singling_out
 from synthguard.risk.suda2 import Suda2, suda2
 from synthguard.risk.tcloseness import TCloseness, t_closeness
@@ -43,6 +47,7 @@ __all__ = [
     "AttributeDisclosure",
     "Disclosure",
     "DistanceToClosestRecord",
+    "HouseholdRisk",
     "IdentificationRisk",
     "IndividualRisk",
     "KAnonymity",
@@ -52,6 +57,7 @@ __all__ = [
     "MultiDisclosure",
     "PairwiseIdentificationRisk",
     "ReleaseAttacks",
+    "ReplicatedHouseholds",
     "RiskEvaluation",
     "Suda2",
     "TCloseness",
@@ -70,6 +76,7 @@ __all__ = [
     "multi_disclosure",
     "pairwise_identification_risk",
     "release_attacks",
+    "replicated_households",
     "singling_out",
     "suda2",
     "t_closeness",

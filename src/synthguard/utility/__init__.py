@@ -1,6 +1,7 @@
 """Utility of a release: general measures (univariate, ECDF, correlation fit, pMSE and friends,
 k-way marginals) and analysis-specific ones (combining rules over implicates, interval
-overlap, SSO, regression and statistic comparisons, survey-weighted estimates by domain).
+overlap, SSO, regression and statistic comparisons, survey-weighted estimates by domain) and household-level ones (household size,
+composition, within-household associations, household totals, at-risk-of-poverty rate).
 
 Every result is a frozen dataclass with its headline numbers as attributes, ``to_frame()``
 and ``summary()``; ``metrics`` (class attribute) states each number's direction and range.
@@ -13,8 +14,10 @@ from synthguard.utility.discriminant import PMSEResult, pmse
 from synthguard.utility.domains import DomainEstimates, domain_estimates
 from synthguard.utility.ecdf import ECDFUtility, ecdf_utility
 from synthguard.utility.evaluate import UtilityEvaluation, evaluate_utility
+from synthguard.utility.household_utility import HouseholdUtility, household_utility
 from synthguard.utility.marginals import KWayMarginalScore, kway_marginal_score
 from synthguard.utility.overlap import SSOResult, ci_overlap, sso
+from synthguard.utility.poverty import PovertyRate, at_risk_of_poverty
 from synthguard.utility.regression import RegressionComparison, compare_regression
 from synthguard.utility.statistics import StatisticsComparison, compare_statistics
 from synthguard.utility.tab import UtilityTab, utility_tab
@@ -22,13 +25,16 @@ from synthguard.utility.tables import UtilityTables, utility_tables
 from synthguard.utility.univariate import UnivariateComparison, univariate
 
 __all__ = [
+    "at_risk_of_poverty",
     "CombinedEstimate",
     "CorrelationFit",
     "DomainEstimates",
     "ECDFUtility",
+    "HouseholdUtility",
     "KWayMarginalScore",
     "MetricInfo",
     "PMSEResult",
+    "PovertyRate",
     "RegressionComparison",
     "SSOResult",
     "StatisticsComparison",
@@ -44,6 +50,7 @@ __all__ = [
     "domain_estimates",
     "ecdf_utility",
     "evaluate_utility",
+    "household_utility",
     "kway_marginal_score",
     "pmse",
     "sso",
