@@ -108,17 +108,19 @@ def household_risk(
         hier_risk_ER = sum_i r_{h(i)},   hier_risk = hier_risk_ER / n,
         hier_risk_pct = 100 * hier_risk.
 
-    Computed as 1 - exp(sum log(1 - r_i)) per household; a member with r_i = 1 gives r_h = 1.
+    The product runs over the members in the data's order, as R's ``prod`` does.
     """
     r = np.asarray(risk, dtype=np.float64)
     c = np.asarray(codes, dtype=np.int64)
     n = r.shape[0]
     n_h = int(c.max()) + 1 if n else 0
-    with np.errstate(divide="ignore"):
-        log_safe = np.log1p(-np.minimum(r, 1.0))
-    total = np.bincount(c, weights=log_safe, minlength=n_h)
-    hh = -np.expm1(total)
-    per_record = hh[c] if n else np.zeros(0)
+    if n:
+        order = np.argsort(c, kind="stable")
+        starts = np.flatnonzero(np.r_[True, np.diff(c[order]) != 0])
+        hh = 1.0 - np.multiply.reduceat(1.0 - r[order], starts)
+        per_record = hh[c]
+    else:
+        per_record = np.zeros(0)
     er = float(per_record.sum())
     return HouseholdRisk(
         household=household, risk=per_record, expected_reidentifications=er,
