@@ -160,14 +160,11 @@ def weighted_corr(x: np.ndarray, y: np.ndarray, w: np.ndarray) -> float:
 
 
 def weighted_median(x: np.ndarray, w: np.ndarray) -> float:
-    """Weighted median as laeken's ``weightedMedian`` (Alfons & Templ 2013), the estimator
-    of Eurostat's EU-SILC indicators: sort x, cumulative weight shares c_k; the median is
-    x_(k) for the first k with c_k >= 1/2, the mean of x_(k) and x_(k+1) when c_k = 1/2
-    exactly."""
+    """Weighted median as laeken's ``weightedMedian`` (laeken 0.5.2's ``weightedQuantile``;
+    Alfons & Templ 2013), the estimator of Eurostat's EU-SILC indicators: sort x, cumulative
+    weight shares c_k = sum_{j<=k} w_(j) / sum w; the median is x_(k) for the first k with
+    c_k > 1/2."""
     order = np.argsort(x, kind="stable")
     xs, ws = x[order], w[order]
     cw = np.cumsum(ws) / np.sum(ws)
-    k = int(np.flatnonzero(cw >= 0.5)[0])
-    if cw[k] == 0.5 and k + 1 < xs.size:
-        return float((xs[k] + xs[k + 1]) / 2)
-    return float(xs[k])
+    return float(xs[int(np.flatnonzero(cw > 0.5)[0])])
