@@ -132,7 +132,6 @@ def check_household(conf: pd.DataFrame, household: Any, roles: Any, keys: Sequen
 def evaluate_households(
     conf: pd.DataFrame,
     implicates: Mapping[str, Sequence[pd.DataFrame]],
-    kinds: Mapping[str, str],
     household: str,
     keys: Sequence[str],
     *,
