@@ -25,6 +25,7 @@ import pandas as pd
 from synthguard.report import figures as F
 from synthguard.report.attacks import attacks_table, safeguards_table
 from synthguard.report.constraints_check import constraint_table
+from synthguard.report.household_section import household_context
 from synthguard.report.dp_section import DPReleaseInfo, accuracy_context, ledgers_context
 from synthguard.report.evaluate import Evaluation
 from synthguard.report.frontier_section import frontier_context
@@ -428,6 +429,7 @@ def build_report(
         glossary=glossary(),
         min_cell=min_cell,
         **survey_context(ev, redactor, colors, count),
+        **household_context(ev, count if is_dp else redactor.count),
         **frontier_context(frontier, scrub, F.to_png),
     )
     tick("render")
