@@ -89,7 +89,7 @@ def household_context(ev: Any, count: Callable[[float], str]) -> dict[str, Any]:
             if data_v is None:
                 data_v = _first(utils, measure, dattr)
             cells.append(fmt(_release(utils, measure, rattr)))
-        if data_v is None and all(c == "–" for c in cells):
+        if fmt(data_v) == "–" and all(c == "–" for c in cells):
             continue
         rows.append({"measure": label, "data": fmt(data_v), "cells": cells})
     for n in names:  # household totals: one row per variable
