@@ -61,7 +61,7 @@ _ROWS: tuple[tuple[str, str, str, str, Callable[[Any], str]], ...] = (
 )
 
 
-def household_context(ev: Any, count: Callable[[float], str]) -> dict[str, Any]:
+def household_context(ev: Any, count: Callable[[int], str]) -> dict[str, Any]:
     """The template's ``households`` block (None without ``household=``)."""
     h = getattr(ev, "households", None)
     if h is None:

@@ -25,10 +25,10 @@ import pandas as pd
 from synthguard.report import figures as F
 from synthguard.report.attacks import attacks_table, safeguards_table
 from synthguard.report.constraints_check import constraint_table
-from synthguard.report.household_section import household_context
 from synthguard.report.dp_section import DPReleaseInfo, accuracy_context, ledgers_context
 from synthguard.report.evaluate import Evaluation
 from synthguard.report.frontier_section import frontier_context
+from synthguard.report.household_section import household_context
 from synthguard.report.metrics import METRICS
 from synthguard.report.narrative import glossary, release_story, verdict_line
 from synthguard.report.safety import (

@@ -26,8 +26,8 @@ from synthguard.risk.disclosure import (
 )
 from synthguard.risk.distance import DistanceToClosestRecord, distance_to_closest_record
 from synthguard.risk.evaluate import RiskEvaluation, evaluate_risk
-from synthguard.risk.identification import IdentificationRisk, identification_risk
 from synthguard.risk.household_risk import HouseholdRisk
+from synthguard.risk.identification import IdentificationRisk, identification_risk
 from synthguard.risk.individual_risk import IndividualRisk, individual_risk
 from synthguard.risk.inference_attack import inference
 from synthguard.risk.ldiversity import LDiversity, l_diversity

@@ -13,8 +13,8 @@ import pandas as pd
 from synthguard._display import Summarized
 from synthguard.errors import DataError, ParameterError
 from synthguard.risk._common import as_list
-from synthguard.risk.household_risk import HouseholdRisk, household_ids, household_risk
 from synthguard.risk._patterns import check_columns
+from synthguard.risk.household_risk import HouseholdRisk, household_ids, household_risk
 from synthguard.risk.uniqueness import _group_rows
 
 __all__ = ["IndividualRisk", "individual_risk", "key_codes", "wildcard_frequencies"]

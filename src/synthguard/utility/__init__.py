@@ -25,7 +25,6 @@ from synthguard.utility.tables import UtilityTables, utility_tables
 from synthguard.utility.univariate import UnivariateComparison, univariate
 
 __all__ = [
-    "at_risk_of_poverty",
     "CombinedEstimate",
     "CorrelationFit",
     "DomainEstimates",
@@ -42,6 +41,7 @@ __all__ = [
     "UtilityEvaluation",
     "UtilityTab",
     "UtilityTables",
+    "at_risk_of_poverty",
     "ci_overlap",
     "combine",
     "compare_regression",

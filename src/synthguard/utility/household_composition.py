@@ -3,6 +3,7 @@ and the release, with the total variation distance between them (issue 33)."""
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import ClassVar
@@ -58,8 +59,7 @@ class HouseholdComposition(Summarized):
 
 def _age_group(a: np.ndarray, breaks: Sequence[float]) -> np.ndarray:
     edges = [-np.inf, *breaks, np.inf]
-    labels = [f"<{breaks[0]:g}"] + [f"{lo:g}-{hi:g}" for lo, hi in zip(breaks[:-1], breaks[1:],
-                                                                      strict=True)]
+    labels = [f"<{breaks[0]:g}"] + [f"{lo:g}-{hi:g}" for lo, hi in itertools.pairwise(breaks)]
     labels.append(f"{breaks[-1]:g}+")
     idx = np.searchsorted(np.asarray(edges[1:-1]), a, side="right")
     out = np.asarray(labels, dtype=object)[idx]
@@ -98,7 +98,7 @@ def household_composition(
     over the cells seen in either file.
     """
     breaks = [float(b) for b in age_breaks]
-    if not breaks or any(b2 <= b1 for b1, b2 in zip(breaks[:-1], breaks[1:], strict=True)):
+    if not breaks or any(b2 <= b1 for b1, b2 in itertools.pairwise(breaks)):
         raise ParameterError("parameter 'age_breaks': expected increasing ages, e.g. (30, 45, 65)")
     if isinstance(max_size, bool) or not isinstance(max_size, int) or max_size < 1:
         raise ParameterError("parameter 'max_size': expected a positive integer, e.g. 5")

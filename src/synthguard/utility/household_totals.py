@@ -17,7 +17,7 @@ from synthguard.utility._households import households, require, weighted_median
 from synthguard.utility._inputs import numeric_values
 from synthguard.utility._metric import MetricInfo
 
-__all__ = ["HouseholdTotals", "household_totals", "household_total_values"]
+__all__ = ["HouseholdTotals", "household_total_values", "household_totals"]
 
 
 @dataclass(frozen=True)
