@@ -15,7 +15,7 @@ from click.testing import CliRunner
 
 from synthguard.cli import main
 from synthguard.errors import ParameterError
-from synthguard.report import evaluate, write_report
+from synthguard.report import METRICS, evaluate, write_report
 from synthguard.risk import individual_risk, replicated_households
 from synthguard.utility.household_size import household_size
 from synthguard.utility.poverty import compare_poverty
@@ -88,6 +88,8 @@ def test_household_utility_metrics(ev, testdata: pd.DataFrame) -> None:  # type:
               "poverty_rate_diff"):
         assert m in table.columns
         assert table[m].notna().all()
+        lo, hi = METRICS[m].lower, METRICS[m].upper  # within the declared range
+        assert table[m].between(lo, hi).all()
 
 
 def test_report_has_a_household_section(ev, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
