@@ -139,3 +139,14 @@ def test_cli_household(testdata: pd.DataFrame, tmp_path: Path) -> None:
     bad = CliRunner().invoke(main, [*args[:-2], "--household", "nope"])
     assert bad.exit_code == 2
     assert "'nope' is not in the data" in bad.output
+
+
+def test_implicates_worst_replicated_and_mean_utility(testdata: pd.DataFrame) -> None:
+    aged = testdata.assign(age=testdata["age"] + 1)
+    ev = evaluate(testdata, {"two": [aged, testdata]}, keys=KEYS, targets=[],
+                  household="ori_hid", household_roles=ROLES)
+    m = ev["two"].metrics
+    assert m["replicated_households"] == 1.0  # the worst implicate: the data itself
+    per = [u.composition.tv for u in ev.households.utility["two"]]
+    assert per[1] == 0.0 and per[0] > 0.0  # a year older: some heads change age group
+    assert m["household_composition_tv"] == pytest.approx(np.mean(per))

@@ -129,6 +129,7 @@ def at_risk_of_poverty(
     age: str,
     *,
     weights: str | None = None,
+    name: str = "data",
 ) -> PovertyRate:
     """The at-risk-of-poverty rate: the weighted share of persons whose equivalised
     disposable income (:func:`equivalised_income`) is below 60 % of the weighted median of
@@ -138,12 +139,12 @@ def at_risk_of_poverty(
         ARPR = sum_i w_i 1[x_i < 0.6 med_w(x)] / sum_i w_i
 
     with w_i the person's design weight (EU-SILC's ``RB050``; 1 without ``weights``) and
-    med_w laeken's weighted median.
+    med_w laeken's weighted median. ``name`` names the file in error messages.
     """
-    x = equivalised_income(data, household, income, age)
+    x = equivalised_income(data, household, income, age, name=name)
     if x.size == 0:
-        raise DataError("data: no records; the poverty rate needs persons")
-    h = households(data, household, weights=weights)
+        raise DataError(f"{name}: no records; the poverty rate needs persons")
+    h = households(data, household, name=name, weights=weights)
     w = h.person_weight
     med = weighted_median(x, w)
     thr = THRESHOLD_SHARE * med
@@ -165,7 +166,8 @@ def compare_poverty(
     without the weight column is unweighted) and their absolute difference."""
     d = at_risk_of_poverty(conf, household, income, age, weights=weights)
     r = at_risk_of_poverty(release, household, income, age,
-                           weights=weights if weights in release.columns else None)
+                           weights=weights if weights in release.columns else None,
+                           name="release")
     return PovertyComparison(rate_data=d.rate, rate_release=r.rate,
                              diff=abs(r.rate - d.rate), median_data=d.median,
                              median_release=r.median)
