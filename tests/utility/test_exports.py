@@ -13,12 +13,14 @@ ISSUE_NAMES = {
     "domain_estimates",  # issue 22
     "utility_tab", "utility_tables",  # issue 14
     "ripley_k", "compare_ripley", "mutual_information_fit",  # issue 36
+    "household_utility", "at_risk_of_poverty",  # issue 33
 }
 RESULT_CLASSES = {
     "CombinedEstimate", "CorrelationFit", "ECDFUtility", "KWayMarginalScore", "MetricInfo",
     "PMSEResult", "RegressionComparison", "SSOResult", "StatisticsComparison",
     "UnivariateComparison", "UtilityEvaluation", "DomainEstimates", "UtilityTab", "UtilityTables",
     "RipleyComparison", "MutualInformationFit",
+    "HouseholdUtility", "PovertyRate",
 }
 
 

@@ -22,7 +22,30 @@ if TYPE_CHECKING:
 __all__ = ["evaluate_cmd", "exit_with_verdict", "report_problems"]
 
 
-_EXAMPLES = {"--schema": "Race=categorical", "--threshold": "pmse_ratio=3", "--kind": "syn=full"}
+_EXAMPLES = {"--schema": "Race=categorical", "--threshold": "pmse_ratio=3", "--kind": "syn=full",
+             "--household-role": "age=age"}
+
+
+def _household_roles(values: tuple[str, ...]) -> dict[str, Any] | None:
+    """``--household-role ROLE=COL`` as evaluate's ``household_roles``: several columns
+    (income, totals) separated by commas; a code (head_code, ...) read as a number when it
+    is one."""
+    pairs = _pairs(values, "--household-role")
+    if not pairs:
+        return None
+    out: dict[str, Any] = {}
+    for role, val in pairs.items():
+        if role.endswith("_code"):
+            try:
+                num = float(val)
+                out[role] = int(num) if num.is_integer() else num
+            except ValueError:
+                out[role] = val
+        elif role in ("income", "totals"):
+            out[role] = [c.strip() for c in val.split(",") if c.strip()]
+        else:
+            out[role] = val
+    return out
 
 
 def _pairs(values: tuple[str, ...], option: str) -> dict[str, str]:
@@ -255,6 +278,15 @@ def _constraints(path: str | None) -> Any:
 @click.option("--weights", "weights", default=None, metavar="COL",
               help="Sampling-weight column of the data: weights the domain estimates and "
                    "sdcMicro's individual risk.")
+@click.option("--household", "household", default=None, metavar="COL",
+              help="Household-id column (persons within households): adds the data's household "
+                   "risk on the keys (sdcMicro's hier_risk), replicated households (default "
+                   "threshold 0) and the household utility measures; every release must carry "
+                   "the column (new ids are fine).")
+@click.option("--household-role", "household_roles", multiple=True, metavar="ROLE=COL",
+              help="Person columns the household utility reads (repeatable): relationship=, "
+                   "age=, sex=, income= (several: comma-separated), totals=, and the "
+                   "relationship codes head_code=, partner_code=, child_code= (default 1, 2, 3).")
 @click.option("--strata", "strata", default=None, metavar="COL",
               help="Stratum column of the data's design (domain standard errors).")
 @click.option("--clusters", "clusters", default=None, metavar="COL",
@@ -291,7 +323,8 @@ def evaluate_cmd(conf: str, read_kw: dict[str, Any], releases: tuple[str, ...], 
                  strata: str | None = None, clusters: str | None = None,
                  attacks: bool = False, n_attacks: int = 500,
                  drop: tuple[str, ...] = (), constraints_file: str | None = None,
-                 dask: Any = None) -> None:
+                 dask: Any = None, household: str | None = None,
+                 household_roles: tuple[str, ...] = ()) -> None:
     """Evaluate the utility and disclosure risk of RELEASES against the confidential file CONF
     and print the comparison table. A release is a data file, a release folder (as written by
     synthesize, protect, dp synthesize and run: its synthguard_manifest.json lists the
@@ -314,6 +347,9 @@ def evaluate_cmd(conf: str, read_kw: dict[str, Any], releases: tuple[str, ...], 
           --threshold max_identification_risk=0.5 --threshold pmse_ratio=3
       synthguard evaluate train.csv syn/ --holdout held_out.csv --attacks \\
           --keys age,sex --target income --drop ID
+      synthguard evaluate testdata.csv syn/ --keys urbrur,roof,sex --target income \\
+          --weights sampling_weight --household ori_hid --household-role relationship=relat \\
+          --household-role age=age --household-role sex=sex --household-role income=income
     """
     from synthguard.data.io import read_table, write_table
     from synthguard.data.loading import load_releases
@@ -327,6 +363,12 @@ def evaluate_cmd(conf: str, read_kw: dict[str, Any], releases: tuple[str, ...], 
         raise ParameterError("option --holdout names CONF itself; the holdout must be records "
                              "the releases were NOT made from (set aside before synthesis), "
                              "or leave --holdout out")
+    if dask is not None and household is not None:
+        raise ParameterError("option --household: the household measures run on pandas; leave "
+                             "out --dask for a household file")
+    if household_roles and household is None:
+        raise ParameterError("option --household-role: name the household-id column too "
+                             "(--household COL)")
     if dask is not None:  # --- issue 17: the Dask path (cli/evaluate_dask.py) ---
         from synthguard.cli.evaluate_dask import evaluate_on_dask
 
@@ -408,9 +450,12 @@ def evaluate_cmd(conf: str, read_kw: dict[str, Any], releases: tuple[str, ...], 
                 kinds=kind_map, max_distance_records=max_distance_records or None,
                 default_thresholds=not no_defaults, by=_split(by) or None, weights=weights,
                 strata=strata, clusters=clusters, attacks=attacks, n_attacks=n_attacks,
-                constraints=_constraints(constraints_file),
+                constraints=_constraints(constraints_file), household=household,
+                household_roles=_household_roles(household_roles),
             )
         echo(ev.summary())
+        if ev.households is not None and ev.households.data_risk is not None:
+            echo(ev.households.data_risk.summary())
         if ev.survey is not None and (by or weights):
             echo(ev.survey.summary())
         if table:

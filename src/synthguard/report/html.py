@@ -28,6 +28,7 @@ from synthguard.report.constraints_check import constraint_table
 from synthguard.report.dp_section import DPReleaseInfo, accuracy_context, ledgers_context
 from synthguard.report.evaluate import Evaluation
 from synthguard.report.frontier_section import frontier_context
+from synthguard.report.household_section import household_context
 from synthguard.report.metrics import METRICS
 from synthguard.report.narrative import glossary, release_story, verdict_line
 from synthguard.report.safety import (
@@ -428,6 +429,7 @@ def build_report(
         glossary=glossary(),
         min_cell=min_cell,
         **survey_context(ev, redactor, colors, count),
+        **household_context(ev, count if is_dp else redactor.count),
         **frontier_context(frontier, scrub, F.to_png),
     )
     tick("render")

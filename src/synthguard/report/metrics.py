@@ -258,6 +258,36 @@ METRICS: dict[str, Metric] = {
             "(synthguard.report.constraints_check; a release must have none)",
         ),
         Metric(
+            "replicated_households", "replicated households", "risk", "min", 0.0, 1.0,
+            computed_by_evaluate,
+            "share of released households whose members' records (every released column, as a "
+            "multiset) equal those of a household unique in the data, in the worst implicate "
+            "(with household=; synthguard.risk.replicated_households; a synthetic release must "
+            "have none)",
+        ),
+        *[Metric(name, label, "utility", "min", 0.0, upper, computed_by_evaluate, text)
+          for name, label, upper, text in (
+            ("household_size_tv", "household size TV", 1.0,
+             "total variation distance of the weighted household-size distributions (with "
+             "household=; synthguard.utility.household_size)"),
+            ("household_composition_tv", "composition TV", 1.0,
+             "total variation distance of the head's sex x age group x household size tables "
+             "(synthguard.utility.household_composition)"),
+            ("partner_age_corr_diff", "partners' age corr. diff", 2.0,
+             "absolute difference of the correlation of the head's and the partner's ages "
+             "(needs a relationship column; synthguard.utility.household_associations)"),
+            ("children_age_corr_diff", "head age x children diff", 2.0,
+             "absolute difference of the correlation of the head's age and the number of "
+             "children (synthguard.utility.household_associations)"),
+            ("household_totals_ks", "household totals KS", 1.0,
+             "largest KS distance of the weighted distributions of household totals of person "
+             "variables, e.g. household income (synthguard.utility.household_totals)"),
+            ("poverty_rate_diff", "poverty rate diff", 1.0,
+             "absolute difference of the at-risk-of-poverty rates: OECD-modified equivalised "
+             "household income below 60% of its weighted median (Eurostat; "
+             "synthguard.utility.poverty)"),
+        )],
+        Metric(
             "closer_to_data", "closer to data", "risk", "min", 0.0, 1.0,
             path("distance.share_closer_to_conf"),
             "share of released records closer to the training data than to the holdout; about "

@@ -29,6 +29,11 @@ them off:
   targets with 35-50% (the vignette's marital status and work abroad, known from the keys'
   one- and two-way relationships) and copies of the data with Dorig above 15% fail.
 
+With a household id (``household=``, ``--household``), ``replicated_households <= 0`` joins
+the defaults: no released household may equal, member for member on every released column, a
+household that is unique in the data (:mod:`synthguard.report.evaluation.households`). Like
+replicated uniques it judges synthetic releases.
+
 When the anonymeter attacks are requested (``attacks=True``, ``--attacks``, a plan's
 ``evaluation: {attacks: true}``), :data:`ATTACK_THRESHOLDS` join the defaults:
 
@@ -84,7 +89,8 @@ ATTACK_THRESHOLDS: dict[str, float] = {"singling_out_risk": 0.05,
 
 #: Default thresholds that judge synthetic releases only (not applicable to protected ones).
 SYNTHETIC_ONLY: frozenset[str] = frozenset({"replicated_uniques", "singling_out_risk",
-                                            "singling_out_multivariate_risk"})
+                                            "singling_out_multivariate_risk",
+                                            "replicated_households"})
 
 
 @dataclass(frozen=True)

@@ -10,6 +10,8 @@
 * synthpop's disclosure measures (Raab, Nowok & Dibben): UiO, repU, Dorig, DiSCO, DCAP, TCAP;
 * anonymeter's attacks (Giomi et al. 2023): singling out, linkability, inference, each
   against a baseline and a control set;
+* households: household risk (sdcMicro's hier_risk, ``individual_risk(household=)``) and
+  replicated households;
 * membership and copying: distance-threshold membership inference, distance to closest record,
   edit distance of free text (how closely released texts reproduce the data's).
 
@@ -26,6 +28,7 @@ from synthguard.risk.disclosure import (
 )
 from synthguard.risk.distance import DistanceToClosestRecord, distance_to_closest_record
 from synthguard.risk.evaluate import RiskEvaluation, evaluate_risk
+from synthguard.risk.household_risk import HouseholdRisk
 from synthguard.risk.identification import IdentificationRisk, identification_risk
 from synthguard.risk.individual_risk import IndividualRisk, individual_risk
 from synthguard.risk.inference_attack import inference
@@ -37,6 +40,7 @@ from synthguard.risk.multiway import MultiwayIdentificationRisk, multiway_identi
 from synthguard.risk.pairwise import PairwiseIdentificationRisk, pairwise_identification_risk
 from synthguard.risk.release_attacks import ReleaseAttacks, release_attacks
 from synthguard.risk.replicated import ReplicatedUniques, replicated_uniques
+from synthguard.risk.replicated_households import ReplicatedHouseholds, replicated_households
 from synthguard.risk.singling_out import singling_out
 from synthguard.risk.suda2 import Suda2, suda2
 from synthguard.risk.tcloseness import TCloseness, t_closeness
@@ -48,6 +52,7 @@ __all__ = [
     "AttributeDisclosure",
     "Disclosure",
     "DistanceToClosestRecord",
+    "HouseholdRisk",
     "IdentificationRisk",
     "IndividualRisk",
     "KAnonymity",
@@ -58,6 +63,7 @@ __all__ = [
     "MultiwayIdentificationRisk",
     "PairwiseIdentificationRisk",
     "ReleaseAttacks",
+    "ReplicatedHouseholds",
     "ReplicatedUniques",
     "RiskEvaluation",
     "Suda2",
@@ -80,6 +86,7 @@ __all__ = [
     "multiway_identification_risk",
     "pairwise_identification_risk",
     "release_attacks",
+    "replicated_households",
     "replicated_uniques",
     "singling_out",
     "suda2",

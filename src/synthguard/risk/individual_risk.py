@@ -14,6 +14,7 @@ from synthguard._display import Summarized
 from synthguard.errors import DataError, ParameterError
 from synthguard.risk._common import as_list
 from synthguard.risk._patterns import check_columns
+from synthguard.risk.household_risk import HouseholdRisk, household_ids, household_risk
 from synthguard.risk.uniqueness import _group_rows
 
 __all__ = ["IndividualRisk", "individual_risk", "key_codes", "wildcard_frequencies"]
@@ -32,6 +33,9 @@ class IndividualRisk(Summarized):
     global_risk : mean individual risk (sdcMicro's ``global_risk``).
     expected_reidentifications : sum of the individual risks (sdcMicro's ``global_risk_ER``).
     weighted : whether sampling weights were used.
+    household : with ``household=``, the household risk of every record and its global
+        figures (sdcMicro's ``hier_risk``, ``hier_risk_ER``, ``hier_risk_pct``), a
+        :class:`~synthguard.risk.household_risk.HouseholdRisk`; None otherwise.
     """
 
     fk: np.ndarray
@@ -42,6 +46,7 @@ class IndividualRisk(Summarized):
     weighted: bool
     keys: tuple[str, ...]
     index: pd.Index = field(default_factory=lambda: pd.RangeIndex(0))
+    household: HouseholdRisk | None = None
 
     goal = "minimize"
 
@@ -60,20 +65,25 @@ class IndividualRisk(Summarized):
         return int(np.sum(self.risk > threshold))
 
     def to_frame(self) -> pd.DataFrame:
-        """One row per record in the data's order: ``risk``, ``fk``, ``Fk``."""
-        return pd.DataFrame({"fk": self.fk, "Fk": self.Fk, "risk": self.risk}, index=self.index)
+        """One row per record in the data's order: ``risk``, ``fk``, ``Fk`` (and
+        ``hier_risk`` with a household id)."""
+        cols = {"fk": self.fk, "Fk": self.Fk, "risk": self.risk}
+        if self.household is not None:
+            cols["hier_risk"] = self.household.risk
+        return pd.DataFrame(cols, index=self.index)
 
     def summary(self) -> str:
         kind = "weighted (Benedetti-Franconi)" if self.weighted else "unweighted (1/fk)"
-        return "\n".join(
-            [
-                f"Individual risk of keys {', '.join(self.keys)} ({self.n} records, {kind})",
-                f"  expected re-identifications: {self.expected_reidentifications:.2f} "
-                f"({self.global_risk_pct:.2f}%)",
-                f"  records with risk > 0.1: {self.n_above(0.1)}",
-                f"  highest individual risk: {float(self.risk.max()) if self.n else 0.0:.4f}",
-            ]
-        )
+        lines = [
+            f"Individual risk of keys {', '.join(self.keys)} ({self.n} records, {kind})",
+            f"  expected re-identifications: {self.expected_reidentifications:.2f} "
+            f"({self.global_risk_pct:.2f}%)",
+            f"  records with risk > 0.1: {self.n_above(0.1)}",
+            f"  highest individual risk: {float(self.risk.max()) if self.n else 0.0:.4f}",
+        ]
+        if self.household is not None:
+            lines.extend(self.household.summary().splitlines())
+        return "\n".join(lines)
 
     def _repr_html_(self) -> str:
         return "<pre>" + self.summary() + "</pre>"
@@ -156,6 +166,7 @@ def individual_risk(
     data: pd.DataFrame,
     keys: Sequence[str],
     weights: str | np.ndarray | Sequence[float] | pd.Series | None = None,
+    household: str | None = None,
 ) -> IndividualRisk:
     """Individual re-identification risk of every record, global risk and expected
     re-identifications, as sdcMicro 5.8's ``measure_risk`` (``freqCalc`` + ``indivRisk``,
@@ -175,6 +186,11 @@ def individual_risk(
     global_risk = mean(r); expected_reidentifications = sum(r) (sdcMicro's ``global_risk_ER``);
     ``global_risk_pct`` = 100 * global_risk.
 
+    With ``household=`` (the household-id column, sdcMicro's ``hid``) the result's
+    ``household`` holds every record's household risk r_h = 1 - prod_{i in h} (1 - r_i) and
+    its sums over records, ``hier_risk_ER`` and ``hier_risk`` = hier_risk_ER / n
+    (:func:`synthguard.risk.household_risk.household_risk`).
+
     Missing key values follow sdcMicro's freqCalc (alpha = 1): a missing value matches any
     value, so fk and Fk count and sum over all records whose keys agree or are missing (see
     :func:`k_anonymity`). One deviation: sdcMicro 5.8 with two or more keys does not add records
@@ -187,6 +203,8 @@ def individual_risk(
     keys : key variables (quasi-identifiers), matched exactly.
     weights : sampling weights: a column of ``data`` or one positive value per record; None
         for unweighted data.
+    household : household-id column of ``data`` (persons within households); adds the
+        household risk.
 
     Returns
     -------
@@ -212,6 +230,16 @@ def individual_risk(
     fk, Fk = wildcard_frequencies(codes, w)
     risk = _benedetti_franconi(fk, Fk) if w is not None else 1.0 / fk.astype(np.float64)
     er = float(risk.sum())
+    hh = None
+    if household is not None:
+        if not isinstance(household, str):
+            raise ParameterError("parameter 'household': expected the name of the household-id "
+                                 "column")
+        if household in keys_l:
+            raise ParameterError(f"parameter 'household': '{household}' is also a key "
+                                 f"variable; an id is not something an intruder matches on")
+        hh = household_risk(risk, household_ids(data, household), household=household,
+                            index=data.index)
     return IndividualRisk(
         fk=fk,
         Fk=Fk,
@@ -221,6 +249,7 @@ def individual_risk(
         weighted=w is not None,
         keys=tuple(keys_l),
         index=data.index,
+        household=hh,
     )
 
 

@@ -1,7 +1,8 @@
 """Utility of a release: general measures (univariate, ECDF, correlation fit, pMSE and friends,
 k-way marginals) and analysis-specific ones (combining rules over implicates, interval
 overlap, SSO, regression and statistic comparisons, Ripley's K and L of point locations,
-survey-weighted estimates by domain).
+survey-weighted estimates by domain) and household-level ones (household size, composition,
+within-household associations, household totals, at-risk-of-poverty rate).
 
 Every result is a frozen dataclass with its headline numbers as attributes, ``to_frame()``
 and ``summary()``; ``metrics`` (class attribute) states each number's direction and range.
@@ -14,9 +15,11 @@ from synthguard.utility.discriminant import PMSEResult, pmse
 from synthguard.utility.domains import DomainEstimates, domain_estimates
 from synthguard.utility.ecdf import ECDFUtility, ecdf_utility
 from synthguard.utility.evaluate import UtilityEvaluation, evaluate_utility
+from synthguard.utility.household_utility import HouseholdUtility, household_utility
 from synthguard.utility.marginals import KWayMarginalScore, kway_marginal_score
 from synthguard.utility.mutual_information import MutualInformationFit, mutual_information_fit
 from synthguard.utility.overlap import SSOResult, ci_overlap, sso
+from synthguard.utility.poverty import PovertyRate, at_risk_of_poverty
 from synthguard.utility.regression import RegressionComparison, compare_regression
 from synthguard.utility.spatial import RipleyComparison, compare_ripley, ripley_k
 from synthguard.utility.statistics import StatisticsComparison, compare_statistics
@@ -29,10 +32,12 @@ __all__ = [
     "CorrelationFit",
     "DomainEstimates",
     "ECDFUtility",
+    "HouseholdUtility",
     "KWayMarginalScore",
     "MetricInfo",
     "MutualInformationFit",
     "PMSEResult",
+    "PovertyRate",
     "RegressionComparison",
     "RipleyComparison",
     "SSOResult",
@@ -41,6 +46,7 @@ __all__ = [
     "UtilityEvaluation",
     "UtilityTab",
     "UtilityTables",
+    "at_risk_of_poverty",
     "ci_overlap",
     "combine",
     "compare_regression",
@@ -50,6 +56,7 @@ __all__ = [
     "domain_estimates",
     "ecdf_utility",
     "evaluate_utility",
+    "household_utility",
     "kway_marginal_score",
     "mutual_information_fit",
     "pmse",

@@ -14,6 +14,9 @@ from synthguard.errors import DataError, ParameterError
 from synthguard.report.constraints_check import DEFAULT_LIMIT as CONSTRAINT_LIMIT
 from synthguard.report.constraints_check import METRIC as CONSTRAINT_METRIC
 from synthguard.report.constraints_check import evaluate_constraints
+from synthguard.report.evaluation.households import DEFAULT_LIMIT as HOUSEHOLD_LIMIT
+from synthguard.report.evaluation.households import METRIC as HOUSEHOLD_METRIC
+from synthguard.report.evaluation.households import check_household
 from synthguard.report.evaluation.results import KINDS
 from synthguard.report.metrics import METRICS
 from synthguard.report.thresholds import (
@@ -60,6 +63,8 @@ class Setting:
     max_distance_records: int | None
     weights: str | None
     constrained: bool
+    household: str | None = None
+    household_roles: Mapping[str, Any] | None = None
 
     @property
     def ir_targets(self) -> tuple[str, ...]:
@@ -115,6 +120,7 @@ def _check_thresholds(
     default_thresholds: bool,
     constraints: Any,
     no_target: bool = False,
+    household: bool = False,
 ) -> tuple[tuple[Threshold, ...], frozenset[str], bool]:
     """The thresholds to check: the documented defaults (with the attacks' and the
     constraints' when they run) unless switched off, a rule the caller names replacing the
@@ -139,6 +145,8 @@ def _check_thresholds(
     checked = evaluate_constraints(conf, {}, constraints)  # validates them before any work
     if checked is not None and default_thresholds and CONSTRAINT_METRIC not in user:
         merged = {**merged, CONSTRAINT_METRIC: CONSTRAINT_LIMIT}
+    if household and default_thresholds and HOUSEHOLD_METRIC not in user:
+        merged = {**merged, HOUSEHOLD_METRIC: HOUSEHOLD_LIMIT}
     parsed = parse_thresholds(merged or None)
     # a default that judges synthetic releases only is not applicable to protected ones,
     # unless the caller named it
@@ -165,6 +173,8 @@ def check_setting(
     attacks: Any,
     n_attacks: Any,
     constraints: Any,
+    household: Any = None,
+    household_roles: Any = None,
 ) -> Setting:
     """Check the arguments of :func:`~synthguard.report.evaluate` (in the order its
     ``Raises`` lists them) into a :class:`Setting`."""
@@ -175,12 +185,18 @@ def check_setting(
             "parameter 'releases': expected a non-empty mapping of release name to release"
         )
     keys_t, targets_t = _check_columns(conf, keys, targets)
+    roles = None
+    if household is not None:
+        roles = check_household(conf, household, household_roles, keys_t, targets_t)
+    elif household_roles is not None:
+        raise ParameterError("parameter 'household_roles': name the household-id column too "
+                             "(household=, --household)")
     if isinstance(radius, bool) or not isinstance(radius, int | float) or not radius >= 0:
         raise ParameterError("parameter 'radius': expected a number >= 0, e.g. 0.2 for 20%")
     formulas_t = as_tuple(formulas, "formulas")
     parsed, synthetic_only, constrained = _check_thresholds(
         conf, thresholds, attacks, n_attacks, default_thresholds, constraints,
-        no_target=not targets_t,
+        no_target=not targets_t, household=household is not None,
     )
     kinds = dict(kinds or {})
     bad_kind = {k: v for k, v in kinds.items() if v not in KINDS}
@@ -204,4 +220,5 @@ def check_setting(
         radius=float(radius), formulas=formulas_t, thresholds=parsed,
         synthetic_only=synthetic_only, kinds=kinds, attacks=attacks, n_attacks=n_attacks,
         max_distance_records=max_distance_records, weights=weights, constrained=constrained,
+        household=household, household_roles=roles,
     )

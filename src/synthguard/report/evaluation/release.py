@@ -53,9 +53,11 @@ class _Work:
 
 def measure_release(
     s: Setting, name: str, release: Any, implicates: list[pd.DataFrame],
-    rng: np.random.Generator, checked: Any,
+    rng: np.random.Generator, checked: Any, households: Any = None,
 ) -> ReleaseEvaluation:
-    """Utility, risk, metrics and threshold checks of one release (its ``implicates``)."""
+    """Utility, risk, metrics and threshold checks of one release (its ``implicates``);
+    ``households``: the household measures of every release
+    (:class:`~synthguard.report.evaluation.households.HouseholdEvaluation`), or None."""
     t0 = time.perf_counter()
     kind = kind_of(release, implicates, s.conf, s.kinds.get(name))
     common = [c for c in s.conf.columns if all(c in df.columns for df in implicates)]
@@ -77,6 +79,9 @@ def measure_release(
                                     w.errors, w.notes.run, n_attacks=s.n_attacks)
     bundles = {"utility": utility, "risk": risk, "attacks": attack_result}
     metrics = _metrics(s, w, bundles, conf_u, checked, per_record)
+    if households is not None:  # replicated households and the household utility measures
+        metrics.update(households.metrics(name))
+        w.errors.update(households.not_computed(name))
     not_applicable = undefined(kind, implicates, s.conf, s.holdout)
     if kind != "full" and "identification risk" not in w.inapplicable:
         # rows that stand for records: a record-level figure missing is not computed (a

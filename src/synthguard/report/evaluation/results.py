@@ -145,6 +145,8 @@ class Evaluation(Summarized):
     #: sdcMicro's risk block and the domain estimates (:mod:`synthguard.report.survey_blocks`)
     survey: Any = field(default=None, repr=False, compare=False)
     constraints: Any = field(default=None, repr=False, compare=False)
+    #: the household measures (:mod:`synthguard.report.evaluation.households`), with household=
+    households: Any = field(default=None, repr=False, compare=False)
 
     def __getitem__(self, name: str) -> ReleaseEvaluation:
         try:
@@ -183,6 +185,8 @@ class Evaluation(Summarized):
             out.extend((name, part, why) for part, why in r.not_computed.items())
         if self.survey is not None:
             out.extend(("data", part, why) for part, why in self.survey.errors.items())
+        if self.households is not None and self.households.data_risk_error is not None:
+            out.append(("data", "household risk", self.households.data_risk_error))
         return out
 
     @property

@@ -4,6 +4,7 @@ gathers the results in an :class:`~synthguard.report.evaluation.results.Evaluati
 
 from __future__ import annotations
 
+import dataclasses
 import time
 from collections.abc import Mapping, Sequence
 from typing import Any
@@ -15,6 +16,7 @@ from synthguard.data.implicates import as_implicates
 from synthguard.data.schema import Schema
 from synthguard.errors import DataError
 from synthguard.report.constraints_check import evaluate_constraints
+from synthguard.report.evaluation.households import evaluate_households
 from synthguard.report.evaluation.kinds import from_disk
 from synthguard.report.evaluation.notes import Notes
 from synthguard.report.evaluation.options import Setting, as_tuple, check_setting
@@ -48,6 +50,8 @@ def evaluate(
     attacks: bool = False,
     n_attacks: int = 500,
     constraints: Any = None,
+    household: str | None = None,
+    household_roles: Mapping[str, Any] | None = None,
 ) -> Evaluation:
     """Evaluate the utility and disclosure risk of several releases of ``conf``.
 
@@ -94,6 +98,16 @@ def evaluate(
         computed (no honest control, no risk). The default thresholds then include
         :data:`~synthguard.report.thresholds.ATTACK_THRESHOLDS`.
     n_attacks : queries or attacked records per attack (anonymeter's default 500).
+    household : the household-id column (persons within households). Adds the household
+        measures (:mod:`synthguard.report.evaluation.households`, ``Evaluation.households``):
+        the data's household risk on the keys (sdcMicro's ``hier_risk``, weighted by
+        ``weights``), replicated households per release (default threshold 0 for synthetic
+        releases) and the household-level utility measures; the person-level measures run
+        without the id column. Every release must carry the column (new ids are fine).
+    household_roles : the person columns the household utility measures read:
+        ``{"relationship": "relat", "age": "age", "sex": "sex", "income": "income"}``
+        (also ``totals``, ``head_code``, ``partner_code``, ``child_code``); without them only
+        the household-size distribution is compared.
     max_distance_records : above this many released (stacked implicates) or confidential
         records, the distance to closest record and the membership attack run on random
         samples of this size (``max_records`` of :func:`synthguard.risk.evaluate_risk`; the
@@ -134,12 +148,24 @@ def evaluate(
         thresholds=thresholds, radius=radius, schema=schema, kinds=kinds,
         max_distance_records=max_distance_records, default_thresholds=default_thresholds,
         weights=weights, attacks=attacks, n_attacks=n_attacks, constraints=constraints,
+        household=household, household_roles=household_roles,
     )
     rng, seed = resolve_seed(random_state)
     child_rngs = spawn(rng, len(releases))
     releases = {name: from_disk(name, rel) for name, rel in releases.items()}
     impl_map = _implicates(conf, releases)
     checked = evaluate_constraints(conf, impl_map, constraints) if s.constrained else None
+    households = None
+    if s.household is not None:  # measured with the ids; the person-level measures without
+        households = evaluate_households(conf, impl_map, s.household, s.keys,
+                                         weights=s.weights, roles=s.household_roles)
+        person_cols = [c for c in conf.columns if c != s.household]
+        s = dataclasses.replace(
+            s, conf=conf[person_cols], schema=s.schema.subset(person_cols),
+            holdout=None if s.holdout is None else s.holdout.drop(columns=s.household,
+                                                                  errors="ignore"))
+        impl_map = {n: [df.drop(columns=s.household, errors="ignore") for df in impl]
+                    for n, impl in impl_map.items()}
     total = len(releases) + 1
     data_notes = Notes()
     data_risk, data_risk_error = data_record_risk(s, data_notes)
@@ -148,7 +174,8 @@ def evaluate(
     results: dict[str, ReleaseEvaluation] = {}
     for i, (name, rel) in enumerate(releases.items()):
         name = str(name)
-        results[name] = measure_release(s, name, rel, impl_map[name], child_rngs[i], checked)
+        results[name] = measure_release(s, name, rel, impl_map[name], child_rngs[i], checked,
+                                        households)
         if progress is not None:
             progress(f"release '{name}'", i + 2, total)
     survey = _survey(s, impl_map, results, data_notes, by, strata, clusters)
@@ -158,8 +185,8 @@ def evaluate(
         n_records=len(conf), n_holdout=0 if holdout is None else len(holdout),
         data_risk=data_risk, data_risk_error=data_risk_error,
         data_notes=tuple(data_notes.messages), seed=seed,
-        seconds=time.perf_counter() - t_all, conf=conf, holdout=holdout,
-        implicates=impl_map, survey=survey, constraints=checked,
+        seconds=time.perf_counter() - t_all, conf=s.conf, holdout=s.holdout,
+        implicates=impl_map, survey=survey, constraints=checked, households=households,
     )
 
 
