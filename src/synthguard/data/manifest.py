@@ -31,6 +31,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+from synthguard.data.safe_load import read_json
 from synthguard.errors import FileFormatError, ParameterError
 
 __all__ = [
@@ -204,10 +205,9 @@ def read_manifest(folder: str | os.PathLike[str]) -> ReleaseManifest | None:
     if not path.is_file():
         return None
     try:
-        manifest = ReleaseManifest.from_dict(json.loads(path.read_text(encoding="utf-8")))
-    except (OSError, ValueError, KeyError, TypeError) as e:
-        why = str(e) if isinstance(e, ValueError) and not isinstance(e, json.JSONDecodeError) \
-            else "not valid JSON"
+        manifest = ReleaseManifest.from_dict(read_json(path, what="a manifest"))
+    except (ValueError, KeyError, TypeError) as e:
+        why = str(e) if isinstance(e, ValueError) else "not valid JSON"
         raise FileFormatError(f"release folder '{d}': {MANIFEST_NAME} cannot be read ({why}); "
                               f"write the release again or remove the manifest") from None
     # an implicate is a file, or a Parquet folder (one file per partition, written by Dask)

@@ -59,8 +59,9 @@ from typing import Any
 
 import pandas as pd
 
+from synthguard.data.safe_load import read_json
 from synthguard.dp.conversion import rho_to_epsilon
-from synthguard.errors import DataError, ParameterError, PrivacyBudgetError
+from synthguard.errors import DataError, FileFormatError, ParameterError, PrivacyBudgetError
 
 __all__ = [
     "Budget",
@@ -352,12 +353,14 @@ class PrivacyLedger:
     @staticmethod
     def _read(path: Path) -> tuple[Budget, list[Charge]]:
         try:
-            doc = json.loads(path.read_text(encoding="utf-8"))
+            doc = read_json(path, what="a privacy ledger")
             if not isinstance(doc, dict) or doc.get("format") != _FORMAT:
                 raise ValueError("format")
             budget = Budget(float(doc["budget"]["epsilon"]), float(doc["budget"]["delta"]))
             charges = [Charge.from_dict(c) for c in doc["charges"]]
-        except (OSError, ValueError, KeyError, TypeError, AttributeError) as e:
+        except FileFormatError:
+            raise
+        except (ValueError, KeyError, TypeError, AttributeError) as e:
             raise DataError(
                 f"ledger file '{path.name}': not a readable synthguard privacy ledger (or an "
                 "amount in it is not a finite number >= 0); restore it from a backup (never "

@@ -62,6 +62,7 @@ from typing import Any
 import yaml
 
 from synthguard.bayes import RiskWeightedSynthesizer
+from synthguard.data.safe_load import MAX_YAML_BYTES, parse_yaml_node, read_text
 from synthguard.dp.synthesizers.registry import DP_SYNTHESIZERS
 from synthguard.dp.tables import dp_tables
 from synthguard.errors import ParameterError, PlanError
@@ -377,17 +378,6 @@ def _simple_name(name: str) -> bool:
     return bool(_SIMPLE_NAME.fullmatch(name)) and ".." not in name
 
 
-def _refuse_aliases(text: str, source: str) -> None:
-    """Refuse anchors and aliases before anything is composed: a 512-byte alias bomb ("billion
-    laughs") expands to millions of nodes and took minutes to reject. Plans never need them."""
-    for token in yaml.scan(text, Loader=yaml.SafeLoader):
-        if isinstance(token, yaml.AliasToken | yaml.AnchorToken):
-            raise PlanError(
-                f"{source}, line {token.start_mark.line + 1}: YAML anchors and aliases ('&name',"
-                " '*name') are not allowed in a plan; write the values out"
-            )
-
-
 def _inside(base: Path, rel: str) -> Path | None:
     """``base/rel`` when ``rel`` is a relative path that stays inside ``base``, else None."""
     if not rel or os.path.isabs(rel) or Path(rel).drive:
@@ -410,15 +400,7 @@ def parse_plan(
     PlanError
         Every problem, each with the file, line and field, in one message.
     """
-    try:
-        _refuse_aliases(text, source)
-        node = yaml.compose(text, Loader=yaml.SafeLoader)
-        data = yaml.safe_load(text)
-    except yaml.YAMLError as e:
-        mark = getattr(e, "problem_mark", None)
-        line = f", line {mark.line + 1}" if mark is not None else ""
-        problem = getattr(e, "problem", None) or "not valid YAML"
-        raise PlanError(f"{source}{line}: {problem}; check the indentation and quoting") from None
+    node, data = parse_yaml_node(text, source=source, what="a plan", error=PlanError)
     p = _Problems(_marks(node), source)
     for path, msg in _duplicate_keys(node):
         p.add(path, msg)
@@ -610,4 +592,5 @@ def load_plan(path: str | os.PathLike[str]) -> Plan:
     p = Path(path)
     if not p.is_file():
         raise PlanError(f"plan file '{p}' does not exist; create one with `synthguard init`")
-    return parse_plan(p.read_text(encoding="utf-8"), source=p.name, base_dir=p.parent.resolve())
+    text = read_text(p, p.name, "a plan", MAX_YAML_BYTES, PlanError)
+    return parse_plan(text, source=p.name, base_dir=p.parent.resolve())
