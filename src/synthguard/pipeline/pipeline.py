@@ -216,14 +216,26 @@ def _write_release(stage: Path, name: str, release: Any, method: str, columns: l
     return paths
 
 
+_WRITTEN = ("releases", "ledger.json", "ledger.json.lock", "ledger.csv", "evaluation.csv",
+            "plan.yaml", "sweep.csv", "frontier.png")
+
+
 def _check_contained(plan: Plan) -> None:
-    """Every file a run writes stays inside its output folder, also for a Plan built in Python."""
-    from synthguard.pipeline.plan import _simple_name
+    """Every file a run writes stays inside its output folder, also for a Plan built in Python,
+    and also when a symbolic link already sits where the run writes (followed, it would lead
+    out of the folder)."""
+    from synthguard.pipeline.plan import _simple_name, contained
 
     bad = [s.name for s in plan.releases if not _simple_name(s.name)]
     if bad or not _simple_name(plan.report_file):
         raise PlanError("release names and report.file must be simple names (no '/', '..' or "
                         "absolute path) so that every output stays inside the output folder")
+    names = [*_WRITTEN, plan.report_file, *(f"releases/{s.name}" for s in plan.releases)]
+    links = contained(plan.output, names)
+    if links:
+        raise PlanError(f"output folder '{plan.output}': {', '.join(links)} is a symbolic link "
+                        "that leads out of the folder; remove the link or choose another "
+                        "output folder")
 
 
 def run_plan(plan: Plan | str | os.PathLike[str], *, progress: Progress | None = None,

@@ -54,7 +54,7 @@ from __future__ import annotations
 import inspect
 import os
 import re
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -379,15 +379,21 @@ def _simple_name(name: str) -> bool:
 
 
 def _inside(base: Path, rel: str) -> Path | None:
-    """``base/rel`` when ``rel`` is a relative path that stays inside ``base``, else None."""
+    """``base/rel``, resolved through symbolic links, when ``rel`` is a relative path that stays
+    inside ``base`` also after every link in it is followed (``output: linkout/x`` with
+    ``linkout`` a link out of the folder wrote outside it); else None."""
     if not rel or os.path.isabs(rel) or Path(rel).drive:
         return None
-    target = Path(os.path.normpath(base / rel))
-    try:
-        target.relative_to(Path(os.path.normpath(base)))
-    except ValueError:
-        return None
-    return target
+    root = Path(os.path.realpath(base))
+    target = Path(os.path.realpath(base / rel))
+    return target if target.is_relative_to(root) else None
+
+
+def contained(out: Path, names: Iterable[str]) -> list[str]:
+    """Those of ``names`` whose path under ``out`` leaves ``out`` once symbolic links are
+    followed (a link planted where a run writes ``ledger.json`` or ``releases``)."""
+    root = Path(os.path.realpath(out))
+    return [n for n in names if not Path(os.path.realpath(out / n)).is_relative_to(root)]
 
 
 def parse_plan(
@@ -451,9 +457,10 @@ def parse_plan(
         p.add(("output",), "expected a folder path")
         output = "synthguard_output"
     out_path = _inside(base, output)
-    if out_path is None or out_path == Path(os.path.normpath(base)):
+    if out_path is None or out_path == Path(os.path.realpath(base)):
         p.add(("output",), "expected a folder inside the plan's folder (a relative path without "
-                           "'..'); for a folder elsewhere use `synthguard run --out FOLDER`")
+                           "'..' or a link that leads out of it); for a folder elsewhere use "
+                           "`synthguard run --out FOLDER`")
         out_path = Path(os.path.normpath(base / "synthguard_output"))
     holdout = top.get("holdout", 0.0)
     if not _is_number(holdout) or not 0 <= holdout < 1:
