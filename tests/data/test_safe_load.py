@@ -9,6 +9,7 @@ before anything is built, with the file named and what to do.
 
 from __future__ import annotations
 
+import itertools
 import json
 import re
 import time
@@ -30,7 +31,7 @@ def _bomb(levels: int = 9) -> str:
     """The "billion laughs": 9 ** levels strings from a few hundred bytes."""
     lines = ['a: &a ["lol","lol","lol","lol","lol","lol","lol","lol","lol"]']
     names = "abcdefghijklmnop"
-    for prev, cur in zip(names[:levels - 1], names[1:levels]):
+    for prev, cur in itertools.pairwise(names[:levels]):
         lines.append(f"{cur}: &{cur} [" + ",".join([f"*{prev}"] * 9) + "]")
     return "\n".join(lines) + "\n"
 
@@ -43,7 +44,7 @@ def test_alias_bomb_is_refused_before_anything_is_built():
 
 
 def test_a_single_alias_is_refused_too_with_its_line():
-    with pytest.raises(ParameterError, match="line 2.*write the values out"):
+    with pytest.raises(ParameterError, match=r"line 2.*write the values out"):
         parse_yaml("a: 1\nb: *x\n", error=ParameterError)
 
 
@@ -92,7 +93,7 @@ def test_invalid_yaml_names_the_line_and_the_hint():
 def test_a_ledger_nested_too_deep_is_refused_with_its_name(tmp_path):
     p = tmp_path / "ledger.json"
     p.write_text("[" * 5000 + "]" * 5000)
-    with pytest.raises(DataError, match="'ledger.json': nested more than 64"):
+    with pytest.raises(DataError, match=r"'ledger\.json': nested more than 64"):
         PrivacyLedger.open(p)
 
 

@@ -150,7 +150,7 @@ def test_output_through_a_link_out_of_the_folder_is_refused(folder, tmp_path_fac
     it and exited 0. After: the path is resolved through the link and refused."""
     elsewhere = tmp_path_factory.mktemp("elsewhere")
     (folder / "linkout").symlink_to(elsewhere, target_is_directory=True)
-    with pytest.raises(PlanError, match="inside the plan's folder.*link"):
+    with pytest.raises(PlanError, match=r"inside the plan's folder.*link"):
         _plan(folder, output="output: linkout/x")
     # a link that stays inside the folder is fine, and the resolved folder is what is used
     (folder / "real").mkdir()
