@@ -80,7 +80,8 @@ def write_dp_tables(folder: Path, release: DPTables, ledger_ref: str | None) -> 
     info = {
         "kind": "dp-tables", "files": [p.name for p in paths],
         "epsilon": a.epsilon, "delta": a.delta, "noise": release.noise_source,
-        "dp": release.dp, "rule": release.rule.describe(), "notes": list(release.notes),
+        "dp": release.dp, "rule": release.rule.describe() + " " + release.published(),
+        "notes": list(release.notes),
         "ledger": ledger_ref,
         "spent": None if spent is None else {"epsilon": spent.epsilon, "delta": spent.delta,
                                              "rho": spent.rho},
