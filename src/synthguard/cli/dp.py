@@ -399,7 +399,7 @@ def synthesize_dp(data: Path, read_kw: dict[str, Any], method: str, epsilon: flo
         spent = ledger.spent
         released = [str(c) for c in release.implicates[0].columns]
         write_manifest(tmp, ReleaseManifest(
-            kind="dp", implicates=tuple(files), seed=seed,
+            kind="dp" if release.dp else "not-dp", implicates=tuple(files), seed=seed,
             methods={c: f"dp:{method}" for c in released}, columns=tuple(released),
             dropped=tuple(str(c) for c in df.columns if str(c) not in released),
             ledger=ledger_ref, metadata=tuple(meta),
@@ -410,7 +410,8 @@ def synthesize_dp(data: Path, read_kw: dict[str, Any], method: str, epsilon: flo
     echo = (lambda s: None) if quiet else click.echo
     for f in files:
         echo(f"wrote {out / f}")
-    echo(f"wrote {out / MANIFEST_NAME} (kind dp, ledger {ledger_ref})")
+    echo(f"wrote {out / MANIFEST_NAME} (kind {'dp' if release.dp else 'not-dp'}, "
+         f"ledger {ledger_ref})")
     echo(str(syn.ledger_))
     accuracy = accuracy_line(dp_info)
     if accuracy:  # from the noise scale and the noisy measurements only

@@ -327,7 +327,8 @@ def tabulate_cmd(data: Path, read_kw: dict[str, Any], tables: tuple[str, ...],
         ledger_ref = ("ledger.json" if ledger_path is None else
                       Path(os.path.relpath(ledger_path.resolve(), out.resolve())).as_posix())
         spent = ledger.spent
-        info = {"kind": "dp-tables" if not hierarchy else "dp-topdown", "files": files,
+        kind = "dp-tables" if not hierarchy else "dp-topdown"
+        info = {"kind": kind if res.dp else "not-" + kind, "files": files,
                 "epsilon": epsilon, "delta": d, "mechanism": mechanism, "seed": seed,
                 "noise": res.noise_source, "dp": res.dp, "rule": rule_text,
                 "ledger": ledger_ref, "notes": list(res.notes),

@@ -49,7 +49,7 @@ __all__ = [
 
 MANIFEST_NAME = "synthguard_manifest.json"
 METADATA_DIR = "metadata"
-MANIFEST_KINDS = ("full", "partial", "protected", "dp")
+MANIFEST_KINDS = ("full", "partial", "protected", "dp", "not-dp")
 _FORMAT = "synthguard-release"
 _VERSION = 1
 
@@ -78,7 +78,9 @@ class ReleaseManifest:
     kind : ``"full"`` (fully synthetic: rows stand for no confidential record),
         ``"partial"`` (partially synthetic: rows are the confidential records, ``kept``
         columns copied), ``"protected"`` (traditional SDC of the confidential records) or
-        ``"dp"`` (differentially private synthetic data; evaluated as fully synthetic).
+        ``"dp"`` (differentially private synthetic data; evaluated as fully synthetic) or
+        ``"not-dp"`` (made by a DP synthesizer whose levels or bins were read from the data:
+        NOT differentially private; evaluated as fully synthetic).
     implicates : file names of the implicates, relative to the folder, in order.
     seed : the seed that reproduces the release (None when unknown or not seedable).
     methods : column → method that made it.
@@ -129,8 +131,8 @@ class ReleaseManifest:
 
     @property
     def evaluation_kind(self) -> str:
-        """The kind :func:`synthguard.evaluate` measures it as (``dp`` → ``full``)."""
-        return "full" if self.kind == "dp" else self.kind
+        """The kind :func:`synthguard.evaluate` measures it as (``dp``, ``not-dp`` → ``full``)."""
+        return "full" if self.kind in ("dp", "not-dp") else self.kind
 
     def to_dict(self) -> dict[str, Any]:
         return {

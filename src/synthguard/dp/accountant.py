@@ -114,6 +114,9 @@ class Budget:
     rho: float = 0.0
 
 
+NOT_DP_PREFIX = "NOT DP"
+
+
 @dataclass(frozen=True)
 class Charge:
     """One line of the ledger. ``kind``: 'pure', 'approx', 'zcdp' or 'parallel'."""
@@ -125,6 +128,14 @@ class Charge:
     kind: str
     time: str
     parts: tuple[Charge, ...] = field(default=())
+
+    @property
+    def dp(self) -> bool:
+        """False for a line marked NOT DP (its label starts ``"NOT DP"``): the release it paid
+        for read its domain from the data (``domain_from_data='not-dp'``), so its noise was
+        spent, and counts against the budget, but no ε or δ bounds what it discloses. The
+        label is part of the hash chain, so the mark cannot be edited away."""
+        return not self.label.startswith(NOT_DP_PREFIX)
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -610,8 +621,11 @@ class PrivacyLedger:
                 rows.append({"label": "  " + p.label, "kind": p.kind, "epsilon": p.epsilon,
                              "delta": p.delta, "rho": p.rho, "counted": False, "time": p.time})
         s = self.spent
+        n_not = sum(not c.dp for c in self._charges)
         rows.append({"label": "TOTAL", "kind": "", "epsilon": s.epsilon, "delta": s.delta,
-                     "rho": s.rho, "counted": False, "time": ""})
+                     "rho": s.rho, "counted": False, "time": "",
+                     "worth": (f"bounds the DP lines only: {n_not} NOT DP line(s) have no "
+                               "epsilon/delta guarantee") if n_not else ""})
         return pd.DataFrame(rows, columns=["label", "kind", "epsilon", "delta", "rho", "counted",
                                            "time", "worth"]).fillna({"worth": ""})
 
@@ -637,6 +651,11 @@ class PrivacyLedger:
                 lines.append(f"  {p.label:<{w - 2}} {'(part)':<9} {p.epsilon:>10.4g} "
                              f"{p.delta:>10.3g} {p.rho:>10.4g}")
         lines.append(f"spent:     epsilon={s.epsilon:.6g}, delta={s.delta:.3g}, rho={s.rho:.4g}")
+        n_not = sum(not c.dp for c in self._charges)
+        if n_not:
+            lines.append(f"NOT DP:    {n_not} line(s) paid for releases that are NOT differentially "
+                         "private (domain read from the data): they count against the budget, "
+                         "but no epsilon or delta bounds what those releases disclose")
         # the tight conversion is inverted by bisection: a budget spent in full can leave a
         # rounding residue (1e-16), which is not budget
         rest = 0.0 if r.epsilon <= _TOL * max(1.0, self.epsilon) else r.epsilon
@@ -644,7 +663,10 @@ class PrivacyLedger:
         return "\n".join(lines)
 
     def _worth(self, c: Charge) -> str:
-        """What a zCDP line alone is worth in (ε, δ) at the ledger's δ (ρ's add, ε's do not)."""
+        """What a zCDP line alone is worth in (ε, δ) at the ledger's δ (ρ's add, ε's do not);
+        for a NOT DP line, that it is worth no guarantee."""
+        if not c.dp:
+            return "  (NOT DP: no epsilon/delta guarantee for this release)"
         if c.rho <= 0 or not 0 < self.delta < 1:
             return ""
         return f"  (alone: epsilon={rho_to_epsilon(c.rho, self.delta):.4g}, delta={self.delta:.3g})"

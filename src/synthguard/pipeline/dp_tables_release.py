@@ -16,7 +16,7 @@ The parameters are those of :func:`synthguard.dp.tables.dp_tables` (checked agai
 signature); the pipeline sets ``ledger`` (the plan's, charged before any noise) and never a
 seed (OpenDP noise: a release). The release folder holds one CSV per table (every public cell
 with its noisy count, interval and reliability flag), ``allocation.csv`` and ``release.json``
-(kind ``dp-tables``, the spending, the reliability rule) as ``synthguard dp tabulate`` writes.
+(kind ``dp-tables``, or ``not-dp-tables`` when a domain was read from the data; the spending, the reliability rule) as ``synthguard dp tabulate`` writes.
 Tables are not records: the plan's utility and risk evaluation measures its microdata releases
 only, and the report lists the tables release with its spending.
 """
@@ -78,7 +78,8 @@ def write_dp_tables(folder: Path, release: DPTables, ledger_ref: str | None) -> 
     a = release.allocation
     spent = release.ledger.spent if release.ledger is not None else None
     info = {
-        "kind": "dp-tables", "files": [p.name for p in paths],
+        "kind": "dp-tables" if release.dp else "not-dp-tables",
+        "files": [p.name for p in paths],
         "epsilon": a.epsilon, "delta": a.delta, "noise": release.noise_source,
         "dp": release.dp, "rule": release.rule.describe() + " " + release.published(),
         "notes": list(release.notes),

@@ -174,8 +174,8 @@ def _discard(fresh: list[Path]) -> None:
 
 
 def _manifest_kind(method: str, release: Any) -> str:
-    if method == "dp":
-        return "dp"
+    if method == "dp":  # a domain read from the data is NOT DP, and the manifest says so
+        return "dp" if getattr(release, "dp", True) else "not-dp"
     kind = release_kind(release)
     if kind is not None:
         return kind

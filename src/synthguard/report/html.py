@@ -246,7 +246,11 @@ def build_report(
     dp_names = {str(n) for n in (dp_releases or ())} | {
         n for n, r in ev.releases.items() if r.kind == "dp"}
     dp_names |= {str(n) for n, i in (dp_info or {}).items() if i.method and not i.start}
-    is_dp = bool(dp_names) or ledger is not None
+    # a DP synthesizer whose domain was read from the data (domain_from_data='not-dp') made
+    # a release that is NOT differentially private: it is never called DP (issue 31, N4)
+    not_dp_names = {str(n) for n, i in (dp_info or {}).items() if not getattr(i, "dp", True)}
+    dp_names -= not_dp_names
+    is_dp = bool(dp_names or not_dp_names) or ledger is not None
     count = _rounded_count if is_dp else _exact_count
     exact_ns = [n for n in (ev.n_records, ev.n_holdout, ev.n_records + ev.n_holdout) if n]
 
@@ -362,7 +366,8 @@ def build_report(
         word, text = verdict_line(r)
         verdicts.append({"name": n, "word": word, "text": text})
         stories.append(release_story(r, importance=imp.get(n), count=count, baseline=baseline,
-                                     kind="dp" if n in dp_names else None))
+                                     kind="dp" if n in dp_names else
+                                     "not-dp" if n in not_dp_names else None))
     # notes and errors may quote a term naming a category level (a regression error's
     # C(country)[T.<level>]) or, in a DP report, the exact number of records: both withheld
     errors = [(n, part, scrub(msg)) for n, r in ev.releases.items()
@@ -399,8 +404,9 @@ def build_report(
         verdicts=verdicts,
         stories=stories,
         baseline=None if baseline is None else format_number(baseline, 3),
-        dp=dp_names or (ledger is not None),
+        dp=bool(dp_names or not_dp_names) or (ledger is not None),
         dp_names=sorted(dp_names),
+        not_dp_names=sorted(not_dp_names),
         all_passed=ev.passed,
         any_checks=bool(ev.thresholds),
         errors=errors,
