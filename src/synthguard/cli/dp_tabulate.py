@@ -327,11 +327,15 @@ def tabulate_cmd(data: Path, read_kw: dict[str, Any], tables: tuple[str, ...],
         ledger_ref = ("ledger.json" if ledger_path is None else
                       Path(os.path.relpath(ledger_path.resolve(), out.resolve())).as_posix())
         spent = ledger.spent
+        record = None
+        if ledger_path is not None:  # an outside ledger: keep a copy that travels
+            ledger.write_record(tmp / "ledger_record.json")
+            record = "ledger_record.json"
         kind = "dp-tables" if not hierarchy else "dp-topdown"
         info = {"kind": kind if res.dp else "not-" + kind, "files": files,
                 "epsilon": epsilon, "delta": d, "mechanism": mechanism, "seed": seed,
                 "noise": res.noise_source, "dp": res.dp, "rule": rule_text,
-                "ledger": ledger_ref, "notes": list(res.notes),
+                "ledger": ledger_ref, "ledger_record": record, "notes": list(res.notes),
                 "spent": {"epsilon": spent.epsilon, "delta": spent.delta, "rho": spent.rho}}
         (tmp / "release.json").write_text(json.dumps(info, indent=2), encoding="utf-8")
     seconds = time.perf_counter() - started

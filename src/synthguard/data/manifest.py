@@ -35,6 +35,7 @@ from synthguard.data.safe_load import read_json
 from synthguard.errors import FileFormatError, ParameterError
 
 __all__ = [
+    "LEDGER_RECORD",
     "MANIFEST_KINDS",
     "MANIFEST_NAME",
     "METADATA_DIR",
@@ -49,6 +50,7 @@ __all__ = [
 
 MANIFEST_NAME = "synthguard_manifest.json"
 METADATA_DIR = "metadata"
+LEDGER_RECORD = f"{METADATA_DIR}/ledger_record.json"
 MANIFEST_KINDS = ("full", "partial", "protected", "dp", "not-dp")
 _FORMAT = "synthguard-release"
 _VERSION = 1
@@ -88,6 +90,9 @@ class ReleaseManifest:
     dropped : confidential columns left out of the release.
     columns : the release's columns.
     ledger : the privacy ledger file (DP releases), relative to the folder.
+    ledger_record : a read-only copy of that ledger as it stood when the release was
+        written, inside the folder (``metadata/ledger_record.json``): it travels with the
+        folder, so the release's spending can be read after a move breaks ``ledger``.
     spent : the ledger's total spend (``epsilon``, ``delta``, ``rho``) when the release was
         written (DP releases).
     metadata : other files of the release (diagnostics, provenance), relative to the folder.
@@ -109,6 +114,7 @@ class ReleaseManifest:
     versions: Mapping[str, str] = field(default_factory=software_versions)
     created: str = field(default_factory=_now)
     details: Mapping[str, Any] = field(default_factory=dict)
+    ledger_record: str | None = None
 
     def __post_init__(self) -> None:
         if self.kind not in MANIFEST_KINDS:
@@ -119,7 +125,11 @@ class ReleaseManifest:
         for name in (*self.implicates, *self.metadata, *([self.ledger] if self.ledger else [])):
             if not isinstance(name, str) or not name or Path(name).is_absolute():
                 raise ParameterError("release manifest: file names must be relative paths")
-        for name in (*self.implicates, *self.metadata):
+        inside = (*self.implicates, *self.metadata,
+                  *([self.ledger_record] if self.ledger_record else []))
+        for name in inside:
+            if not isinstance(name, str) or not name or Path(name).is_absolute():
+                raise ParameterError("release manifest: file names must be relative paths")
             if ".." in Path(name).parts:
                 raise ParameterError("release manifest: implicates and metadata must lie "
                                      "inside the release folder")
@@ -143,6 +153,7 @@ class ReleaseManifest:
             "ledger": self.ledger, "spent": None if self.spent is None else dict(self.spent),
             "metadata": list(self.metadata), "versions": dict(self.versions),
             "created": self.created, "details": dict(self.details),
+            "ledger_record": self.ledger_record,
         }
 
     @classmethod
@@ -169,6 +180,8 @@ class ReleaseManifest:
             versions={str(k): str(v) for k, v in dict(doc.get("versions") or {}).items()},
             created=str(doc.get("created", "")),
             details=dict(doc.get("details") or {}),
+            ledger_record=(None if doc.get("ledger_record") is None
+                           else str(doc["ledger_record"])),
         )
 
 

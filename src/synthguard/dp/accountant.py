@@ -422,6 +422,34 @@ class PrivacyLedger:
             "head": h,
         }
 
+    @classmethod
+    def read_record(cls, path: str | os.PathLike[str]) -> PrivacyLedger:
+        """An in-memory ledger holding what the file ``path`` records (a release's ledger
+        record, or any ledger file), verified by its hash chain; the file is only read (no
+        lock file is created beside it) and nothing charged on the result reaches it."""
+        budget, charges = cls._read(Path(path))
+        ledger = cls(epsilon=budget.epsilon, delta=budget.delta)
+        ledger._charges = list(charges)
+        return ledger
+
+    def write_record(self, path: str | os.PathLike[str]) -> Path:
+        """Write the ledger as it stands now to ``path``, read-only: a release's own record
+        of what was spent, kept inside its folder so it travels when the folder is moved.
+
+        The record is a complete ledger file (budget, charges, hash chain), so
+        :meth:`open` reads and verifies it; it is written read-only so that no charge is ever
+        recorded on it (spend budget on the ledger itself, never on a copy).
+        """
+        p = Path(path)
+        p.parent.mkdir(parents=True, exist_ok=True)
+        with self._lock:
+            doc = {**self._document(), "record_of": self.path.name if self.path else None}
+        if p.exists():
+            os.chmod(p, 0o644)
+        p.write_text(json.dumps(doc, indent=1), encoding="utf-8")
+        os.chmod(p, 0o444)
+        return p
+
     def _write(self, *, create: bool = False) -> None:
         """Write the file atomically (under the lock). ``create``: only if it does not exist."""
         assert self.path is not None

@@ -87,5 +87,9 @@ def write_dp_tables(folder: Path, release: DPTables, ledger_ref: str | None) -> 
         "spent": None if spent is None else {"epsilon": spent.epsilon, "delta": spent.delta,
                                              "rho": spent.rho},
     }
+    if ledger_ref is not None and hasattr(release.ledger, "write_record"):
+        # the release's own read-only copy of its ledger: it travels with the folder
+        release.ledger.write_record(folder / "ledger_record.json")
+        info["ledger_record"] = "ledger_record.json"
     (folder / "release.json").write_text(json.dumps(info, indent=2), encoding="utf-8")
     return paths

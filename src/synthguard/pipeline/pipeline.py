@@ -37,6 +37,7 @@ from synthguard.data.datasets import load_dataset
 from synthguard.data.implicates import release_kind
 from synthguard.data.io import read_table, write_table
 from synthguard.data.manifest import (
+    LEDGER_RECORD,
     ReleaseManifest,
     check_release_target,
     replace_folder,
@@ -198,9 +199,14 @@ def _write_release(stage: Path, name: str, release: Any, method: str, columns: l
     methods = getattr(release, "methods", None)
     seed = getattr(release, "seed", None)
     spent = None
+    record = None
     if method == "dp" and ledger is not None:
         s = ledger.spent
         spent = {"epsilon": s.epsilon, "delta": s.delta, "rho": s.rho}
+        # the release's own copy of its ledger: it travels with the folder (issue 31)
+        if hasattr(ledger, "write_record"):
+            ledger.write_record(folder / LEDGER_RECORD)
+            record = LEDGER_RECORD
     write_manifest(folder, ReleaseManifest(
         kind=_manifest_kind(method, release), implicates=tuple(p.name for p in paths),
         seed=seed if isinstance(seed, int) and not isinstance(seed, bool) else None,
@@ -212,6 +218,7 @@ def _write_release(stage: Path, name: str, release: Any, method: str, columns: l
         spent=spent, details={"plan method": method, "plan seed": plan_seed,
                               "plan holdout": holdout_share,
                               **dp_manifest_details(release), **sample_details(release)},
+        ledger_record=record,
     ))
     return paths
 

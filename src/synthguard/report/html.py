@@ -213,6 +213,7 @@ def build_report(
     dp_releases: Iterable[str] | None = None,
     frontier: Any = None,
     dp_info: Mapping[str, DPReleaseInfo] | None = None,
+    ledger_unread: Mapping[str, str] | None = None,
 ) -> str:
     """The report as one HTML string.
 
@@ -234,6 +235,9 @@ def build_report(
         report*: its header says what the ledger covers (the releases) and what it does not
         (this report, which is computed from the confidential data without noise), and every
         number of confidential records it prints is rounded to 2 significant figures.
+    ledger_unread : release name → why its privacy ledger could not be read (a moved folder
+        without its ledger record, a damaged file): the ledger section says so, and never
+        that no budget was spent.
     frontier : a sweep's result (:class:`synthguard.pipeline.SweepResult`): adds the section
         "Risk–utility frontier" (:mod:`synthguard.report.frontier_section`).
     dp_info : release name → :class:`~synthguard.report.dp_section.DPReleaseInfo`: the DP
@@ -243,7 +247,7 @@ def build_report(
     ev = evaluation
     frames = [ev.conf] + ([ev.holdout] if ev.holdout is not None else [])
     redactor = Redactor.from_data(frames, ev.schema, min_cell=min_cell)
-    dp_names = {str(n) for n in (dp_releases or ())} | {
+    dp_names = {str(n) for n in (dp_releases or ())} | set(map(str, ledger_unread or ())) | {
         n for n, r in ev.releases.items() if r.kind == "dp"}
     dp_names |= {str(n) for n, i in (dp_info or {}).items() if i.method and not i.start}
     # a DP synthesizer whose domain was read from the data (domain_from_data='not-dp') made
@@ -427,6 +431,7 @@ def build_report(
         risk_distribution=_risk_distribution(ev, count),
         whack=whack,
         dp_ledgers=ledgers_context(ledger),
+        ledger_unread=sorted((str(n), scrub(w)) for n, w in (ledger_unread or {}).items()),
         dp_accuracy=accuracy_context(ev, dict(dp_info or {})),
         provenance=prov,
         versions=_versions(),
