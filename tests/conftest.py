@@ -18,3 +18,12 @@ def shared_data() -> Path:
     if not SHARED_DATA.is_dir():
         pytest.skip(f"shared reference data not found at {SHARED_DATA}")
     return SHARED_DATA
+
+
+@pytest.fixture(autouse=True)
+def _unaccounted_warning_per_test(monkeypatch):
+    """A DP query without a ledger warns once per process (UnaccountedWarning); each test starts
+    as a fresh process would, so a test that calls one without a ledger must expect it."""
+    from synthguard.dp import queries
+
+    monkeypatch.setattr(queries, "_warned_unaccounted", False)

@@ -18,6 +18,7 @@ Warnings::
     SynthguardWarning(UserWarning)
     ├── DisclosureWarning      something in a release may disclose (copied records, singleton patterns)
     ├── PrivacyWarning         a DP setting outside its guarantee (classic Gaussian with epsilon >= 1, seeded noise)
+    │   └── UnaccountedWarning  a DP query answered without a ledger: what it spent is recorded nowhere
     ├── InputWarning           a file that may not read as meant (spaces around names or levels, missing-value codes)
     ├── UtilityWarning         a utility computation that is unreliable (tiny samples, separation)
     └── RenamedWarning(SynthguardWarning, FutureWarning)  an old parameter name or order, kept one release
@@ -45,6 +46,7 @@ __all__ = [
     "SchemaError",
     "SynthguardError",
     "SynthguardWarning",
+    "UnaccountedWarning",
     "UtilityWarning",
 ]
 
@@ -109,6 +111,11 @@ class DisclosureWarning(SynthguardWarning):
 
 class PrivacyWarning(SynthguardWarning):
     """A differential-privacy setting lies outside the guarantee it is meant to give."""
+
+
+class UnaccountedWarning(PrivacyWarning):
+    """A DP query (``dp_count``, ``dp_sum``, ...) ran without a ledger: its ε and δ were spent
+    but recorded nowhere, so repeated calls compose unseen. Warned once per process."""
 
 
 class InputWarning(SynthguardWarning):

@@ -136,3 +136,36 @@ def test_reconstruction_attack_in_the_report(conf):
     assert r.exit_code == 2 and "must be in every --table" in r.output  # checked before spending
     r = _run([*args[:-4], "--out", str(out), "--force", "--reconstruct"], conf)
     assert r.exit_code == 2 and "needs --report" in r.output
+
+
+def test_published_counts_are_non_negative_unless_raw_noisy(conf):
+    """Before: ``dp tabulate`` published negative counts unless --suppress-below was given.
+    After: non-negative integers by default; --raw-noisy gives the raw values of the same draw,
+    and release.json says which."""
+    args = [str(conf / "conf.csv"), "--table", "state x county x sex x age", "--levels",
+            str(conf / "levels.yaml"), "--levels-from-data", "--epsilon", "0.05",
+            "--seed", "4"]
+    r = _run([*args, "--out", str(conf / "pub")], conf)
+    assert r.exit_code == 0, r.output
+    r = _run([*args, "--raw-noisy", "--out", str(conf / "raw")], conf)
+    assert r.exit_code == 0, r.output
+    pub = pd.read_csv(conf / "pub" / "state_x_county_x_sex_x_age.csv")
+    raw = pd.read_csv(conf / "raw" / "state_x_county_x_sex_x_age.csv")
+    assert (raw["count"] < 0).any()
+    assert (pub["count"] >= 0).all() and pub["count"].dtype.kind == "i"
+    assert (pub["count"] == raw["count"].clip(lower=0)).all()
+    assert "non-negative integers" in json.loads((conf / "pub" / "release.json").read_text())[
+        "rule"]
+    assert "raw noisy" in json.loads((conf / "raw" / "release.json").read_text())["rule"]
+
+
+def test_topdown_publishes_measured_columns_only_on_request(conf):
+    args = [str(conf / "conf.csv"), "--hierarchy", "state>county", "--units",
+            str(conf / "units.csv"), "--levels", str(conf / "levels.yaml"), "--epsilon", "1",
+            "--seed", "2"]
+    assert _run([*args, "--out", str(conf / "td")], conf).exit_code == 0
+    assert _run([*args, "--raw-noisy", "--out", str(conf / "tdraw")], conf).exit_code == 0
+    pub = pd.read_csv(conf / "td" / "level_county.csv")
+    raw = pd.read_csv(conf / "tdraw" / "level_county.csv")
+    assert "measured" not in pub.columns and (pub["count"] >= 0).all()
+    assert "measured" in raw.columns

@@ -58,8 +58,10 @@ def test_count_sum_mean_scales_and_ledger():
 
 def test_mean_unknown_n_is_accurate_at_large_epsilon():
     x = np.random.default_rng(0).uniform(0, 10, 5000)
-    m = dp_mean(x, lower=0, upper=10, epsilon=50.0, random_state=5)
+    ledger = PrivacyLedger(epsilon=50.0)
+    m = dp_mean(x, lower=0, upper=10, epsilon=50.0, ledger=ledger, random_state=5)
     assert abs(m.value - x.mean()) < 0.05
+    assert ledger.spent.epsilon == pytest.approx(50.0)
     with pytest.raises(DataError):
         dp_mean(x, lower=0, upper=10, epsilon=1.0, n=10)
 
@@ -80,11 +82,12 @@ def test_histogram_counts_every_public_category():
 def test_quantile_seeded_and_opendp():
     x = np.random.default_rng(1).uniform(0, 100, 2001)
     med = float(np.median(x))
-    seeded = dp_quantile(x, 0.5, lower=0, upper=100, epsilon=5.0, random_state=7)
+    ledger = PrivacyLedger(epsilon=15.0)
+    seeded = dp_quantile(x, 0.5, lower=0, upper=100, epsilon=5.0, ledger=ledger, random_state=7)
     assert abs(seeded.value - med) < 3
-    vetted = dp_quantile(x, 0.5, lower=0, upper=100, epsilon=5.0)
+    vetted = dp_quantile(x, 0.5, lower=0, upper=100, epsilon=5.0, ledger=ledger)
     assert abs(vetted.value - med) < 3
-    q90 = dp_quantile(x, 0.9, lower=0, upper=100, epsilon=5.0, random_state=8)
+    q90 = dp_quantile(x, 0.9, lower=0, upper=100, epsilon=5.0, ledger=ledger, random_state=8)
     assert abs(q90.value - np.quantile(x, 0.9)) < 3
 
 
@@ -103,3 +106,38 @@ def test_mean_unknown_n_charges_the_whole_budget_once():
             ledger=ledger, label="mean", random_state=3)
     assert len(ledger.charges) == 1
     assert ledger.spent.epsilon == 1.0 and ledger.spent.delta == pytest.approx(1e-5)
+
+
+# ---------------------------------------------------- spending that nobody records (issue 31, L3)
+def test_a_query_without_a_ledger_warns_once_per_process_and_says_how_to_keep_an_account():
+    """Before: ``dp_count(x, epsilon=5)`` ran three times with no ledger and no warning. After:
+    the first call without a ledger warns (UnaccountedWarning, a PrivacyWarning) naming the
+    query and how to keep an account; later calls in the same process stay quiet."""
+    from synthguard.errors import PrivacyWarning, UnaccountedWarning
+
+    x = np.ones(50, dtype=bool)
+    with pytest.warns(UnaccountedWarning, match=r"dp_count: .*PrivacyLedger.*ledger=ledger") as w:
+        dp_count(x, epsilon=5, random_state=1)
+    assert issubclass(UnaccountedWarning, PrivacyWarning)
+    assert sum(isinstance(r.message, UnaccountedWarning) for r in w) == 1
+    # once per process: no second warning (it would be an error under filterwarnings=error)
+    dp_count(x, epsilon=5)
+    dp_sum(np.ones(5), lower=0, upper=1, epsilon=5)
+
+
+@pytest.mark.parametrize("call", [
+    lambda led: dp_sum(np.ones(5), lower=0, upper=1, epsilon=1, ledger=led, random_state=1),
+    lambda led: dp_mean(np.ones(5), lower=0, upper=1, epsilon=1, ledger=led, random_state=1),
+    lambda led: dp_histogram(["a"], categories=["a", "b"], epsilon=1, ledger=led,
+                             random_state=1),
+    lambda led: dp_quantile(np.ones(5), 0.5, lower=0, upper=1, epsilon=1, ledger=led,
+                            random_state=1),
+])
+def test_every_query_warns_without_a_ledger_and_not_with_one(call):
+    ledger = PrivacyLedger(epsilon=1.0)
+    call(ledger)  # with a ledger: no warning (an error under filterwarnings=error)
+    assert ledger.spent.epsilon == pytest.approx(1.0)
+    from synthguard.errors import UnaccountedWarning
+
+    with pytest.warns(UnaccountedWarning, match="without a ledger"):
+        call(None)

@@ -142,3 +142,48 @@ def test_real_synthesizers_still_load(tmp_path):
         again = Synthesizer.load(path)
         pd.testing.assert_frame_equal(syn.sample(random_state=3).implicates[0],
                                       again.sample(random_state=3).implicates[0])
+
+
+# ------------------------------------------------ links are followed before containing (issue 31, N5)
+def test_output_through_a_link_out_of_the_folder_is_refused(folder, tmp_path_factory):
+    """Before: ``output: linkout/x`` with ``linkout`` a link out of the folder wrote outside
+    it and exited 0. After: the path is resolved through the link and refused."""
+    elsewhere = tmp_path_factory.mktemp("elsewhere")
+    (folder / "linkout").symlink_to(elsewhere, target_is_directory=True)
+    with pytest.raises(PlanError, match=r"inside the plan's folder.*link"):
+        _plan(folder, output="output: linkout/x")
+    # a link that stays inside the folder is fine, and the resolved folder is what is used
+    (folder / "real").mkdir()
+    (folder / "linkin").symlink_to(folder / "real", target_is_directory=True)
+    assert _plan(folder, output="output: linkin/x").output == (folder / "real" / "x").resolve()
+
+
+def test_run_refuses_a_link_planted_where_it_writes(folder, tmp_path_factory):
+    from click.testing import CliRunner
+
+    from synthguard.cli import main
+
+    elsewhere = tmp_path_factory.mktemp("elsewhere2")
+    plan = folder / "plan.yaml"
+    plan.write_text(BASE.format(name="syn", output="output: out", report="report.html"))
+    (folder / "out").mkdir()
+    (folder / "out" / "evaluation.csv").symlink_to(elsewhere / "evaluation.csv")
+    res = CliRunner().invoke(main, ["run", str(plan), "--quiet"])
+    assert res.exit_code == 2, res.output
+    assert "evaluation.csv is a symbolic link" in res.output
+    assert list(elsewhere.iterdir()) == []
+
+
+def test_cli_run_with_output_through_a_link_exits_2_and_writes_nothing_outside(
+        folder, tmp_path_factory):
+    from click.testing import CliRunner
+
+    from synthguard.cli import main
+
+    elsewhere = tmp_path_factory.mktemp("elsewhere3")
+    (folder / "linkout").symlink_to(elsewhere, target_is_directory=True)
+    plan = folder / "plan.yaml"
+    plan.write_text(BASE.format(name="syn", output="output: linkout/x", report="report.html"))
+    res = CliRunner().invoke(main, ["run", str(plan), "--quiet"])
+    assert res.exit_code == 2, res.output
+    assert list(elsewhere.iterdir()) == []

@@ -79,11 +79,14 @@ def test_count_and_sum_equal_pandas_queries():
     data = _complete(1000, 53)
     data["rich"] = data["income"] > 10
     d = dd.from_pandas(data, npartitions=4)
+    ledger = dp.PrivacyLedger(epsilon=6.0)
     for where, arr in ((None, data), ("rich", data["rich"].to_numpy())):
-        got = scale_dp.dp_count(d, where=where, epsilon=1.0, random_state=5)
-        assert got.value == dp.dp_count(arr, epsilon=1.0, random_state=5).value
-    got = scale_dp.dp_sum(d, "income", lower=-5, upper=15, epsilon=1.0, random_state=6)
-    expected = dp.dp_sum(data["income"], lower=-5, upper=15, epsilon=1.0, random_state=6)
+        got = scale_dp.dp_count(d, where=where, epsilon=1.0, ledger=ledger, random_state=5)
+        assert got.value == dp.dp_count(arr, epsilon=1.0, ledger=ledger, random_state=5).value
+    got = scale_dp.dp_sum(d, "income", lower=-5, upper=15, epsilon=1.0, ledger=ledger,
+                          random_state=6)
+    expected = dp.dp_sum(data["income"], lower=-5, upper=15, epsilon=1.0, ledger=ledger,
+                         random_state=6)
     assert got.value == pytest.approx(expected.value, abs=1e-9)
 
 

@@ -294,6 +294,7 @@ def synthesize_dp(data: Path, read_kw: dict[str, Any], method: str, epsilon: flo
     from synthguard.cli import dp_dask  # issue 17: --dask (cli/dp_dask.py)
     from synthguard.cli._dask import require_file
     from synthguard.data.manifest import (
+        LEDGER_RECORD,
         MANIFEST_NAME,
         METADATA_DIR,
         ReleaseManifest,
@@ -397,24 +398,30 @@ def synthesize_dp(data: Path, read_kw: dict[str, Any], method: str, epsilon: flo
             (tmp / METADATA_DIR / "ledger.json.lock").unlink(missing_ok=True)
             ledger_ref = f"{METADATA_DIR}/ledger.json"
             meta.append(ledger_ref)
+            record = ledger_ref  # the ledger itself lives in the folder
         else:
             ledger_ref = Path(os.path.relpath(ledger_path.resolve(), out.resolve())).as_posix()
+            ledger.write_record(tmp / LEDGER_RECORD)  # travels with the folder
+            record = LEDGER_RECORD
+            meta.append(LEDGER_RECORD)
         dp_info = dp_info_from_provenance(release.provenance)
         spent = ledger.spent
         released = [str(c) for c in release.implicates[0].columns]
         write_manifest(tmp, ReleaseManifest(
-            kind="dp", implicates=tuple(files), seed=seed,
+            kind="dp" if release.dp else "not-dp", implicates=tuple(files), seed=seed,
             methods={c: f"dp:{method}" for c in released}, columns=tuple(released),
             dropped=tuple(str(c) for c in df.columns if str(c) not in released),
             ledger=ledger_ref, metadata=tuple(meta),
             spent={"epsilon": spent.epsilon, "delta": spent.delta, "rho": spent.rho},
             details={"method": method, "epsilon": epsilon, "delta": d,
                      "noise": release.noise, "dp": release.dp, **manifest_details(dp_info)},
+            ledger_record=record,
         ))
     echo = (lambda s: None) if quiet else click.echo
     for f in files:
         echo(f"wrote {out / f}")
-    echo(f"wrote {out / MANIFEST_NAME} (kind dp, ledger {ledger_ref})")
+    echo(f"wrote {out / MANIFEST_NAME} (kind {'dp' if release.dp else 'not-dp'}, "
+         f"ledger {ledger_ref})")
     echo(str(syn.ledger_))
     if getattr(syn, "time_bound_", False):
         click.echo(f"note: the time budget ({syn.max_seconds:g} s) bound the fit "

@@ -35,6 +35,7 @@ import yaml
 
 from synthguard.cli._dp_syntax import cli_syntax
 from synthguard.cli._options import read_options
+from synthguard.data.safe_load import read_yaml
 from synthguard.errors import ParameterError
 
 __all__ = ["domain_cmd", "load_domain", "nice_edges"]
@@ -49,10 +50,8 @@ def load_domain(path: Path | None, option: str = "--levels"
     data and not yet reviewed (``reviewed: false``) is refused."""
     if path is None:
         return {}, {}
-    try:
-        doc = yaml.safe_load(Path(path).read_text(encoding="utf-8")) or {}
-    except yaml.YAMLError:
-        doc = None
+    doc = read_yaml(path, source=f"option '{option}': '{Path(path).name}'",
+                    what="a domain file", error=ParameterError) or {}
     if isinstance(doc, dict) and doc and set(doc) <= _KEYS and (
             "categories" in doc or "bins" in doc):
         if doc.get("reviewed") is False:

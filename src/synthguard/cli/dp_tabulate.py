@@ -135,6 +135,10 @@ def _write_csv(frame: Any, path: Path) -> None:
                    "of its noisy count.")
 @click.option("--suppress-below", type=float, default=None,
               help="Withhold cells whose NOISY count is below this (post-processing).")
+@click.option("--raw-noisy", is_flag=True,
+              help="Publish the raw noisy counts (some negative) instead of non-negative "
+                   "integers (the default: rounded and clamped at 0, post-processing at no "
+                   "privacy cost); with --hierarchy, also the 'measured' columns.")
 @click.option("--ledger", "ledger_path", type=click.Path(dir_okay=False, path_type=Path),
               default=None, help="Ledger JSON file, charged before any noise (created if absent).")
 @click.option("--budget", type=float, default=None, help="Budget epsilon of a new ledger.")
@@ -166,13 +170,14 @@ def tabulate_cmd(data: Path, read_kw: dict[str, Any], tables: tuple[str, ...],
                  bins: tuple[str, ...], levels_from_data: bool, sums: tuple[str, ...],
                  allocation: str | None, zeros: tuple[str, ...], confidence: float,
                  max_relative_margin: float, suppress_below: float | None,
+                 raw_noisy: bool,
                  ledger_path: Path | None, budget: float | None, budget_delta: float | None,
                  report_path: Path | None, seed: int | None, out: Path, force: bool,
                  reconstruct: bool = False, reconstruct_block: str | None = None,
                  quiet: bool = False) -> None:
     """Release noisy tables of DATA from one budget (charging the ledger first) into OUT:
-    one CSV per table with every cell's noisy count, its interval, reliability and
-    suppression flags; allocation.csv; epsilon_table.csv (the budget in words for a board);
+    one CSV per table with every cell's noisy count (a non-negative integer: rounded and
+    clamped at 0, unless --raw-noisy), its interval, reliability and suppression flags; allocation.csv; epsilon_table.csv (the budget in words for a board);
     release.json. With --hierarchy, a TopDown release: every level measured with noise and
     post-processed into consistent non-negative integers (one CSV per level).
 
@@ -263,6 +268,7 @@ def tabulate_cmd(data: Path, read_kw: dict[str, Any], tables: tuple[str, ...],
                                        level_shares=_weights(level_shares), **common)
                 else:
                     kw = {"ledger": ledger, "rule": rule, "allocation": _weights(allocation),
+                          "raw_noisy": raw_noisy,
                           "sums": {c: tuple(v) for c, v in _numbers(sums, "--sum").items()}}
                     if period:
                         by_period = dp_tables_by_period(df, list(tables), period=period,
@@ -279,13 +285,15 @@ def tabulate_cmd(data: Path, read_kw: dict[str, Any], tables: tuple[str, ...],
             click.echo(f"warning: {w.message}", err=True)
         if hierarchy:
             for lv in res.levels:
-                released[f"level_{lv.name}"] = lv.frame
+                released[f"level_{lv.name}"] = (lv.frame if raw_noisy else lv.frame.drop(
+                    columns=["measured", "measured_lower", "measured_upper"]))
             alloc = res.allocation.to_frame()
             alloc["sd"] = [lv.noise.sd for lv in res.levels]
             rule_text = ("TopDown (Abowd et al. 2022): every level measured with noise, then "
                          "least squares and an integer programme per parent, so that counts "
-                         "are non-negative integers adding up to their parent's; 'measured' "
-                         "is the noisy measurement, 'count' the consistent estimate.")
+                         "are non-negative integers adding up to their parent's; 'count' is "
+                         "the consistent estimate" + (", 'measured' the raw noisy measurement "
+                                                      "(--raw-noisy)." if raw_noisy else "."))
         elif period:
             changes = period_changes(by_period, baseline) if baseline else {}
             for name in res.tables:
@@ -303,12 +311,12 @@ def tabulate_cmd(data: Path, read_kw: dict[str, Any], tables: tuple[str, ...],
             alloc = res.allocation_frame()
             rule_text = (res.rule.describe() + f" Every period of '{period}' is released "
                          f"with epsilon {epsilon:g} and charged to the same ledger "
-                         "(sequential composition over periods).")
+                         "(sequential composition over periods). " + res.published())
         else:
             for name, t in res.tables.items():
                 released[name] = t.frame
             alloc = res.allocation_frame()
-            rule_text = res.rule.describe()
+            rule_text = res.rule.describe() + " " + res.published()
         files = []
         for name, frame in released.items():
             _write_csv(frame, tmp / f"{name}.csv")
@@ -319,10 +327,15 @@ def tabulate_cmd(data: Path, read_kw: dict[str, Any], tables: tuple[str, ...],
         ledger_ref = ("ledger.json" if ledger_path is None else
                       Path(os.path.relpath(ledger_path.resolve(), out.resolve())).as_posix())
         spent = ledger.spent
-        info = {"kind": "dp-tables" if not hierarchy else "dp-topdown", "files": files,
+        record = None
+        if ledger_path is not None:  # an outside ledger: keep a copy that travels
+            ledger.write_record(tmp / "ledger_record.json")
+            record = "ledger_record.json"
+        kind = "dp-tables" if not hierarchy else "dp-topdown"
+        info = {"kind": kind if res.dp else "not-" + kind, "files": files,
                 "epsilon": epsilon, "delta": d, "mechanism": mechanism, "seed": seed,
                 "noise": res.noise_source, "dp": res.dp, "rule": rule_text,
-                "ledger": ledger_ref, "notes": list(res.notes),
+                "ledger": ledger_ref, "ledger_record": record, "notes": list(res.notes),
                 "spent": {"epsilon": spent.epsilon, "delta": spent.delta, "rho": spent.rho}}
         (tmp / "release.json").write_text(json.dumps(info, indent=2), encoding="utf-8")
     seconds = time.perf_counter() - started

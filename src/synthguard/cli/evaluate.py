@@ -5,7 +5,7 @@ from __future__ import annotations
 import dataclasses
 import os
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -153,25 +153,53 @@ def _align_columns(conf_df: pd.DataFrame, loaded: dict[str, Any], common_columns
     return out
 
 
-def _open_ledgers(loaded: dict[str, Any], echo_err: Callable[[str], None]) -> Any:
-    """The privacy ledger the DP releases' manifests name; with several, a mapping (ledger
-    file → ledger) that the report shows one by one and pooled (report/dp_section.py)."""
+def _open_ledgers(loaded: dict[str, Any], echo_err: Callable[[str], None]
+                  ) -> tuple[Any, dict[str, str]]:
+    """The privacy ledger the DP releases' manifests name (with several, a mapping ledger
+    file → ledger that the report shows one by one and pooled, report/dp_section.py), and
+    the DP releases whose ledger could not be read, with why.
+
+    A release's ledger is the file its manifest links to; when that link is broken (the
+    folder was moved) the read-only ledger record kept inside the folder is read instead."""
     from synthguard.dp import PrivacyLedger
+    from synthguard.errors import SynthguardError
 
     paths: dict[Path, list[str]] = {}
+    records: set[Path] = set()
+    unread: dict[str, str] = {}
     for name, r in loaded.items():
         p = r.ledger_path
-        if p is None:
+        if p is None and not r.is_dp:
             continue
-        if not p.is_file():
-            echo_err(f"warning: release '{name}': the privacy ledger its manifest names "
-                     f"({r.manifest.ledger}) is not there; the report has no ledger for it")
+        chosen = p
+        if p is None or not p.is_file():
+            chosen = r.ledger_record_path
+            why = (f"the privacy ledger its manifest names ({r.manifest.ledger}) is not there"
+                   if p is not None else "its manifest names no privacy ledger")
+            if chosen is None or not chosen.is_file():
+                unread[name] = why + " and the release folder holds no ledger record"
+                echo_err(f"warning: release '{name}': {unread[name]}; the privacy budget it "
+                         "spent is not shown (not computed)")
+                continue
+            echo_err(f"note: release '{name}': {why}; read the ledger record kept in the "
+                     f"release folder ({r.manifest.ledger_record}: the ledger as it stood "
+                     "when the release was written)")
+            records.add(chosen)
+        try:
+            PrivacyLedger.read_record(chosen)
+        except (SynthguardError, OSError) as e:
+            unread[name] = f"its privacy ledger cannot be read: {e}"
+            echo_err(f"warning: release '{name}': {unread[name]}")
             continue
-        paths.setdefault(p, []).append(name)
+        paths.setdefault(chosen, []).append(name)
+
+    def load(p: Path) -> Any:  # a record is only read; the live ledger as before
+        return PrivacyLedger.read_record(p) if p in records else PrivacyLedger.open(p)
+
     if len(paths) == 1:
-        return PrivacyLedger.open(next(iter(paths)))
-    return {f"{p.name} ({', '.join(names)})": PrivacyLedger.open(p)
-            for p, names in paths.items()} or None
+        return load(next(iter(paths))), unread
+    return ({f"{p.name} ({', '.join(names)})": load(p) for p, names in paths.items()}
+            or None), unread
 
 
 def report_problems(ev: Any, quiet: bool) -> None:
@@ -191,17 +219,18 @@ def report_problems(ev: Any, quiet: bool) -> None:
         click.echo(_line(f"not computed: {who}: {part}: {why}"), err=True)
 
 
-def exit_with_verdict(ev: Any) -> None:
+def exit_with_verdict(ev: Any, unread_ledgers: Mapping[str, str] | None = None) -> None:
     """Exit 1 when a release failed a threshold, 3 when a requested measure could not be
-    computed, 0 otherwise (see the helps)."""
+    computed or a DP release's privacy ledger could not be read, 0 otherwise (see the
+    helps)."""
     from synthguard.cli import EXIT_NOT_COMPUTED, EXIT_THRESHOLD_FAILED
 
     status = ev.status
     if status == "failed":
         click.echo(f"releases failing their thresholds: {', '.join(ev.failed)}", err=True)
         sys.exit(EXIT_THRESHOLD_FAILED)
-    if status == "incomplete":
-        n = len(ev.not_computed)
+    if status == "incomplete" or unread_ledgers:
+        n = len(ev.not_computed) + len(unread_ledgers or {})
         click.echo(f"incomplete: {n} requested measure(s) could not be computed (listed above)",
                    err=True)
         sys.exit(EXIT_NOT_COMPUTED)
@@ -437,7 +466,7 @@ def evaluate_cmd(conf: str, read_kw: dict[str, Any], releases: tuple[str, ...], 
     split_note = None
     if hold_df is None:
         conf_df, hold_df, split_note = _run_split(conf_df, loaded, rel, kind_map, echo)
-    ledger = _open_ledgers(loaded, lambda s: click.echo(_line(s), err=True))
+    ledger, unread = _open_ledgers(loaded, lambda s: click.echo(_line(s), err=True))
     # each release with what its manifest says (a sample of the records, ...) for evaluate
     releases_read: dict[str, Any] = {n: dataclasses.replace(loaded[n], implicates=frames)
                                      for n, frames in rel.items()}
@@ -456,6 +485,9 @@ def evaluate_cmd(conf: str, read_kw: dict[str, Any], releases: tuple[str, ...], 
         echo(ev.summary())
         if ev.households is not None and ev.households.data_risk is not None:
             echo(ev.households.data_risk.summary())
+        for name, why in unread.items():  # the report's ledger section says the same
+            echo(f"{name}: privacy ledger not read: {why}; the privacy budget this DP release "
+                 "spent is unknown here (not computed), not zero")
         if ev.survey is not None and (by or weights):
             echo(ev.survey.summary())
         if table:
@@ -471,7 +503,9 @@ def evaluate_cmd(conf: str, read_kw: dict[str, Any], releases: tuple[str, ...], 
                         f"; seed {r.manifest.seed}; written {r.manifest.created} by synthguard "
                         f"{r.manifest.versions.get('synthguard', '?')}")
             path = write_report(ev, report, min_cell=min_cell, ledger=ledger,
-                                provenance=provenance, dp_info=dp_info_of(loaded))
+                                provenance=provenance, dp_info=dp_info_of(loaded),
+                                dp_releases=[n for n, r in loaded.items() if r.is_dp],
+                                ledger_unread=unread)
             echo(f"report: {path}")
     report_problems(ev, quiet)
-    exit_with_verdict(ev)
+    exit_with_verdict(ev, unread)

@@ -141,7 +141,7 @@ def evaluate_on_dask(args: Mapping[str, Any]) -> None:
                                  f"not among the releases ({', '.join(loaded)})")
         rel = _align_columns(conf_df, loaded, a["common_columns"], echo)
         kinds = _resolve_kinds(loaded, kind_map, echo)
-        ledger = _open_ledgers(loaded, lambda s: click.echo(_line(s), err=True))
+        ledger, unread = _open_ledgers(loaded, lambda s: click.echo(_line(s), err=True))
         with warnings_to_stderr(quiet):
             with progress_bar(quiet, "synthguard evaluate (Dask)") as cb:
                 ev = evaluate(
@@ -152,6 +152,9 @@ def evaluate_on_dask(args: Mapping[str, Any]) -> None:
                     default_thresholds=not a["no_defaults"], progress=cb,
                 )
             echo(ev.summary())
+            for name, why in unread.items():  # the report's ledger section says the same
+                echo(f"{name}: privacy ledger not read: {why}; the privacy budget this DP "
+                     "release spent is unknown here (not computed), not zero")
             if a["table"]:
                 write_table(ev.to_frame().reset_index(), a["table"])
             if report:
@@ -164,10 +167,12 @@ def evaluate_on_dask(args: Mapping[str, Any]) -> None:
                             f"; seed {r.manifest.seed}; written {r.manifest.created} by "
                             f"synthguard {r.manifest.versions.get('synthguard', '?')}")
                 path = write_report(ev, report, min_cell=a["min_cell"], ledger=ledger,
-                                    provenance=provenance)
+                                    provenance=provenance,
+                                    dp_releases=[n for n, r in loaded.items() if r.is_dp],
+                                    ledger_unread=unread)
                 echo(f"report: {path}")
     report_problems(ev, quiet)
-    exit_with_verdict(ev)
+    exit_with_verdict(ev, unread)
 
 
 def _describe(target: Any) -> str:

@@ -63,13 +63,13 @@ def parse_step(text: str) -> tuple[str, Any, dict[str, Any]]:
     wrong (the user's own text, never a data value)."""
     import inspect
 
-    import yaml
-
+    from synthguard.data.safe_load import parse_yaml
+    from synthguard.errors import ParameterError
     from synthguard.sdc.steps import SDC_STEPS
 
     try:
-        step = yaml.safe_load(text)
-    except yaml.YAMLError:
+        step = parse_yaml(text, source="--step", what="a step", error=ParameterError)
+    except ParameterError:
         step = None
     if not isinstance(step, dict) or len(step) != 1:
         raise click.BadParameter(f"expected 'NAME: {{PARAM: VALUE, ...}}', got '{text}'",

@@ -157,6 +157,11 @@ def run_cmd(plan: str, output: str | None, force: bool, quiet: bool, dask: Any =
         result = run_plan(p, progress=cb, force=force)
     echo = _echo(quiet)
     echo(result.evaluation.summary())
+    for name, rel in result.releases.items():  # the report's header says the same
+        if getattr(rel, "dp", True) is False:
+            echo(f"{name}: NOT differentially private: its levels or bins were read from the "
+                 "confidential data (domain_from_data: not-dp), so no epsilon or delta bounds "
+                 "what it discloses, whatever the ledger records for it")
     echo(f"releases: {result.output / 'releases'}")
     if result.ledger_path is not None:
         echo(f"privacy ledger: {result.ledger_path}")

@@ -129,7 +129,7 @@ def _write(folder: Path, spec: Any, kind: str, implicates: list[Any], facts: dic
     """Write one release folder: the implicates (Parquet folders, written by the workers) and
     its manifest. Returns the implicates' names."""
     from synthguard.cli._dask import dask_progress
-    from synthguard.data.manifest import ReleaseManifest, write_manifest
+    from synthguard.data.manifest import LEDGER_RECORD, ReleaseManifest, write_manifest
     from synthguard.scale.progress import compute
 
     folder.mkdir()
@@ -140,16 +140,20 @@ def _write(folder: Path, spec: Any, kind: str, implicates: list[Any], facts: dic
         compute(*pending, progress=progress)
     columns = [str(c) for c in implicates[0].columns]
     spent = None
+    record = None
     if kind == "dp" and ledger is not None:
         s = ledger.spent
         spent = {"epsilon": s.epsilon, "delta": s.delta, "rho": s.rho}
+        if hasattr(ledger, "write_record"):  # travels with the folder (issue 31)
+            ledger.write_record(folder / LEDGER_RECORD)
+            record = LEDGER_RECORD
     write_manifest(folder, ReleaseManifest(
         kind=kind, implicates=tuple(names), seed=facts.get("seed"),
         methods=facts.get("methods", {}), kept=facts.get("kept", ()),
         columns=tuple(columns), dropped=tuple(c for c in columns_in if c not in columns),
         ledger="../../ledger.json" if kind == "dp" else None, spent=spent,
         details={"plan method": spec.method, "plan seed": plan_seed,
-                 **facts.get("details", {})}))
+                 **facts.get("details", {})}, ledger_record=record))
     return names
 
 

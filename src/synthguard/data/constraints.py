@@ -425,17 +425,11 @@ def load_constraints(path: Any) -> list[Constraint]:
     if not p.is_file():
         raise FileFormatError(f"constraints file '{p.name}' does not exist; check the path")
     if p.suffix.lower() in (".yaml", ".yml"):
-        import yaml
+        from synthguard.data.safe_load import read_yaml
 
-        try:
-            spec = yaml.safe_load(p.read_text(encoding="utf-8"))
-        except yaml.YAMLError as e:
-            line = getattr(getattr(e, "problem_mark", None), "line", None)
-            where = f" (line {line + 1})" if line is not None else ""
-            raise FileFormatError(
-                f"constraints file '{p.name}' is not valid YAML{where}; write a list of "
-                f"constraints, one '- \"<condition> -> <requirement>\"' per line"
-            ) from None
+        spec = read_yaml(p, source=f"constraints file '{p.name}'", what="a constraints file",
+                         hint="write a list of constraints, one "
+                              "'- \"<condition> -> <requirement>\"' per line")
         if isinstance(spec, Mapping):
             if set(spec) != {"constraints"}:
                 raise FileFormatError(

@@ -81,6 +81,20 @@ class LoadedRelease:
             return None
         return (self.path / self.manifest.ledger).resolve()
 
+    @property
+    def ledger_record_path(self) -> Path | None:
+        """The read-only copy of the ledger kept inside the release folder (written with the
+        release, so it survives a move that breaks :attr:`ledger_path`), or None."""
+        if self.manifest is None or self.manifest.ledger_record is None:
+            return None
+        return self.path / self.manifest.ledger_record
+
+    @property
+    def is_dp(self) -> bool:
+        """True when the manifest declares a DP release (kind ``dp`` or ``not-dp``: both
+        charged a ledger)."""
+        return self.manifest is not None and self.manifest.kind in ("dp", "not-dp")
+
     def describe(self) -> str:
         """One line: what the release is and where that was read from."""
         m = len(self.implicates)

@@ -31,9 +31,11 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+from synthguard.data.safe_load import read_json
 from synthguard.errors import FileFormatError, ParameterError
 
 __all__ = [
+    "LEDGER_RECORD",
     "MANIFEST_KINDS",
     "MANIFEST_NAME",
     "METADATA_DIR",
@@ -48,7 +50,8 @@ __all__ = [
 
 MANIFEST_NAME = "synthguard_manifest.json"
 METADATA_DIR = "metadata"
-MANIFEST_KINDS = ("full", "partial", "protected", "dp")
+LEDGER_RECORD = f"{METADATA_DIR}/ledger_record.json"
+MANIFEST_KINDS = ("full", "partial", "protected", "dp", "not-dp")
 _FORMAT = "synthguard-release"
 _VERSION = 1
 
@@ -77,7 +80,9 @@ class ReleaseManifest:
     kind : ``"full"`` (fully synthetic: rows stand for no confidential record),
         ``"partial"`` (partially synthetic: rows are the confidential records, ``kept``
         columns copied), ``"protected"`` (traditional SDC of the confidential records) or
-        ``"dp"`` (differentially private synthetic data; evaluated as fully synthetic).
+        ``"dp"`` (differentially private synthetic data; evaluated as fully synthetic) or
+        ``"not-dp"`` (made by a DP synthesizer whose levels or bins were read from the data:
+        NOT differentially private; evaluated as fully synthetic).
     implicates : file names of the implicates, relative to the folder, in order.
     seed : the seed that reproduces the release (None when unknown or not seedable).
     methods : column → method that made it.
@@ -85,6 +90,9 @@ class ReleaseManifest:
     dropped : confidential columns left out of the release.
     columns : the release's columns.
     ledger : the privacy ledger file (DP releases), relative to the folder.
+    ledger_record : a read-only copy of that ledger as it stood when the release was
+        written, inside the folder (``metadata/ledger_record.json``): it travels with the
+        folder, so the release's spending can be read after a move breaks ``ledger``.
     spent : the ledger's total spend (``epsilon``, ``delta``, ``rho``) when the release was
         written (DP releases).
     metadata : other files of the release (diagnostics, provenance), relative to the folder.
@@ -106,6 +114,7 @@ class ReleaseManifest:
     versions: Mapping[str, str] = field(default_factory=software_versions)
     created: str = field(default_factory=_now)
     details: Mapping[str, Any] = field(default_factory=dict)
+    ledger_record: str | None = None
 
     def __post_init__(self) -> None:
         if self.kind not in MANIFEST_KINDS:
@@ -116,7 +125,11 @@ class ReleaseManifest:
         for name in (*self.implicates, *self.metadata, *([self.ledger] if self.ledger else [])):
             if not isinstance(name, str) or not name or Path(name).is_absolute():
                 raise ParameterError("release manifest: file names must be relative paths")
-        for name in (*self.implicates, *self.metadata):
+        inside = (*self.implicates, *self.metadata,
+                  *([self.ledger_record] if self.ledger_record else []))
+        for name in inside:
+            if not isinstance(name, str) or not name or Path(name).is_absolute():
+                raise ParameterError("release manifest: file names must be relative paths")
             if ".." in Path(name).parts:
                 raise ParameterError("release manifest: implicates and metadata must lie "
                                      "inside the release folder")
@@ -128,8 +141,8 @@ class ReleaseManifest:
 
     @property
     def evaluation_kind(self) -> str:
-        """The kind :func:`synthguard.evaluate` measures it as (``dp`` → ``full``)."""
-        return "full" if self.kind == "dp" else self.kind
+        """The kind :func:`synthguard.evaluate` measures it as (``dp``, ``not-dp`` → ``full``)."""
+        return "full" if self.kind in ("dp", "not-dp") else self.kind
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -140,6 +153,7 @@ class ReleaseManifest:
             "ledger": self.ledger, "spent": None if self.spent is None else dict(self.spent),
             "metadata": list(self.metadata), "versions": dict(self.versions),
             "created": self.created, "details": dict(self.details),
+            "ledger_record": self.ledger_record,
         }
 
     @classmethod
@@ -166,6 +180,8 @@ class ReleaseManifest:
             versions={str(k): str(v) for k, v in dict(doc.get("versions") or {}).items()},
             created=str(doc.get("created", "")),
             details=dict(doc.get("details") or {}),
+            ledger_record=(None if doc.get("ledger_record") is None
+                           else str(doc["ledger_record"])),
         )
 
 
@@ -204,10 +220,9 @@ def read_manifest(folder: str | os.PathLike[str]) -> ReleaseManifest | None:
     if not path.is_file():
         return None
     try:
-        manifest = ReleaseManifest.from_dict(json.loads(path.read_text(encoding="utf-8")))
-    except (OSError, ValueError, KeyError, TypeError) as e:
-        why = str(e) if isinstance(e, ValueError) and not isinstance(e, json.JSONDecodeError) \
-            else "not valid JSON"
+        manifest = ReleaseManifest.from_dict(read_json(path, what="a manifest"))
+    except (ValueError, KeyError, TypeError) as e:
+        why = str(e) if isinstance(e, ValueError) else "not valid JSON"
         raise FileFormatError(f"release folder '{d}': {MANIFEST_NAME} cannot be read ({why}); "
                               f"write the release again or remove the manifest") from None
     # an implicate is a file, or a Parquet folder (one file per partition, written by Dask)

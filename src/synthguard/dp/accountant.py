@@ -59,8 +59,9 @@ from typing import Any
 
 import pandas as pd
 
+from synthguard.data.safe_load import read_json
 from synthguard.dp.conversion import rho_to_epsilon
-from synthguard.errors import DataError, ParameterError, PrivacyBudgetError
+from synthguard.errors import DataError, FileFormatError, ParameterError, PrivacyBudgetError
 
 __all__ = [
     "Budget",
@@ -113,6 +114,9 @@ class Budget:
     rho: float = 0.0
 
 
+NOT_DP_PREFIX = "NOT DP"
+
+
 @dataclass(frozen=True)
 class Charge:
     """One line of the ledger. ``kind``: 'pure', 'approx', 'zcdp' or 'parallel'.
@@ -132,6 +136,14 @@ class Charge:
     time: str
     parts: tuple[Charge, ...] = field(default=())
     privacy_unit: str | None = None
+
+    @property
+    def dp(self) -> bool:
+        """False for a line marked NOT DP (its label starts ``"NOT DP"``): the release it paid
+        for read its domain from the data (``domain_from_data='not-dp'``), so its noise was
+        spent, and counts against the budget, but no ε or δ bounds what it discloses. The
+        label is part of the hash chain, so the mark cannot be edited away."""
+        return not self.label.startswith(NOT_DP_PREFIX)
 
     def to_dict(self) -> dict[str, Any]:
         d: dict[str, Any] = {
@@ -367,12 +379,14 @@ class PrivacyLedger:
     @staticmethod
     def _read(path: Path) -> tuple[Budget, list[Charge]]:
         try:
-            doc = json.loads(path.read_text(encoding="utf-8"))
+            doc = read_json(path, what="a privacy ledger")
             if not isinstance(doc, dict) or doc.get("format") != _FORMAT:
                 raise ValueError("format")
             budget = Budget(float(doc["budget"]["epsilon"]), float(doc["budget"]["delta"]))
             charges = [Charge.from_dict(c) for c in doc["charges"]]
-        except (OSError, ValueError, KeyError, TypeError, AttributeError) as e:
+        except FileFormatError:
+            raise
+        except (ValueError, KeyError, TypeError, AttributeError) as e:
             raise DataError(
                 f"ledger file '{path.name}': not a readable synthguard privacy ledger (or an "
                 "amount in it is not a finite number >= 0); restore it from a backup (never "
@@ -422,6 +436,34 @@ class PrivacyLedger:
             "count": len(rows),
             "head": h,
         }
+
+    @classmethod
+    def read_record(cls, path: str | os.PathLike[str]) -> PrivacyLedger:
+        """An in-memory ledger holding what the file ``path`` records (a release's ledger
+        record, or any ledger file), verified by its hash chain; the file is only read (no
+        lock file is created beside it) and nothing charged on the result reaches it."""
+        budget, charges = cls._read(Path(path))
+        ledger = cls(epsilon=budget.epsilon, delta=budget.delta)
+        ledger._charges = list(charges)
+        return ledger
+
+    def write_record(self, path: str | os.PathLike[str]) -> Path:
+        """Write the ledger as it stands now to ``path``, read-only: a release's own record
+        of what was spent, kept inside its folder so it travels when the folder is moved.
+
+        The record is a complete ledger file (budget, charges, hash chain), so
+        :meth:`open` reads and verifies it; it is written read-only so that no charge is ever
+        recorded on it (spend budget on the ledger itself, never on a copy).
+        """
+        p = Path(path)
+        p.parent.mkdir(parents=True, exist_ok=True)
+        with self._lock:
+            doc = {**self._document(), "record_of": self.path.name if self.path else None}
+        if p.exists():
+            os.chmod(p, 0o644)
+        p.write_text(json.dumps(doc, indent=1), encoding="utf-8")
+        os.chmod(p, 0o444)
+        return p
 
     def _write(self, *, create: bool = False) -> None:
         """Write the file atomically (under the lock). ``create``: only if it does not exist."""
@@ -635,8 +677,11 @@ class PrivacyLedger:
                 rows.append({"label": "  " + p.label, "kind": p.kind, "epsilon": p.epsilon,
                              "delta": p.delta, "rho": p.rho, "counted": False, "time": p.time})
         s = self.spent
+        n_not = sum(not c.dp for c in self._charges)
         rows.append({"label": "TOTAL", "kind": "", "epsilon": s.epsilon, "delta": s.delta,
-                     "rho": s.rho, "counted": False, "time": ""})
+                     "rho": s.rho, "counted": False, "time": "",
+                     "worth": (f"bounds the DP lines only: {n_not} NOT DP line(s) have no "
+                               "epsilon/delta guarantee") if n_not else ""})
         return pd.DataFrame(rows, columns=["label", "kind", "epsilon", "delta", "rho", "counted",
                                            "time", "worth"]).fillna({"worth": ""})
 
@@ -663,6 +708,11 @@ class PrivacyLedger:
                 lines.append(f"  {p.label:<{w - 2}} {'(part)':<9} {p.epsilon:>10.4g} "
                              f"{p.delta:>10.3g} {p.rho:>10.4g}")
         lines.append(f"spent:     epsilon={s.epsilon:.6g}, delta={s.delta:.3g}, rho={s.rho:.4g}")
+        n_not = sum(not c.dp for c in self._charges)
+        if n_not:
+            lines.append(f"NOT DP:    {n_not} line(s) paid for releases that are NOT differentially "
+                         "private (domain read from the data): they count against the budget, "
+                         "but no epsilon or delta bounds what those releases disclose")
         # the tight conversion is inverted by bisection: a budget spent in full can leave a
         # rounding residue (1e-16), which is not budget
         rest = 0.0 if r.epsilon <= _TOL * max(1.0, self.epsilon) else r.epsilon
@@ -670,7 +720,10 @@ class PrivacyLedger:
         return "\n".join(lines)
 
     def _worth(self, c: Charge) -> str:
-        """What a zCDP line alone is worth in (ε, δ) at the ledger's δ (ρ's add, ε's do not)."""
+        """What a zCDP line alone is worth in (ε, δ) at the ledger's δ (ρ's add, ε's do not);
+        for a NOT DP line, that it is worth no guarantee."""
+        if not c.dp:
+            return "  (NOT DP: no epsilon/delta guarantee for this release)"
         if c.rho <= 0 or not 0 < self.delta < 1:
             return ""
         return f"  (alone: epsilon={rho_to_epsilon(c.rho, self.delta):.4g}, delta={self.delta:.3g})"

@@ -46,6 +46,10 @@ def epsilon_words(epsilon: float, delta: float = 0.0) -> str:
     return text
 
 
+_NOT_DP_WORDS = ("NOT differentially private (its levels or bins were read from the data): no "
+                 "bound on what an attacker can learn")
+
+
 def epsilon_table(source: Any, delta: float = 0.0) -> pd.DataFrame:
     """A table for a board: one row per ledger charge (and the total), or per ε given.
 
@@ -60,25 +64,34 @@ def epsilon_table(source: Any, delta: float = 0.0) -> pd.DataFrame:
     >>> [round(v, 3) for v in t["e^epsilon"]]
     [1.105, 2.718, 148.413]
     """
-    rows: list[tuple[str, float, float]] = []
+    rows: list[tuple[str, float, float, str | None]] = []
     if hasattr(source, "charges") and hasattr(source, "spent"):
         d = float(getattr(source, "delta", 0.0))
+        n_not = 0
         for c in source.charges:
+            if not getattr(c, "dp", True):  # a NOT DP line guarantees nothing: no odds
+                n_not += 1
+                rows.append((c.label, math.nan, math.nan, _NOT_DP_WORDS))
+                continue
             eps = c.epsilon
             if c.rho > 0:
                 eps += rho_to_epsilon(c.rho, d) if 0 < d < 1 else math.inf
-            rows.append((c.label, eps, c.delta if c.rho == 0 else d))
+            rows.append((c.label, eps, c.delta if c.rho == 0 else d, None))
         s = source.spent
-        rows.append(("TOTAL", s.epsilon, s.delta))
+        rows.append(("TOTAL", s.epsilon, s.delta, None if not n_not else (
+            f"for the DP lines only, {epsilon_words(s.epsilon, s.delta)}; the {n_not} NOT DP "
+            "line(s) have no such bound")))
     else:
         for item in source if isinstance(source, Iterable) else [source]:
             label, eps = item if isinstance(item, tuple) else (f"epsilon {item:g}", item)
-            rows.append((str(label), float(eps), float(delta)))
+            rows.append((str(label), float(eps), float(delta), None))
     out = []
-    for label, eps, d in rows:
+    for label, eps, d, words in rows:
+        none = math.isnan(eps)
         out.append({"label": label, "epsilon": eps, "delta": d,
-                    "e^epsilon": math.exp(eps) if eps < 700 else math.inf,
-                    "max_posterior": 1.0 / (1.0 + math.exp(-eps)) if eps < 700 else 1.0,
-                    "meaning": epsilon_words(eps, d)})
+                    "e^epsilon": math.nan if none else math.exp(eps) if eps < 700 else math.inf,
+                    "max_posterior": (math.nan if none else 1.0 / (1.0 + math.exp(-eps))
+                                      if eps < 700 else 1.0),
+                    "meaning": words or epsilon_words(eps, d)})
     return pd.DataFrame(out, columns=["label", "epsilon", "delta", "e^epsilon",
                                       "max_posterior", "meaning"])

@@ -36,7 +36,7 @@ from synthguard.dp.sensitivity import (
     mean_sensitivity,
     sum_sensitivity,
 )
-from synthguard.errors import DataError, ParameterError
+from synthguard.errors import DataError, ParameterError, UnaccountedWarning
 
 __all__ = [
     "DPResult",
@@ -107,6 +107,25 @@ def _check_mechanism(mechanism: str, delta: float) -> None:
         raise ParameterError(f"parameter 'delta': mechanism '{mechanism}' is pure DP; pass delta=0")
 
 
+_warned_unaccounted = False
+
+
+def warn_unaccounted(query: str, *, stacklevel: int = 4) -> None:
+    """Warn, once per process, that ``query`` spent privacy budget with no ledger to record it:
+    every call spends ε again (sequential composition, Dwork & Roth 2014, Thm 3.16), and
+    without a ledger nobody can add the calls up."""
+    global _warned_unaccounted
+    if _warned_unaccounted:
+        return
+    _warned_unaccounted = True
+    warnings.warn(
+        f"{query}: answered without a ledger, so the privacy budget it spent is recorded "
+        "nowhere and repeated calls add up unseen; keep an account with "
+        "ledger = synthguard.dp.PrivacyLedger(epsilon=..., delta=..., path='ledger.json') and "
+        f"pass ledger=ledger to every call (this warning is shown once per process)",
+        UnaccountedWarning, stacklevel=stacklevel)
+
+
 def _release(
     true: np.ndarray,
     sens: Sensitivity,
@@ -120,6 +139,7 @@ def _release(
     random_state: RandomState,
     charge_epsilon: float | None = None,
     charge_delta: float | None = None,
+    accounted_elsewhere: bool = False,
 ) -> tuple[np.ndarray, float, str]:
     """Calibrate, charge, then add noise. Returns (noisy values, scale, noise source)."""
     epsilon = float(epsilon)
@@ -138,6 +158,8 @@ def _release(
     if ledger is not None:  # charge BEFORE any noise exists
         ledger.charge(label or query, epsilon if charge_epsilon is None else charge_epsilon,
                       delta if charge_delta is None else charge_delta)
+    elif not accounted_elsewhere:
+        warn_unaccounted(f"dp_{query}", stacklevel=4)
     if mechanism == "laplace":
         noisy = _noise.add_laplace(true, scale, rng)
     elif mechanism in ("gaussian", "classic_gaussian"):
@@ -267,7 +289,8 @@ def dp_mean(
         warnings.simplefilter("ignore")
         noisy_n, _, _ = _release(np.array([float(x.size)]), c_sens, query="mean", epsilon=half,
                                  delta=delta / 2.0, mechanism=mechanism, ledger=None,
-                                 label=None, random_state=_same_stream(random_state))
+                                 label=None, random_state=_same_stream(random_state),
+                                 accounted_elsewhere=True)
     value = float(np.clip(noisy_sum[0] / max(noisy_n[0], 1.0), lower, upper))
     return DPResult(value, "mean", mechanism, float(epsilon), float(delta), scale, s_sens, src)
 
@@ -374,6 +397,8 @@ def dp_quantile(
     rng = _noise.resolve_noise(random_state)
     if ledger is not None:
         ledger.charge(label or "quantile", epsilon, 0.0)
+    else:
+        warn_unaccounted("dp_quantile", stacklevel=3)
     if rng is None:
         value = _opendp_quantile(x, cand, q, epsilon, 1 if relation == "add_remove" else 2)
     else:

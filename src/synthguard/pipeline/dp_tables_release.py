@@ -16,7 +16,7 @@ The parameters are those of :func:`synthguard.dp.tables.dp_tables` (checked agai
 signature); the pipeline sets ``ledger`` (the plan's, charged before any noise) and never a
 seed (OpenDP noise: a release). The release folder holds one CSV per table (every public cell
 with its noisy count, interval and reliability flag), ``allocation.csv`` and ``release.json``
-(kind ``dp-tables``, the spending, the reliability rule) as ``synthguard dp tabulate`` writes.
+(kind ``dp-tables``, or ``not-dp-tables`` when a domain was read from the data; the spending, the reliability rule) as ``synthguard dp tabulate`` writes.
 Tables are not records: the plan's utility and risk evaluation measures its microdata releases
 only, and the report lists the tables release with its spending.
 """
@@ -78,12 +78,18 @@ def write_dp_tables(folder: Path, release: DPTables, ledger_ref: str | None) -> 
     a = release.allocation
     spent = release.ledger.spent if release.ledger is not None else None
     info = {
-        "kind": "dp-tables", "files": [p.name for p in paths],
+        "kind": "dp-tables" if release.dp else "not-dp-tables",
+        "files": [p.name for p in paths],
         "epsilon": a.epsilon, "delta": a.delta, "noise": release.noise_source,
-        "dp": release.dp, "rule": release.rule.describe(), "notes": list(release.notes),
+        "dp": release.dp, "rule": release.rule.describe() + " " + release.published(),
+        "notes": list(release.notes),
         "ledger": ledger_ref,
         "spent": None if spent is None else {"epsilon": spent.epsilon, "delta": spent.delta,
                                              "rho": spent.rho},
     }
+    if ledger_ref is not None and hasattr(release.ledger, "write_record"):
+        # the release's own read-only copy of its ledger: it travels with the folder
+        release.ledger.write_record(folder / "ledger_record.json")
+        info["ledger_record"] = "ledger_record.json"
     (folder / "release.json").write_text(json.dumps(info, indent=2), encoding="utf-8")
     return paths

@@ -37,6 +37,7 @@ from synthguard.data.datasets import load_dataset
 from synthguard.data.implicates import release_kind
 from synthguard.data.io import read_table, write_table
 from synthguard.data.manifest import (
+    LEDGER_RECORD,
     ReleaseManifest,
     check_release_target,
     replace_folder,
@@ -174,8 +175,8 @@ def _discard(fresh: list[Path]) -> None:
 
 
 def _manifest_kind(method: str, release: Any) -> str:
-    if method == "dp":
-        return "dp"
+    if method == "dp":  # a domain read from the data is NOT DP, and the manifest says so
+        return "dp" if getattr(release, "dp", True) else "not-dp"
     kind = release_kind(release)
     if kind is not None:
         return kind
@@ -198,9 +199,14 @@ def _write_release(stage: Path, name: str, release: Any, method: str, columns: l
     methods = getattr(release, "methods", None)
     seed = getattr(release, "seed", None)
     spent = None
+    record = None
     if method == "dp" and ledger is not None:
         s = ledger.spent
         spent = {"epsilon": s.epsilon, "delta": s.delta, "rho": s.rho}
+        # the release's own copy of its ledger: it travels with the folder (issue 31)
+        if hasattr(ledger, "write_record"):
+            ledger.write_record(folder / LEDGER_RECORD)
+            record = LEDGER_RECORD
     write_manifest(folder, ReleaseManifest(
         kind=_manifest_kind(method, release), implicates=tuple(p.name for p in paths),
         seed=seed if isinstance(seed, int) and not isinstance(seed, bool) else None,
@@ -212,18 +218,31 @@ def _write_release(stage: Path, name: str, release: Any, method: str, columns: l
         spent=spent, details={"plan method": method, "plan seed": plan_seed,
                               "plan holdout": holdout_share,
                               **dp_manifest_details(release), **sample_details(release)},
+        ledger_record=record,
     ))
     return paths
 
 
+_WRITTEN = ("releases", "ledger.json", "ledger.json.lock", "ledger.csv", "evaluation.csv",
+            "plan.yaml", "sweep.csv", "frontier.png")
+
+
 def _check_contained(plan: Plan) -> None:
-    """Every file a run writes stays inside its output folder, also for a Plan built in Python."""
-    from synthguard.pipeline.plan import _simple_name
+    """Every file a run writes stays inside its output folder, also for a Plan built in Python,
+    and also when a symbolic link already sits where the run writes (followed, it would lead
+    out of the folder)."""
+    from synthguard.pipeline.plan import _simple_name, contained
 
     bad = [s.name for s in plan.releases if not _simple_name(s.name)]
     if bad or not _simple_name(plan.report_file):
         raise PlanError("release names and report.file must be simple names (no '/', '..' or "
                         "absolute path) so that every output stays inside the output folder")
+    names = [*_WRITTEN, plan.report_file, *(f"releases/{s.name}" for s in plan.releases)]
+    links = contained(plan.output, names)
+    if links:
+        raise PlanError(f"output folder '{plan.output}': {', '.join(links)} is a symbolic link "
+                        "that leads out of the folder; remove the link or choose another "
+                        "output folder")
 
 
 def run_plan(plan: Plan | str | os.PathLike[str], *, progress: Progress | None = None,

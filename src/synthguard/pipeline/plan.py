@@ -54,7 +54,7 @@ from __future__ import annotations
 import inspect
 import os
 import re
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -62,6 +62,7 @@ from typing import Any
 import yaml
 
 from synthguard.bayes import RiskWeightedSynthesizer
+from synthguard.data.safe_load import MAX_YAML_BYTES, parse_yaml_node, read_text
 from synthguard.dp.synthesizers.registry import DP_SYNTHESIZERS
 from synthguard.dp.tables import dp_tables
 from synthguard.errors import ParameterError, PlanError
@@ -377,27 +378,22 @@ def _simple_name(name: str) -> bool:
     return bool(_SIMPLE_NAME.fullmatch(name)) and ".." not in name
 
 
-def _refuse_aliases(text: str, source: str) -> None:
-    """Refuse anchors and aliases before anything is composed: a 512-byte alias bomb ("billion
-    laughs") expands to millions of nodes and took minutes to reject. Plans never need them."""
-    for token in yaml.scan(text, Loader=yaml.SafeLoader):
-        if isinstance(token, yaml.AliasToken | yaml.AnchorToken):
-            raise PlanError(
-                f"{source}, line {token.start_mark.line + 1}: YAML anchors and aliases ('&name',"
-                " '*name') are not allowed in a plan; write the values out"
-            )
-
-
 def _inside(base: Path, rel: str) -> Path | None:
-    """``base/rel`` when ``rel`` is a relative path that stays inside ``base``, else None."""
+    """``base/rel``, resolved through symbolic links, when ``rel`` is a relative path that stays
+    inside ``base`` also after every link in it is followed (``output: linkout/x`` with
+    ``linkout`` a link out of the folder wrote outside it); else None."""
     if not rel or os.path.isabs(rel) or Path(rel).drive:
         return None
-    target = Path(os.path.normpath(base / rel))
-    try:
-        target.relative_to(Path(os.path.normpath(base)))
-    except ValueError:
-        return None
-    return target
+    root = Path(os.path.realpath(base))
+    target = Path(os.path.realpath(base / rel))
+    return target if target.is_relative_to(root) else None
+
+
+def contained(out: Path, names: Iterable[str]) -> list[str]:
+    """Those of ``names`` whose path under ``out`` leaves ``out`` once symbolic links are
+    followed (a link planted where a run writes ``ledger.json`` or ``releases``)."""
+    root = Path(os.path.realpath(out))
+    return [n for n in names if not Path(os.path.realpath(out / n)).is_relative_to(root)]
 
 
 def parse_plan(
@@ -410,15 +406,7 @@ def parse_plan(
     PlanError
         Every problem, each with the file, line and field, in one message.
     """
-    try:
-        _refuse_aliases(text, source)
-        node = yaml.compose(text, Loader=yaml.SafeLoader)
-        data = yaml.safe_load(text)
-    except yaml.YAMLError as e:
-        mark = getattr(e, "problem_mark", None)
-        line = f", line {mark.line + 1}" if mark is not None else ""
-        problem = getattr(e, "problem", None) or "not valid YAML"
-        raise PlanError(f"{source}{line}: {problem}; check the indentation and quoting") from None
+    node, data = parse_yaml_node(text, source=source, what="a plan", error=PlanError)
     p = _Problems(_marks(node), source)
     for path, msg in _duplicate_keys(node):
         p.add(path, msg)
@@ -469,9 +457,10 @@ def parse_plan(
         p.add(("output",), "expected a folder path")
         output = "synthguard_output"
     out_path = _inside(base, output)
-    if out_path is None or out_path == Path(os.path.normpath(base)):
+    if out_path is None or out_path == Path(os.path.realpath(base)):
         p.add(("output",), "expected a folder inside the plan's folder (a relative path without "
-                           "'..'); for a folder elsewhere use `synthguard run --out FOLDER`")
+                           "'..' or a link that leads out of it); for a folder elsewhere use "
+                           "`synthguard run --out FOLDER`")
         out_path = Path(os.path.normpath(base / "synthguard_output"))
     holdout = top.get("holdout", 0.0)
     if not _is_number(holdout) or not 0 <= holdout < 1:
@@ -610,4 +599,5 @@ def load_plan(path: str | os.PathLike[str]) -> Plan:
     p = Path(path)
     if not p.is_file():
         raise PlanError(f"plan file '{p}' does not exist; create one with `synthguard init`")
-    return parse_plan(p.read_text(encoding="utf-8"), source=p.name, base_dir=p.parent.resolve())
+    text = read_text(p, p.name, "a plan", MAX_YAML_BYTES, PlanError)
+    return parse_plan(text, source=p.name, base_dir=p.parent.resolve())

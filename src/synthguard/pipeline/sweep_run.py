@@ -59,6 +59,7 @@ from synthguard.data.schema import infer_schema, validate_frame
 from synthguard.errors import PlanError, SynthguardError
 from synthguard.pipeline.pipeline import (
     _check_columns,
+    _check_contained,
     _read,
     _text_overrides,
     _write_release,
@@ -156,6 +157,7 @@ def run_sweep(plan: Plan | str | os.PathLike[str], *, progress: Progress | None 
     if not isinstance(plan, Plan):
         plan = load_plan(plan)
     spec = _swept(plan)
+    _check_contained(plan)
     out = plan.output
     releases_dir = out / "releases"
     inputs = [plan.data_path] if plan.data_path is not None else []

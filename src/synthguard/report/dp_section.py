@@ -32,7 +32,6 @@ from the same confidential data, the case of one evaluation.
 from __future__ import annotations
 
 import dataclasses
-import json
 import math
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -41,6 +40,7 @@ from typing import Any
 
 import numpy as np
 
+from synthguard.data.safe_load import read_json
 from synthguard.report.safety import format_number, safe_error
 
 __all__ = [
@@ -184,8 +184,8 @@ def dp_info_from_folder(folder: str | Path, manifest: Any) -> DPReleaseInfo | No
         if Path(name).name != "provenance.json":
             continue
         try:
-            doc = json.loads((Path(folder) / name).read_text(encoding="utf-8"))
-        except (OSError, ValueError):
+            doc = read_json(Path(folder) / name, what="a provenance file")
+        except ValueError:
             return None
         if isinstance(doc, Mapping):
             return dp_info_from_provenance(doc.get("provenance"))

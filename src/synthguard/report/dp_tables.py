@@ -38,8 +38,11 @@ def board_rows(ledger: Any) -> dict[str, Any] | None:
         return None
     if len(t) <= 1:
         return None
-    rows = [[str(r["label"]), f"{r['epsilon']:.4g}", f"{r['delta']:.3g}",
-             f"{r['e^epsilon']:.4g}", str(r["meaning"])] for r in t.to_dict("records")]
+    def num(v: float, fmt: str) -> str:  # a NOT DP line has no ε: a dash, not 'nan'
+        return "–" if v != v else format(v, fmt)
+
+    rows = [[str(r["label"]), num(r["epsilon"], ".4g"), num(r["delta"], ".3g"),
+             num(r["e^epsilon"], ".4g"), str(r["meaning"])] for r in t.to_dict("records")]
     return {"columns": ["label", "ε", "δ", "e^ε", "what it means"], "rows": rows}
 
 

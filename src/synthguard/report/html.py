@@ -214,6 +214,7 @@ def build_report(
     dp_releases: Iterable[str] | None = None,
     frontier: Any = None,
     dp_info: Mapping[str, DPReleaseInfo] | None = None,
+    ledger_unread: Mapping[str, str] | None = None,
 ) -> str:
     """The report as one HTML string.
 
@@ -235,6 +236,9 @@ def build_report(
         report*: its header says what the ledger covers (the releases) and what it does not
         (this report, which is computed from the confidential data without noise), and every
         number of confidential records it prints is rounded to 2 significant figures.
+    ledger_unread : release name → why its privacy ledger could not be read (a moved folder
+        without its ledger record, a damaged file): the ledger section says so, and never
+        that no budget was spent.
     frontier : a sweep's result (:class:`synthguard.pipeline.SweepResult`): adds the section
         "Risk–utility frontier" (:mod:`synthguard.report.frontier_section`).
     dp_info : release name → :class:`~synthguard.report.dp_section.DPReleaseInfo`: the DP
@@ -244,10 +248,14 @@ def build_report(
     ev = evaluation
     frames = [ev.conf] + ([ev.holdout] if ev.holdout is not None else [])
     redactor = Redactor.from_data(frames, ev.schema, min_cell=min_cell)
-    dp_names = {str(n) for n in (dp_releases or ())} | {
+    dp_names = {str(n) for n in (dp_releases or ())} | set(map(str, ledger_unread or ())) | {
         n for n, r in ev.releases.items() if r.kind == "dp"}
     dp_names |= {str(n) for n, i in (dp_info or {}).items() if i.method and not i.start}
-    is_dp = bool(dp_names) or ledger is not None
+    # a DP synthesizer whose domain was read from the data (domain_from_data='not-dp') made
+    # a release that is NOT differentially private: it is never called DP (issue 31, N4)
+    not_dp_names = {str(n) for n, i in (dp_info or {}).items() if not getattr(i, "dp", True)}
+    dp_names -= not_dp_names
+    is_dp = bool(dp_names or not_dp_names) or ledger is not None
     count = _rounded_count if is_dp else _exact_count
     exact_ns = [n for n in (ev.n_records, ev.n_holdout, ev.n_records + ev.n_holdout) if n]
 
@@ -363,7 +371,8 @@ def build_report(
         word, text = verdict_line(r)
         verdicts.append({"name": n, "word": word, "text": text})
         stories.append(release_story(r, importance=imp.get(n), count=count, baseline=baseline,
-                                     kind="dp" if n in dp_names else None))
+                                     kind="dp" if n in dp_names else
+                                     "not-dp" if n in not_dp_names else None))
     # notes and errors may quote a term naming a category level (a regression error's
     # C(country)[T.<level>]) or, in a DP report, the exact number of records: both withheld
     errors = [(n, part, scrub(msg)) for n, r in ev.releases.items()
@@ -400,8 +409,9 @@ def build_report(
         verdicts=verdicts,
         stories=stories,
         baseline=None if baseline is None else format_number(baseline, 3),
-        dp=dp_names or (ledger is not None),
+        dp=bool(dp_names or not_dp_names) or (ledger is not None),
         dp_names=sorted(dp_names),
+        not_dp_names=sorted(not_dp_names),
         all_passed=ev.passed,
         any_checks=bool(ev.thresholds),
         errors=errors,
@@ -422,6 +432,7 @@ def build_report(
         risk_distribution=_risk_distribution(ev, count),
         whack=whack,
         dp_ledgers=ledgers_context(ledger),
+        ledger_unread=sorted((str(n), scrub(w)) for n, w in (ledger_unread or {}).items()),
         dp_accuracy=accuracy_context(ev, dict(dp_info or {})),
         provenance=prov,
         versions=_versions(),

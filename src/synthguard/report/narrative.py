@@ -32,6 +32,9 @@ KIND_TEXT: dict[str, str] = {
     "protected": "the confidential records with statistical disclosure control applied "
                  "(top-coding, recoding, swapping or noise)",
     "dp": "a differentially private, fully synthetic release",
+    "not-dp": "a fully synthetic release made by a DP synthesizer whose levels or bins were "
+              "read from the confidential data: it is NOT differentially private, and no ε or "
+              "δ bounds what it discloses",
 }
 
 # what the best value of each measure is, for the glossary's "better" column

@@ -149,3 +149,41 @@ def test_percent_change_interval_and_coverage():
     ci = percent_change(y1, y0, current_noise=nm, baseline_noise=nm)
     true = 100 * (x1 / x0 - 1)
     assert ((ci["lower"] <= true) & (true <= ci["upper"])).mean() >= 0.95
+
+
+# ------------------------------------------- published counts are non-negative integers (issue 31)
+def _sparse():
+    """Many empty or tiny cells: at ε = 0.2 raw discrete Laplace noise makes some negative."""
+    rng = np.random.default_rng(3)
+    return pd.DataFrame({"a": rng.choice(list("pqrstuvw"), 40), "b": rng.choice(list("xyz"), 40),
+                         "v": rng.uniform(0, 5, 40)})
+
+
+LEVELS = {"a": list("pqrstuvw"), "b": list("xyz")}
+
+
+def test_counts_are_non_negative_integers_by_default_and_raw_on_request():
+    """Before: the published ``count`` held the raw noisy values (−2 and the like). After: the
+    default is max(0, round(noisy)), post-processing of the same draw; raw_noisy=True keeps the
+    raw values. Same seed, same noise: the default is the raw values clamped at 0, cell by
+    cell, and reliability/suppression flags are identical."""
+    raw = _run(_sparse(), ["a x b"], epsilon=0.2, categories=LEVELS, sums={"v": (0, 5)},
+               raw_noisy=True, random_state=11)["a_x_b"].frame
+    pub = _run(_sparse(), ["a x b"], epsilon=0.2, categories=LEVELS, sums={"v": (0, 5)},
+               random_state=11)["a_x_b"].frame
+    assert (raw["count"] < 0).any()  # the case the audit found
+    assert (pub["count"] >= 0).all() and str(pub["count"].dtype) == "Int64"
+    assert (pub["count"].to_numpy() == np.maximum(raw["count"].to_numpy(), 0)).all()
+    assert (pub["count_lower"] == raw["count_lower"].clip(lower=0)).all()
+    assert (pub["count_upper"] == raw["count_upper"].clip(lower=0)).all()
+    assert (pub["sum_v"] >= 0).all() and (pub["sum_v"] == raw["sum_v"].clip(lower=0)).all()
+    assert (pub["reliable"] == raw["reliable"]).all()
+
+
+def test_the_published_rule_says_which_counts_are_published():
+    res = _run(_sparse(), ["a x b"], epsilon=1.0, categories=LEVELS, random_state=1)
+    assert not res.raw_noisy and "non-negative integers" in res.published()
+    assert "non-negative integers" in res.summary()
+    raw = _run(_sparse(), ["a x b"], epsilon=1.0, categories=LEVELS, random_state=1,
+               raw_noisy=True)
+    assert "raw noisy" in raw.published()

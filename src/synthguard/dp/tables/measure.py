@@ -156,6 +156,7 @@ def dp_tables(
     domain_from_data: str | None = None,
     where: Any = None,
     label: str = "dp table",
+    raw_noisy: bool = False,
     random_state: RandomState = None,
 ) -> DPTables:
     """Noisy counts (and sums) of several tables from one (ε, δ) budget.
@@ -184,6 +185,14 @@ def dp_tables(
         still checked on every record, and an empty selection is tabulated like any other
         (a refusal would tell that it is empty).
     label : the start of each ledger line (``"<label> <table>: <statistic>"``).
+    raw_noisy : False (default) publishes every count as a non-negative integer: the noisy
+        count rounded and clamped at 0, max(0, round(ỹ)), and its interval clamped at 0 too;
+        a sum of values clamped to bounds that are both ≥ 0 (≤ 0) is clamped at 0 likewise.
+        This reads the noisy values only, so it is post-processing and costs no privacy
+        (Dwork & Roth 2014, Prop. 2.1); the clamped counts are biased upwards near 0. True
+        publishes the raw noisy values, negative ones included (unbiased; for analysts who
+        model the noise themselves). Reliability and suppression are decided on the raw
+        noisy count either way.
     random_state : None for OpenDP's noise (releases); a seed for simulation only.
 
     Examples
@@ -263,10 +272,14 @@ def dp_tables(
         noisy[~zero] = _add_noise(true[~zero], nm, rng)
         t = nm.halfwidth(rule.confidence)
         supp = rule.suppressed(noisy) & ~zero
-        frame["count"] = pd.array(np.where(supp, np.nan, noisy),
-                                  dtype="Int64" if nm.discrete else "Float64")
-        frame["count_lower"] = np.where(zero, 0.0, np.where(supp, np.nan, noisy - t))
-        frame["count_upper"] = np.where(zero, 0.0, np.where(supp, np.nan, noisy + t))
+        shown, lower, upper = noisy, noisy - t, noisy + t
+        if not raw_noisy:  # post-processing: non-negative integers
+            shown = np.maximum(np.rint(noisy), 0).astype(np.int64)
+            lower, upper = np.maximum(lower, 0.0), np.maximum(upper, 0.0)
+        frame["count"] = pd.array(np.where(supp, np.nan, shown),
+                                  dtype="Int64" if (nm.discrete or not raw_noisy) else "Float64")
+        frame["count_lower"] = np.where(zero, 0.0, np.where(supp, np.nan, lower))
+        frame["count_upper"] = np.where(zero, 0.0, np.where(supp, np.nan, upper))
         frame["reliable"] = zero | (rule.reliable(noisy, t) & ~supp)
         frame["suppressed"] = supp
         frame["structural_zero"] = zero
@@ -276,12 +289,17 @@ def dp_tables(
             sv = np.zeros(n_cells)
             sv[~zero] = _add_noise(ts[~zero], snm, rng)
             th = snm.halfwidth(rule.confidence)
+            s_lo, s_hi = sv - th, sv + th
+            lo, hi = bounds[c]
+            if not raw_noisy and (lo >= 0 or hi <= 0):  # the sum's sign is public
+                sign = 1.0 if lo >= 0 else -1.0
+                sv, s_lo, s_hi = (sign * np.maximum(sign * a, 0.0) for a in (sv, s_lo, s_hi))
             frame[f"sum_{c}"] = np.where(supp, np.nan, sv)
-            frame[f"sum_{c}_lower"] = np.where(zero, 0.0, np.where(supp, np.nan, sv - th))
-            frame[f"sum_{c}_upper"] = np.where(zero, 0.0, np.where(supp, np.nan, sv + th))
+            frame[f"sum_{c}_lower"] = np.where(zero, 0.0, np.where(supp, np.nan, s_lo))
+            frame[f"sum_{c}_upper"] = np.where(zero, 0.0, np.where(supp, np.nan, s_hi))
         out[s.name] = DPTable(s.name, s.columns, frame, models[s.name])
     notes = () if domain.dp else (
         "NOT DIFFERENTIALLY PRIVATE: levels or bins of "
         f"{', '.join(domain.read_from_data)} were read from the data",)
     return DPTables(out, alloc, rule, ledger, _noise.noise_source(random_state), domain.dp,
-                    bounds, notes, domain)
+                    bounds, notes, domain, raw_noisy=bool(raw_noisy))

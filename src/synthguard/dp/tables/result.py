@@ -19,7 +19,8 @@ class DPTable:
     """One noisy table.
 
     ``frame`` has one row per cell (every combination of public levels): the table's columns,
-    ``count`` (noisy), ``count_lower``/``count_upper`` (interval), ``reliable``,
+    ``count`` (noisy; a non-negative integer unless ``raw_noisy=True``),
+    ``count_lower``/``count_upper`` (interval), ``reliable``,
     ``suppressed``, ``structural_zero``, and for each sum column ``sum_<col>`` with its
     interval. ``noise`` maps each statistic (``"count"``, ``"sum:<col>"``) to its
     :class:`NoiseModel`.
@@ -48,6 +49,17 @@ class DPTables:
     sums: dict[str, tuple[float, float]] = field(default_factory=dict)
     notes: tuple[str, ...] = ()
     domain: Any = None
+    raw_noisy: bool = False
+
+    def published(self) -> str:
+        """What the ``count`` column holds, in one sentence (for release.json and reports)."""
+        if self.raw_noisy:
+            return ("Counts are the raw noisy values (raw_noisy=True): unbiased, but some may "
+                    "be negative or fractional.")
+        return ("Counts are non-negative integers: each noisy count rounded and clamped at 0, "
+                "max(0, round(noisy)), with its interval clamped at 0 (post-processing of the "
+                "noisy values only, no privacy cost; near 0 the published count is biased "
+                "upwards; pass raw_noisy=True or --raw-noisy for the raw noisy values).")
 
     def __getitem__(self, name: str) -> DPTable:
         return self.tables[name]
@@ -69,7 +81,8 @@ class DPTables:
         head = (f"DP tables: {len(self.tables)} table(s), budget epsilon={a.epsilon:g}"
                 + (f", delta={a.delta:g} (rho={a.rho:.4g}, zCDP)" if a.family == "zcdp" else "")
                 + f"; noise: {self.noise_source}" + ("" if self.dp else "; NOT DP"))
-        lines = [head, self.allocation_frame().to_string(index=False), self.rule.describe()]
+        lines = [head, self.allocation_frame().to_string(index=False), self.rule.describe(),
+                 self.published()]
         for t in self.tables.values():
             f = t.frame
             lines.append(f"{t.name}: {len(f)} cells, {int((~f['reliable']).sum())} unreliable, "
