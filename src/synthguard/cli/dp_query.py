@@ -11,6 +11,7 @@ from pathlib import Path
 
 import click
 
+from synthguard.data.safe_load import parse_json
 from synthguard.errors import PrivacyWarning
 
 __all__ = ["query_cmd"]
@@ -121,7 +122,8 @@ def query_cmd(queries: Path, out: Path | None, ledger_path: Path | None, dry_run
         info = {"kind": "dp-queries", "files": files, "privacy_unit": session.unit.describe(),
                 "queries": {r.label: {"epsilon": r.epsilon, "delta": r.delta,
                                       "alpha": r.alpha, "keys": r.keys, "bounds": r.bounds,
-                                      "plan": json.loads(r.plan.to_json(orient="records"))}
+                                      "plan": parse_json(r.plan.to_json(orient="records"),
+                                                         source="the query plan")}
                             for r in results},
                 "noise": results[0].noise if results else None, "seed": seed,
                 "ledger": "ledger.json",

@@ -35,8 +35,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import yaml
-
 from synthguard.errors import PlanError, PrivacyBudgetError
 
 __all__ = ["QueriesFile", "QuerySpec", "load_queries", "parse_queries", "run_queries"]
@@ -95,17 +93,11 @@ def _number(v: Any, where: str, problems: list[str], *, integer: bool = False,
 def parse_queries(text: str, *, source: str = "<queries>",
                   base_dir: str | os.PathLike[str] | None = None) -> QueriesFile:
     """Parse and validate a queries file; relative paths resolve against ``base_dir``."""
-    from synthguard.pipeline.plan import _duplicate_keys, _refuse_aliases
+    from synthguard.data.safe_load import parse_yaml_node
+    from synthguard.pipeline.plan import _duplicate_keys
 
-    try:
-        _refuse_aliases(text, source)
-        node = yaml.compose(text, Loader=yaml.SafeLoader)
-        doc = yaml.safe_load(text)
-    except yaml.YAMLError as e:
-        mark = getattr(e, "problem_mark", None)
-        line = f", line {mark.line + 1}" if mark is not None else ""
-        raise PlanError(f"{source}{line}: not valid YAML; check the indentation and quoting"
-                        ) from None
+    # the one safe loader: no anchors or aliases, bounded size and depth (issue 31, N1)
+    node, doc = parse_yaml_node(text, source=source, what="a queries file", error=PlanError)
     problems = [f"{'.'.join(map(str, p))}: {m}" for p, m in _duplicate_keys(node)]
     if not isinstance(doc, Mapping):
         raise PlanError(f"{source}: expected a mapping with 'data', 'epsilon' and 'queries'")
@@ -184,7 +176,10 @@ def load_queries(path: str | os.PathLike[str]) -> QueriesFile:
     p = Path(path)
     if not p.is_file():
         raise PlanError(f"queries file '{p}' does not exist")
-    return parse_queries(p.read_text(encoding="utf-8"), source=p.name,
+    from synthguard.data.safe_load import MAX_YAML_BYTES, read_text
+
+    return parse_queries(read_text(p, p.name, "a queries file", MAX_YAML_BYTES, PlanError),
+                         source=p.name,
                          base_dir=p.parent.resolve())
 
 
