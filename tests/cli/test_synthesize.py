@@ -167,6 +167,10 @@ def test_synthesize_refuses_identifier_and_drops_it(tmp_path):
                 "--quiet"])
     assert res.exit_code == 0, res.output
     assert list(pd.read_csv(tmp_path / "b" / "synthetic_1.csv").columns) == ["x", "y", "z"]
+    # the manifest says what was left out (main recorded "dropped": [])
+    from synthguard.data.manifest import read_manifest
+
+    assert read_manifest(tmp_path / "b").dropped == ("ID",)
 
 
 def test_synthesize_safeguard_and_method_option_flags(conf_csv, tmp_path):

@@ -87,7 +87,7 @@ def _write_outputs(result: Any, out: Path, prefix: str, diagnostics: bool, *, fo
         write_manifest(tmp, ReleaseManifest(
             kind=result.kind, implicates=tuple(files), seed=result.seed,
             methods=dict(result.methods), kept=tuple(result.kept),
-            dropped=tuple(str(c) for c in result.provenance.get("left_out") or ()),
+            dropped=tuple(result.dropped),
             columns=tuple(str(c) for c in result.implicates[0].columns),
             metadata=tuple(meta),
             details={k: result.provenance[k] for k in ("constraints", "transforms", "noise",
