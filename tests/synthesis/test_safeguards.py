@@ -73,7 +73,7 @@ def test_partial_release_keeps_every_row_and_suppresses_what_still_replicates(po
     })
     res = Synthesizer(keep=["block", "age"], schema={"block": "categorical"},
                       methods={"kind": "sample"}, replicated_uniques=policy, m=2,
-                      random_state=1).fit(conf).sample()
+                      partial_uniques="suppress", random_state=1).fit(conf).sample()
     for i, s in enumerate(res.implicates):
         assert len(s) == len(conf) and s.index.equals(conf.index)
         pd.testing.assert_frame_equal(s[["block", "age"]], conf[["block", "age"]])
@@ -98,7 +98,8 @@ def test_partial_release_counts_a_copy_that_suppression_cannot_change():
                          "kind": np.where(rng.random(n) < 0.5, "x", "y").astype(object)})
     conf.loc[np.isin(block, [f"b{i}" for i in range(10)]), "kind"] = None
     res = Synthesizer(keep=["block", "age"], schema={"block": "categorical"},
-                      methods={"kind": "cart"}, m=2, random_state=1).fit(conf).sample()
+                      methods={"kind": "cart"}, m=2, partial_uniques="suppress",
+                      random_state=1).fit(conf).sample()
 
     def filled(d: pd.DataFrame) -> pd.DataFrame:
         return d.astype(object).where(d.notna(), "<missing>")
@@ -112,6 +113,70 @@ def test_partial_release_counts_a_copy_that_suppression_cannot_change():
         copies = filled(s).eq(filled(conf)).all(axis=1) & unique
         assert int(copies.sum()) == brute and conf.loc[copies, "kind"].isna().all()
     assert f"{sum(res.safeguards.remaining)} released" in res.safeguards.summary()
+
+
+def _nearly_constant_partial(n: int = 200) -> pd.DataFrame:
+    """Kept block x age (x weight) make every record unique; the synthesized 'kind' is
+    almost constant, so redrawing it leaves many records their real selves."""
+    rng = np.random.default_rng(0)
+    return pd.DataFrame({
+        "block": [f"b{i % 60}" for i in range(n)],
+        "age": rng.integers(20, 60, n),
+        "weight": rng.integers(10_000, 400_000, n),
+        "kind": np.where(rng.random(n) < 0.97, "x", "y"),
+    })
+
+
+@pytest.mark.parametrize("how", ["synthesize", "coarsen"])
+def test_partial_release_changes_the_riskiest_kept_value_instead_of_blanking(how):
+    # main blanked 'kind' in every row still replicating a unique; now the riskiest kept
+    # column (weight: every record unique on it alone) is synthesized anew or coarsened in
+    # those rows only, and nothing is blanked
+    conf = _nearly_constant_partial()
+    syn = Synthesizer(keep=["block", "age", "weight"], schema={"block": "categorical"},
+                      methods={"kind": "sample"}, m=2, partial_uniques=how,
+                      random_state=1).fit(conf)
+    assert syn.kept_ranking_[0] == "weight"
+    res = syn.sample()
+    sg = res.safeguards
+    for i, s in enumerate(res.implicates):
+        assert len(s) == len(conf) and s.index.equals(conf.index)
+        assert int(s["kind"].isna().sum()) == sg.suppressed[i] == 0
+        assert _brute_replicated_uniques(conf, s) == 0
+        pd.testing.assert_frame_equal(s[["block", "age"]], conf[["block", "age"]])
+        changed = s["weight"].ne(conf["weight"])
+        assert int(changed.sum()) == sg.kept_changed[i]["weight"] > 20
+        if how == "coarsen":  # 2 significant digits (1 for a value already round)
+            w = s.loc[changed, "weight"].to_numpy()
+            assert np.all(w % 1000 == 0) and np.all(w >= 10_000)
+    assert sg.partial_uniques == how and sg.totals()["kept_values_changed"] > 40
+    text = sg.summary()
+    total = sum(sg.kept_changed[i]["weight"] for i in range(2))
+    assert f"weight {'synthesized anew' if how == 'synthesize' else 'coarsened'}" in text
+    share = 100 * total / (2 * len(conf))
+    import re
+
+    got = re.search(rf"{total:,} of {2 * len(conf):,} \(([\d.]+) %\)", text)
+    assert got is not None and abs(float(got.group(1)) - share) <= 0.051
+    # same seed, same release (the kept model is fitted from the fit's seed)
+    again = Synthesizer(keep=["block", "age", "weight"], schema={"block": "categorical"},
+                        methods={"kind": "sample"}, m=2, partial_uniques=how,
+                        random_state=1).fit(conf).sample()
+    for a, b in zip(res.implicates, again.implicates, strict=True):
+        pd.testing.assert_frame_equal(a, b)
+
+
+def test_partial_guard_survives_pickling_and_checks_its_option():
+    import pickle
+
+    conf = _nearly_constant_partial()
+    syn = Synthesizer(keep=["block", "age", "weight"], schema={"block": "categorical"},
+                      methods={"kind": "sample"}, random_state=2).fit(conf)
+    loaded = pickle.loads(pickle.dumps(syn))
+    s = loaded.sample(random_state=3).implicates[0]
+    assert _brute_replicated_uniques(conf, s) == 0 and s["kind"].notna().all()
+    with pytest.raises(ParameterError, match="partial_uniques"):
+        Synthesizer(keep=["block"], partial_uniques="blank").fit(conf)
 
 
 def test_remove_policy_drops_the_rows(cells):
