@@ -90,9 +90,11 @@ def _write_outputs(result: Any, out: Path, prefix: str, diagnostics: bool, *, fo
             dropped=tuple(result.dropped),
             columns=tuple(str(c) for c in result.implicates[0].columns),
             metadata=tuple(meta),
-            details={k: result.provenance[k] for k in ("constraints", "transforms", "noise",
-                                                       "start")
-                     if result.provenance.get(k)},
+            details={**{k: result.provenance[k] for k in ("constraints", "transforms",
+                                                          "noise", "start")
+                        if result.provenance.get(k)},
+                     **({"safeguards": result.safeguards.to_record()}
+                        if result.safeguards is not None else {})},
         ))
     return [out / f for f in (*files, *meta)]
 
@@ -133,6 +135,12 @@ def _write_outputs(result: Any, out: Path, prefix: str, diagnostics: bool, *, fo
               help="Also judge replicated uniques on these columns (the intruder's keys), so "
                    "repU on them is 0; records copying a unique on every column are always "
                    "fixed.")
+@click.option("--partial-uniques", "partial_uniques", default="synthesize", show_default=True,
+              type=click.Choice(["synthesize", "coarsen", "suppress"]),
+              help="With --keep: a record that still equals a confidential unique after the "
+                   "redraws gets its riskiest kept value (e.g. a near-unique weight) "
+                   "synthesized anew or coarsened, or its synthesized values blanked "
+                   "(suppress). The summary says how many. See docs/synthesis.md.")
 @click.option("--extremes", "extremes", default=5, show_default=True,
               type=click.IntRange(min=0),
               help="Records per tail whose values are never released (bottom/top coding of "
@@ -207,6 +215,7 @@ def synthesize_cmd(
     min_stratum_size: int | None,
     replicated_uniques: str,
     uniques_on: str | None,
+    partial_uniques: str,
     extremes: int,
     rare_values: int,
     min_rows: int | None,
@@ -302,6 +311,7 @@ def synthesize_cmd(
         drop=split_columns(",".join(drop)),
         replicated_uniques=replicated_uniques,
         uniques_on=split_columns(uniques_on),
+        partial_uniques=partial_uniques,
         extremes=extremes,
         rare_values=rare_values,
         min_rows=min_rows,

@@ -160,6 +160,8 @@ class SyntheticData(Summarized):
             methods=dict(self.methods), kept=tuple(self.kept),
             dropped=tuple(self.dropped),
             columns=tuple(str(c) for c in self.implicates[0].columns) if self.implicates else (),
+            details=({"safeguards": self.safeguards.to_record()}
+                     if hasattr(self.safeguards, "to_record") else {}),
         ))
         return paths
 

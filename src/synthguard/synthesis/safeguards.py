@@ -65,7 +65,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from synthguard._display import Summarized, cell_share
+from synthguard._display import Summarized, cell_count, cell_share, cell_value
 from synthguard.errors import ParameterError
 from synthguard.synthesis.diagnostics import hash_rows
 
@@ -366,6 +366,31 @@ class SafeguardReport(Summarized):
             "rare_values_redrawn": sum(sum(d.values()) for d in self.rare),
         }
 
+    def to_record(self) -> dict[str, Any]:
+        """A JSON-ready record for the manifest and the provenance: the settings, the counts
+        over every implicate and, in partial synthesis, the records whose kept values were
+        changed per column. Counts below :data:`~synthguard._display.MIN_CELL` are written
+        as ``"< 10"`` (the small-cell rule: a manifest travels with the release)."""
+        changed: dict[str, int] = {}
+        for d in self.kept_changed:
+            for c, v in d.items():
+                changed[c] = changed.get(c, 0) + int(v)
+        out: dict[str, Any] = {
+            "replicated_uniques": self.replicated_uniques,
+            "extremes": self.extremes,
+            "rare_values": self.rare_values,
+            "released_records": sum(self.n_records),
+            "counts": {k: cell_value(v) for k, v in self.totals().items()},
+        }
+        if self.partial_uniques:
+            out["partial_uniques"] = self.partial_uniques
+            out["kept_changed"] = {c: cell_value(v) for c, v in changed.items()}
+            out["suppressed_columns"] = list(self.synthesized_columns)
+            text = self.partial_summary()
+            if text:
+                out["partial"] = text
+        return out
+
     def to_frame(self) -> pd.DataFrame:
         """One row per implicate: found, redrawn, removed, remaining, and values coded per
         column (``coded_<column>``)."""
@@ -392,15 +417,17 @@ class SafeguardReport(Summarized):
         m = len(self.found)
         if self.replicated_uniques == "keep":
             uniq = (
-                f"replicated uniques kept on request: {sum(self.remaining)} released "
-                f"records replicate a confidential unique (over {m} implicates)"
+                f"replicated uniques kept on request: {cell_count(sum(self.remaining))} "
+                f"released records replicate a confidential unique (over {m} implicates)"
             )
         else:
             uniq = (
-                f"replicated uniques: {sum(self.found)} drawn over {m} implicates, "
-                f"{sum(self.redrawn)} redrawn, {sum(self.removed)} removed, "
-                + (f"{sum(self.suppressed)} suppressed, " if sum(self.suppressed) else "")
-                + f"{sum(self.remaining)} released"
+                f"replicated uniques: {cell_count(sum(self.found))} drawn over {m} "
+                f"implicates, {cell_count(sum(self.redrawn))} redrawn, "
+                f"{cell_count(sum(self.removed))} removed, "
+                + (f"{cell_count(sum(self.suppressed))} suppressed, "
+                   if sum(self.suppressed) else "")
+                + f"{cell_count(sum(self.remaining))} released"
             )
         if self.extremes:
             n_coded = sum(sum(d.values()) for d in self.coded)
@@ -408,7 +435,7 @@ class SafeguardReport(Summarized):
             tails = (
                 f"extremes: the values of the {self.extremes} most extreme records per tail "
                 f"of {n_columns} numeric columns withheld by bottom/top coding "
-                f"({n_coded} synthetic values coded)"
+                f"({cell_count(n_coded)} synthetic values coded)"
             )
         else:
             tails = "extremes: not protected (extremes=0)"
@@ -417,7 +444,7 @@ class SafeguardReport(Summarized):
             cols = sorted({c for d in self.rare for c in d})
             rare = (
                 f"near-unique values: values and levels held by fewer than {self.rare_values} "
-                f"confidential records never released exactly ({n_rare} synthetic values "
+                f"confidential records never released exactly ({cell_count(n_rare)} synthetic values "
                 f"redrawn" + (f", in {', '.join(cols)})" if cols else ")")
             )
         else:

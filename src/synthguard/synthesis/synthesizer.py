@@ -808,7 +808,7 @@ class Synthesizer(ParamsRepr):
             "replicated_uniques": safeguards.replicated_uniques,
             "extremes": safeguards.extremes,
             "rare_values": safeguards.rare_values,
-            "safeguards": safeguards.totals(),
+            "safeguards": safeguards.to_record()["counts"],
             "n_confidential": self.n_rows_,
             "constraints": None if creport is None else creport.to_dict(),
             "start": None if begin is None else {

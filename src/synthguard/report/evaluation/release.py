@@ -92,8 +92,27 @@ def measure_release(
         errors=w.errors, checks=check_thresholds(s.thresholds, metrics, not_applicable),
         seconds=time.perf_counter() - t0, notes=tuple(w.notes.messages),
         inapplicable=frozenset(w.inapplicable), attacks=attack_result,
-        safeguards=getattr(release, "safeguards", None),
+        safeguards=_safeguards(release, w),
     )
+
+
+def _safeguards(release: Any, w: _Work) -> Any:
+    """What the synthesizer's safeguards did: the release's own report (made in this session)
+    or the record its folder's manifest keeps (``details["safeguards"]``, counts under the
+    small-cell rule). What a partial guard changed or blanked in the rows is said in a note,
+    so the measures above are read knowing it."""
+    sg = getattr(release, "safeguards", None)
+    if sg is None:
+        details = getattr(getattr(release, "manifest", None), "details", None)
+        stored = details.get("safeguards") if isinstance(details, dict) else None
+        sg = stored if isinstance(stored, dict) else None
+    text = sg.get("partial") if isinstance(sg, dict) else (
+        sg.partial_summary() if hasattr(sg, "partial_summary") else None)
+    if isinstance(text, str) and text:
+        note = f"the release's unique guard: {text.removeprefix('partial synthesis: ')}"
+        if note not in w.notes.messages:
+            w.notes.messages.append(note)
+    return sg
 
 
 def _release_argument(s: Setting, w: _Work) -> Any:
