@@ -86,13 +86,14 @@ def measure_release(
         not_applicable = not_applicable | s.synthetic_only
     if checked is not None and metrics.get(CONSTRAINT_METRIC) is None:
         not_applicable = not_applicable | {CONSTRAINT_METRIC}  # lacks every constrained column
+    safeguards = _safeguards(release, w)  # before the notes are collected: it adds one
     return ReleaseEvaluation(
         name=name, kind=kind, m=len(implicates), n_rows=len(implicates[0]),
         utility=utility, risk=risk, metrics=metrics, record_risk=per_record,
         errors=w.errors, checks=check_thresholds(s.thresholds, metrics, not_applicable),
         seconds=time.perf_counter() - t0, notes=tuple(w.notes.messages),
         inapplicable=frozenset(w.inapplicable), attacks=attack_result,
-        safeguards=_safeguards(release, w),
+        safeguards=safeguards,
     )
 
 
