@@ -55,6 +55,10 @@ OPTIONS: dict[str, dict[str, Any]] = {
     "suppress": {"partial_uniques": "suppress"},
     "coarsen": {"partial_uniques": "coarsen"},
     "synthesize": {"partial_uniques": "synthesize"},
+    # replicated_uniques="remove": no redraw of the synthesized values first; in partial
+    # synthesis the records go straight to partial_uniques
+    "coarsen, no redraw": {"replicated_uniques": "remove", "partial_uniques": "coarsen"},
+    "synthesize, no redraw": {"replicated_uniques": "remove", "partial_uniques": "synthesize"},
 }
 METRICS = {
     "pmse_ratio": "pMSE ratio",
