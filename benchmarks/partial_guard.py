@@ -9,9 +9,11 @@ own (0, 0, <=50K for most) is a replicated unique. The options compared
 (:mod:`synthguard.synthesis.partial_guard`):
 
 * ``no guard``: ``replicated_uniques="keep"`` (the risk the guard is for);
-* ``suppress``: blank the synthesized values of those records (main before issue 31);
-* ``coarsen``: round their riskiest kept value (``fnlwgt``) to 2 significant digits;
-* ``synthesize``: draw their riskiest kept value anew from a CART model of it.
+* ``suppress``: redraw, then blank the synthesized values of the records that still replicate
+  a unique (main before issue 31);
+* ``coarsen``: round the riskiest kept value (``fnlwgt``) of every record unique on the kept
+  columns to 2 significant digits, then redraw / blank what still replicates;
+* ``synthesize``: draw that value anew from a CART model of it instead.
 
 Each release is measured with :func:`synthguard.evaluate` as a partial release (the measures
 ``synthguard evaluate`` prints), intruder keys ``age, sex, race, marital_status, education``:
@@ -23,7 +25,11 @@ Each release is measured with :func:`synthguard.evaluate` as a partial release (
   radius 0.2), replicated uniques on all columns, DiSCO of ``income``; and the share of records
   whose three synthesized values equal their own confidential ones while the released kept
   values still identify them (unique on the kept columns and equal to the data's: the
-  records a linkage on the kept columns reveals exactly).
+  records a linkage on the kept columns reveals exactly); and whether a change is a signal:
+  the share of records whose synthesized values are their own among those whose kept values
+  changed, against the same share among the unchanged records unique on the kept columns
+  (a guard that changes only the records whose synthesized values are real makes the first
+  1 and the second 0, telling an intruder which records to read).
 
 Means over the seeds are printed as a table, with the time of fit + sample.
 Run: ``PYTHONPATH=src .venv/bin/python benchmarks/partial_guard.py`` (about 10 minutes on 2
@@ -55,10 +61,6 @@ OPTIONS: dict[str, dict[str, Any]] = {
     "suppress": {"partial_uniques": "suppress"},
     "coarsen": {"partial_uniques": "coarsen"},
     "synthesize": {"partial_uniques": "synthesize"},
-    # replicated_uniques="remove": no redraw of the synthesized values first; in partial
-    # synthesis the records go straight to partial_uniques
-    "coarsen, no redraw": {"replicated_uniques": "remove", "partial_uniques": "coarsen"},
-    "synthesize, no redraw": {"replicated_uniques": "remove", "partial_uniques": "synthesize"},
 }
 METRICS = {
     "pmse_ratio": "pMSE ratio",
@@ -80,6 +82,21 @@ def exposed(conf: pd.DataFrame, syn: pd.DataFrame, kept: list[str]) -> float:
     same_syn = syn[SYNTHESIZED].astype(str).eq(conf[SYNTHESIZED].astype(str)).all(
         axis=1).to_numpy()
     return float(np.mean(unique & same_kept & same_syn))
+
+
+def signal(conf: pd.DataFrame, syn: pd.DataFrame, kept: list[str]) -> tuple[float, float]:
+    """Whether a changed kept value tells that the synthesized values are real: the share of
+    records whose three synthesized values equal their own among the records whose kept
+    values were changed, and among the records unique on the kept columns left unchanged
+    (NaN where there are none)."""
+    key = conf[kept].astype(str).agg("|".join, axis=1)
+    unique = key.map(key.value_counts()).eq(1).to_numpy()
+    changed = ~syn[kept].astype(str).eq(conf[kept].astype(str)).all(axis=1).to_numpy()
+    same_syn = syn[SYNTHESIZED].astype(str).eq(conf[SYNTHESIZED].astype(str)).all(
+        axis=1).to_numpy()
+    a = float(same_syn[changed].mean()) if changed.any() else float("nan")
+    b = float(same_syn[unique & ~changed].mean()) if (unique & ~changed).any() else float("nan")
+    return a, b
 
 
 def one(conf: pd.DataFrame, kept: list[str], seed: int, kw: dict[str, Any]) -> dict[str, float]:
@@ -104,6 +121,11 @@ def one(conf: pd.DataFrame, kept: list[str], seed: int, kw: dict[str, Any]) -> d
         len(s) for s in res.implicates)
     out["exposed by linkage (share)"] = float(np.mean(
         [exposed(conf, s, kept) for s in res.implicates]))
+    sig = [signal(conf, s, kept) for s in res.implicates]
+    out["real | kept changed"] = float(np.nanmean([a for a, _ in sig])) if any(
+        np.isfinite(a) for a, _ in sig) else float("nan")
+    out["real | unique, unchanged"] = float(np.nanmean([b for _, b in sig])) if any(
+        np.isfinite(b) for _, b in sig) else float("nan")
     out["seconds (fit + sample)"] = seconds
     return out
 

@@ -225,8 +225,8 @@ def test_partial_guard_is_said_in_the_summary_manifest_evaluate_and_report(tmp_p
     syn = [pd.read_csv(out / f"synthetic_{i}.csv") for i in (1, 2)]
     n_changed = sum(int(s["weight"].ne(df["weight"]).sum()) for s in syn)
     assert n_changed >= 10 and all(s["kind"].notna().all() for s in syn)
-    line = next(x for x in res.output.splitlines() if x.startswith("partial synthesis:"))
-    assert f"weight synthesized anew in {n_changed:,} of {2 * n:,} (" in line
+    line = next(x for x in res.output.splitlines() if x.startswith("partial synthesis ("))
+    assert f"weight, the riskiest kept column, synthesized anew in {n_changed:,} of {2 * n:,} (" in line
     share = float(re.search(r"\(([\d.]+) %\)", line).group(1))
     assert abs(share - 100 * n_changed / (2 * n)) <= 0.051
     details = json.loads((out / "synthguard_manifest.json").read_text())["details"]
@@ -239,7 +239,7 @@ def test_partial_guard_is_said_in_the_summary_manifest_evaluate_and_report(tmp_p
     ev = _run(["evaluate", path, out, "--keys", "block,age", "--target", "kind",
                "--schema", "block=categorical", "--report", report])
     assert ev.exit_code in (0, 1), ev.output
-    assert "unique guard: records that still equalled" in ev.output
+    assert "unique guard: (partial_uniques=synthesize): weight, the riskiest" in ev.output
     html = report.read_text()
     assert 'class="note partial-guard"' in html and f"{n_changed:,} of {2 * n:,}" in html
     # --partial-uniques suppress blanks instead, and says so

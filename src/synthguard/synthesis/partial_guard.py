@@ -1,37 +1,42 @@
-"""What the unique guard does with a partially synthetic record it cannot fix by redrawing.
+"""What the unique guard changes in a partially synthetic release (``partial_uniques``).
 
 In partial synthesis the kept columns are the confidential values, and with many kept columns
 nearly every record is unique on them (on Adult with 12 kept columns, ``fnlwgt`` alone makes
 most records unique). Such a record *replicates its unique* whenever its synthesized values
 come out equal to its own confidential ones, and with point masses (``capital_gain = 0``,
 ``capital_loss = 0``, ``income = <=50K``) they mostly do: 70 % of the rows of Adult as first
-drawn, 35 % still after the redraw rounds of :class:`~synthguard.synthesis.safeguards.UniqueGuard`.
-Redrawing the synthesized values until they differ would force rare values on the common
-records. What is left is what to change in those records (``partial_uniques``):
+drawn. Redrawing the synthesized values until they differ forces other values on the common
+records (after the redraw rounds of :class:`~synthguard.synthesis.safeguards.UniqueGuard` the
+pMSE ratio was 35), and blanking the 35 % that still replicated left a release with pMSE ratio
+381. The identifying part of such a record is its kept values, so that is what changes:
 
 ``"synthesize"`` (the default)
-    Synthesize the record's *riskiest kept value* too, extending the synthesized set for
-    those records only (as the selective multiple imputation of keys, SMIKe, of Little, Liu &
-    Raghunathan 2004, replaces the key values of the records at risk): the kept column that isolates most confidential records
-    on its own (records unique on it alone; then most distinct values) is drawn anew from a
-    CART model of it on the other kept and strata columns, fitted on the confidential data
-    and smoothed as the redraws are (:meth:`CartMethod.smooth_values
-    <synthguard.synthesis.methods.CartMethod.smooth_values>`), up to
-    :data:`~synthguard.synthesis.safeguards.MAX_REDRAW_ROUNDS` times per column, over the
-    :data:`MAX_KEPT_COLUMNS` riskiest kept columns (the intruder's ``uniques_on`` keys
-    first). The synthesized values stay as drawn, and the record no longer carries the
-    confidential values that identify it.
+    The *riskiest kept column* (the one that isolates most confidential records on its own:
+    records unique on it alone, then most distinct values; the intruder's ``uniques_on`` keys
+    first) is synthesized too, for the records unique on the kept columns only: drawn anew
+    from a CART model of it on the other kept and strata columns, fitted on the confidential
+    data and smoothed as the redraws are (:meth:`CartMethod.smooth_values
+    <synthguard.synthesis.methods.CartMethod.smooth_values>`), redrawn where it came out as
+    the record's own value (up to :data:`~synthguard.synthesis.safeguards.MAX_REDRAW_ROUNDS`
+    times). This is the selective multiple imputation of keys (SMIKe) of Little, Liu &
+    Raghunathan (2004), which replaces the key values of the records at risk.
 ``"coarsen"``
-    Round the riskiest numeric kept value of those records to 2 significant digits (1 if it
-    already was round), as global recoding does for a whole column (Hundepool et al. 2012,
-    sec. 3.4.2), here for the records at risk only; kept categorical columns are not coarsened.
+    The riskiest *numeric* kept value of those records is rounded to 2 significant digits (1
+    if it already was round), as global recoding (Hundepool et al. 2012, sec. 3.4.2) of the
+    records at risk; with no numeric kept column nothing is coarsened.
 ``"suppress"``
-    Set the synthesized values of those records missing (local suppression, as sdcMicro's
+    Nothing is changed up front; the synthesized values of the records that still replicate
+    a unique after the redraws are set missing (local suppression, as sdcMicro's
     ``localSuppression``; synthguard's only behaviour until the option existed).
 
-A record that still replicates a unique after its kept values were changed is suppressed, and
-its kept values restored. ``benchmarks/partial_guard.py`` measures the three on Adult with 12
-kept columns; the figures that chose the default are in ``docs/synthesis.md``.
+When an implicate, as first drawn, holds a replicated unique, the records changed are
+*every* record unique on the kept columns, not only those whose synthesized values came out
+as their own (an implicate that replicates none keeps its kept columns as the data's): a kept value changed only where the synthesized
+values are real would tell an intruder, who knows their target's kept values, that this
+record's synthesized values are real. The records that still replicate a unique afterwards
+(a drawn value equal to the record's own, a unique on ``uniques_on``) go through the redraws
+and, as a last resort, suppression. ``benchmarks/partial_guard.py`` measures the options on
+Adult with 12 kept columns; the figures that chose the default are in ``docs/synthesis.md``.
 """
 
 from __future__ import annotations
@@ -44,12 +49,12 @@ import numpy as np
 from synthguard.errors import ParameterError
 
 __all__ = ["MAX_KEPT_COLUMNS", "PARTIAL_UNIQUES", "KeptModels", "coarsen_values",
-           "rank_kept_columns"]
+           "rank_kept_columns", "unique_rows"]
 
 #: What to do with a partially synthetic record that still replicates a unique.
 PARTIAL_UNIQUES = ("synthesize", "coarsen", "suppress")
 #: Kept columns, riskiest first, whose values may be changed in such a record.
-MAX_KEPT_COLUMNS = 2
+MAX_KEPT_COLUMNS = 1
 
 
 def check_partial_uniques(value: Any) -> str:
@@ -96,6 +101,17 @@ def coarsen_values(values: np.ndarray) -> np.ndarray:
         step = 10.0 ** (np.floor(np.log10(np.abs(x))) - (digits - 1))
         out[todo] = np.round(x / step) * step
     return out
+
+
+def unique_rows(arrays: Mapping[str, np.ndarray], columns: Sequence[str]) -> np.ndarray:
+    """Boolean mask of the records unique on ``columns`` (working form), by hashing rows
+    (:func:`~synthguard.synthesis.diagnostics.hash_rows`) and counting equal hashes:
+    O(n log n)."""
+    from synthguard.synthesis.diagnostics import hash_rows
+
+    h = hash_rows(arrays, list(columns))
+    _, inverse, counts = np.unique(h, return_inverse=True, return_counts=True)
+    return np.asarray(counts[inverse] == 1)
 
 
 class KeptModels:

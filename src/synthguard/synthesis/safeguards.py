@@ -469,15 +469,16 @@ class SafeguardReport(Summarized):
         parts = []
         for c, v in changed.items():
             if v:
-                parts.append(f"{c} synthesized anew in {cell_share(v, total)} released records"
-                             if self.partial_uniques == "synthesize" else
-                             f"{c} coarsened (2 significant digits) in "
-                             f"{cell_share(v, total)} released records")
+                how = ("synthesized anew" if self.partial_uniques == "synthesize"
+                       else "coarsened to 2 significant digits")
+                parts.append(f"{c}, the riskiest kept column, {how} in {cell_share(v, total)} "
+                             f"released records (those unique on the kept columns)")
         if n_supp:
             cols = ", ".join(self.synthesized_columns) or "the synthesized columns"
             parts.append(f"synthesized values ({cols}) blanked (set missing) in "
-                         f"{cell_share(n_supp, total)} released records")
+                         f"{cell_share(n_supp, total)} released records that still equalled "
+                         f"a confidential unique after redrawing")
         if not parts:
             return None
-        return ("partial synthesis: records that still equalled a confidential unique after "
-                "redrawing (partial_uniques=" + self.partial_uniques + "): " + "; ".join(parts))
+        return (f"partial synthesis (partial_uniques={self.partial_uniques}): "
+                + "; ".join(parts))

@@ -70,6 +70,7 @@ from synthguard.synthesis.partial_guard import (
     check_partial_uniques,
     coarsen_values,
     rank_kept_columns,
+    unique_rows,
 )
 from synthguard.synthesis.params import (
     FitPlan,
@@ -154,23 +155,20 @@ class Synthesizer(ParamsRepr):
         unique in the confidential data (a real person released): draw its synthesized
         columns again (rows still replicating a unique after
         :data:`~synthguard.synthesis.safeguards.MAX_REDRAW_ROUNDS` redraws are removed; in
-        partial synthesis they are kept and changed as ``partial_uniques`` says, so the
-        release keeps every confidential row),
+        partial synthesis their synthesized values are suppressed instead, so the release
+        keeps every confidential row; see ``partial_uniques``),
         remove it (synthpop's ``sdc(rm.replicated.uniques = TRUE)``), or keep it, only by
         saying so. See :mod:`synthguard.synthesis.safeguards`.
     partial_uniques : {"synthesize", "coarsen", "suppress"}, default "synthesize"
-        Partial synthesis only: what changes in a record that still replicates a unique after
-        the redraws. ``"synthesize"`` draws its riskiest kept value anew (the kept column that
-        isolates most records, e.g. Adult's ``fnlwgt``) from a model of that column, for
-        those records only; ``"coarsen"`` rounds that value (numeric kept columns); and
-        ``"suppress"`` sets the record's synthesized values missing. On Adult with 12 kept
-        columns ``"suppress"`` blanked 35 % of the synthesized values (pMSE ratio in the
-        hundreds); see :mod:`synthguard.synthesis.partial_guard` and ``docs/synthesis.md``.
-    uniques_on : str or list of str, optional
-        Columns on which a record is also judged unique and replicated (the intruder's keys,
-        as synthpop's ``replicated.uniques(keys = ...)``): a synthetic record whose keys
-        equal those of a record unique on them is fixed as well, which makes repU on these
-        keys 0. Records replicating a unique on every released column are fixed either way.
+        Partial synthesis only: what protects the records unique on the kept columns, whose
+        synthesized values, drawn as their own, make them replicated uniques.
+        ``"synthesize"`` draws the riskiest kept value (the kept column that isolates most
+        records, e.g. Adult's ``fnlwgt``) of every such record anew from a model of that
+        column; ``"coarsen"`` rounds it (numeric kept columns); either way what still
+        replicates a unique is redrawn, then suppressed. ``"suppress"`` changes no kept value:
+        the rows that still replicate after the redraws have their synthesized values set
+        missing (on Adult with 12 kept columns: 35 % of the rows, pMSE ratio 381). See
+        :mod:`synthguard.synthesis.partial_guard` and ``docs/synthesis.md``.
     extremes : int, default 5
         Records per tail whose values are never released: each numeric synthesized column is
         bottom/top coded at round thresholds beyond which at most ``extremes`` confidential
@@ -428,6 +426,11 @@ class Synthesizer(ParamsRepr):
         # the kept columns, riskiest first (column names only: nothing of the data is kept)
         self.kept_ranking_ = rank_kept_columns(
             arrays, keep, keys if set(keys) != set(keep) else ())
+        # the records unique on the kept (and strata) columns, whose riskiest kept value
+        # partial_uniques changes: derived from the data, kept inside the fitted synthesizer
+        self.kept_unique_: np.ndarray | None = None
+        if keep and plan.policy != "keep" and self.partial_uniques_ != "suppress":
+            self.kept_unique_ = unique_rows(arrays, list(dict.fromkeys(keep + strata)))
         self.extremes_ = plan.k_tail
         self.tail_thresholds_: dict[str, tuple[float | None, float | None]] = {}
         if plan.k_tail:
@@ -886,8 +889,15 @@ class Synthesizer(ParamsRepr):
         else:
             guard = self.unique_guard_
             bad = guard.replicated(out)
-            found = int(bad.sum())
-            if found and policy == "redraw":
+            found = int(bad.sum())  # as first drawn
+            if self.kind_ == "partial" and bad.any():
+                # the kept values identify: change them, in every record unique on the kept
+                # columns (only when some record came out as its unique, so a release that
+                # replicates none keeps its kept columns as the data's)
+                kept_changed = self._change_kept(out, tasks, row_block, child)
+                if kept_changed:
+                    bad = guard.replicated(out)
+            if bad.any() and policy == "redraw":
                 (srng,) = spawn(child, 1)
                 ever = np.zeros(len(bad), dtype=bool)
                 for r in range(2 * MAX_REDRAW_ROUNDS):
@@ -911,18 +921,14 @@ class Synthesizer(ParamsRepr):
                 redrawn = int(ever.sum())
             removed = int(bad.sum())
             if removed and self.kind_ == "partial":
-                # a partial release keeps every confidential row, in order: a row that still
-                # replicates a unique is not removed; its riskiest kept values are synthesized
-                # or coarsened (partial_uniques), and what that cannot fix has its synthesized
-                # values suppressed (set missing). A row whose synthesized values are missing
-                # in the data as well still replicates it: counted as released, not as fixed
+                # a partial release keeps every confidential row, in order: the synthesized
+                # values of a row that still replicates a unique are suppressed (set missing),
+                # not the row removed. A row whose synthesized values are missing in the data
+                # as well still replicates it: counted as released, not as fixed
                 rows = np.flatnonzero(bad)
-                kept_changed, rows = self._protect_kept(out, rows, guard, tasks, row_block,
-                                                        child)
-                if len(rows):
-                    self._suppress(out, rows)
-                    remaining = int(guard.replicated(out, rows).sum())
-                suppressed, removed = len(rows) - remaining, 0
+                self._suppress(out, rows)
+                remaining = int(guard.replicated(out, rows).sum())
+                suppressed, removed = removed - remaining, 0
             elif removed:
                 keep_rows = ~bad
         counts["found"].append(found)
@@ -936,37 +942,35 @@ class Synthesizer(ParamsRepr):
         counts.setdefault("rare", []).append(rare)
         return keep_rows
 
-    def _protect_kept(
+    def _change_kept(
         self,
         out: dict[str, np.ndarray],
-        rows: np.ndarray,
-        guard: UniqueGuard,
         tasks: list[tuple[BlockModel, int, np.random.Generator]],
         row_block: np.ndarray | None,
         child: np.random.Generator,
-    ) -> tuple[dict[str, int], np.ndarray]:
-        """Change the riskiest kept values of the partially synthetic ``rows`` that still
-        replicate a unique, in place, as ``partial_uniques`` says (synthesize them anew or
-        coarsen them; :mod:`synthguard.synthesis.partial_guard`). Returns the number of values
-        changed per kept column and the rows that still replicate a unique, whose kept values
-        are restored (they are suppressed instead)."""
+    ) -> dict[str, int]:
+        """Partial synthesis: change, in place, the riskiest kept value of every record unique
+        on the kept columns in the data, as ``partial_uniques`` says (synthesize it anew or
+        coarsen it; :mod:`synthguard.synthesis.partial_guard`). Every such record, not only
+        those whose synthesized values came out as their own: a changed value then says
+        nothing about the synthesized ones. Returns the number of values changed per column."""
         how = getattr(self, "partial_uniques_", "suppress")
-        if how == "suppress" or not len(rows):
-            return {}, rows
+        unique = getattr(self, "kept_unique_", None)
+        if how == "suppress" or unique is None or not unique.any():
+            return {}
         schema = self.schema_.columns
         ranking = list(getattr(self, "kept_ranking_", self.kept_))
         if how == "synthesize":
-            columns = self.kept_models_.columns
+            columns = self.kept_models_.columns[:1]
         else:
-            columns = [c for c in ranking if schema[c].is_numeric][:MAX_KEPT_COLUMNS]
+            columns = [c for c in ranking if schema[c].is_numeric][:1]
+        rows = np.flatnonzero(unique)
         (krng,) = spawn(child, 1)
-        originals: dict[str, np.ndarray] = {}
-        todo = rows
+        changed: dict[str, int] = {}
         for c in columns:
-            if not len(todo):
-                break
             out[c] = out[c].copy()  # the kept arrays are shared by every implicate
-            originals[c] = out[c][rows].copy()
+            orig = out[c][rows].copy()
+            todo = rows
             for _ in range(MAX_REDRAW_ROUNDS if how == "synthesize" else 1):
                 if how == "synthesize":
                     cm = self.kept_models_.drawer(c)
@@ -976,20 +980,14 @@ class Synthesizer(ParamsRepr):
                 if out[c].dtype.kind in "iu" and schema[c].is_numeric:
                     new = np.round(new)
                 out[c][todo] = new
-                rederive(out, todo, tasks, row_block, schema)
-                todo = todo[guard.replicated(out, todo)]
+                now = out[c][rows]
+                same = (now == orig) | (pd.isna(now) & pd.isna(orig))
+                todo = rows[same]
                 if not len(todo):
                     break
-        changed: dict[str, int] = {}
-        at = np.searchsorted(rows, todo)
-        for c, orig in originals.items():
-            out[c][todo] = orig[at]  # rows still replicating: suppressed, kept values as data
-            now = out[c][rows]
-            same = (now == orig) | (pd.isna(now) & pd.isna(orig))
-            changed[c] = int(np.count_nonzero(~same))
-        if len(todo) and originals:
-            rederive(out, todo, tasks, row_block, schema)
-        return changed, todo
+            changed[c] = len(rows) - len(todo)
+        rederive(out, rows, tasks, row_block, schema)
+        return changed
 
     def _suppress(self, out: dict[str, np.ndarray], rows: np.ndarray) -> None:
         """Set the synthesized values of ``rows`` missing, in place (working form: code -1

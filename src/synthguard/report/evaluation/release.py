@@ -110,7 +110,7 @@ def _safeguards(release: Any, w: _Work) -> Any:
     text = sg.get("partial") if isinstance(sg, dict) else (
         sg.partial_summary() if hasattr(sg, "partial_summary") else None)
     if isinstance(text, str) and text:
-        note = f"the release's unique guard: {text.removeprefix('partial synthesis: ')}"
+        note = f"the release's unique guard: {text.removeprefix('partial synthesis ')}"
         if note not in w.notes.messages:
             w.notes.messages.append(note)
     return sg
