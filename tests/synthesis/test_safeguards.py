@@ -373,3 +373,26 @@ def test_reports_of_blocks_combine_by_implicate():
     assert c.totals()["extreme_values_coded"] == 12
     with pytest.raises(ParameterError, match="at least one"):
         SafeguardReport.combine([])
+
+
+def test_safeguard_counts_pass_the_small_cell_rule():
+    # a count of a few records, printed or written beside the release, says how many records
+    # hold a rare combination: shown as "< 10", as the report shows small cells
+    from synthguard.synthesis.safeguards import SafeguardReport
+
+    sg = SafeguardReport(
+        replicated_uniques="redraw", extremes=5, found=(3, 0), redrawn=(3, 0), removed=(0, 0),
+        remaining=(0, 0), suppressed=(1, 0), partial_uniques="synthesize",
+        kept_changed=({"w": 2}, {"w": 40}), n_records=(300, 300),
+        synthesized_columns=("kind",), coded=({"x": 12}, {}), rare_values=5, rare=({}, {}))
+    text = sg.summary()
+    assert "replicated uniques: < 10 drawn over 2 implicates, < 10 redrawn, 0 removed, " \
+           "< 10 suppressed, 0 released" in text
+    assert "w, the riskiest kept column, synthesized anew in 42 of 600 (7.0 %)" in text
+    assert "blanked (set missing) in < 10 of 600 (< 1.7 %)" in text
+    record = sg.to_record()
+    assert record["counts"]["replicated_uniques_found"] == "< 10"
+    assert record["counts"]["suppressed"] == "< 10"
+    assert record["counts"]["extreme_values_coded"] == 12
+    assert record["kept_changed"] == {"w": 42} and record["released_records"] == 600
+    assert " 3 " not in text and "1 suppressed" not in text

@@ -220,7 +220,7 @@ def _write_release(stage: Path, name: str, release: Any, method: str, columns: l
 def _safeguard_details(release: Any) -> dict[str, Any]:
     """What a synthesizer's safeguards did, for the manifest (counts under the small-cell
     rule; :meth:`SafeguardReport.to_record <synthguard.synthesis.safeguards.SafeguardReport.to_record>`)."""
-    sg = getattr(release, "safeguards", None)
+    sg: Any = getattr(release, "safeguards", None)
     return {"safeguards": sg.to_record()} if hasattr(sg, "to_record") else {}
 
 

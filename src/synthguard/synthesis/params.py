@@ -33,13 +33,13 @@ from synthguard.data.schema import (
 from synthguard.errors import DataError, MethodError, ParameterError
 from synthguard.synthesis.encoding import to_working
 from synthguard.synthesis.enforce import ConstraintEnforcer
+from synthguard.synthesis.engine import ColumnSpec
 from synthguard.synthesis.level_bounds import (
     bound_predictors,
     check_wide_targets,
     warn_left_out,
     wide_columns,
 )
-from synthguard.synthesis.engine import ColumnSpec
 from synthguard.synthesis.methods.base import SynthesisMethod
 from synthguard.synthesis.methods.columns import reads_columns, split_names
 from synthguard.synthesis.methods.loglinear import link_blocks

@@ -63,6 +63,14 @@ from synthguard.synthesis.engine import (
     thread_map,
 )
 from synthguard.synthesis.noise import without_ledgers
+from synthguard.synthesis.params import (
+    FitPlan,
+    as_list,
+    check_count,
+    check_stratum_sizes,
+    method_label,
+    resolve_plan,
+)
 from synthguard.synthesis.partial_guard import (
     MAX_KEPT_COLUMNS,
     PARTIAL_UNIQUES,
@@ -71,14 +79,6 @@ from synthguard.synthesis.partial_guard import (
     coarsen_values,
     rank_kept_columns,
     unique_rows,
-)
-from synthguard.synthesis.params import (
-    FitPlan,
-    as_list,
-    check_count,
-    check_stratum_sizes,
-    method_label,
-    resolve_plan,
 )
 from synthguard.synthesis.rare_values import RareGuard, declared_levels
 from synthguard.synthesis.result import SyntheticData

@@ -102,7 +102,7 @@ def _safeguards(release: Any, w: _Work) -> Any:
     or the record its folder's manifest keeps (``details["safeguards"]``, counts under the
     small-cell rule). What a partial guard changed or blanked in the rows is said in a note,
     so the measures above are read knowing it."""
-    sg = getattr(release, "safeguards", None)
+    sg: Any = getattr(release, "safeguards", None)
     if sg is None:
         details = getattr(getattr(release, "manifest", None), "details", None)
         stored = details.get("safeguards") if isinstance(details, dict) else None
