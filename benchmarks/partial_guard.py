@@ -72,16 +72,22 @@ METRICS = {
 }
 
 
+def _same(conf: pd.DataFrame, syn: pd.DataFrame, cols: list[str]) -> np.ndarray:
+    """Row-wise: every column of ``cols`` equal in ``syn`` and ``conf`` (numbers compared as
+    numbers, so 0 and 0.0 are equal; a missing value equals nothing)."""
+    out = np.ones(len(conf), dtype=bool)
+    for c in cols:
+        out &= (syn[c].reset_index(drop=True) == conf[c].reset_index(drop=True)).to_numpy()
+    return out
+
+
 def exposed(conf: pd.DataFrame, syn: pd.DataFrame, kept: list[str]) -> float:
     """Share of records unique on the kept columns whose released kept values are the data's
     and whose synthesized values all equal their own: what a linkage on the kept columns
     reveals exactly."""
     key = conf[kept].astype(str).agg("|".join, axis=1)
     unique = key.map(key.value_counts()).eq(1).to_numpy()
-    same_kept = syn[kept].astype(str).eq(conf[kept].astype(str)).all(axis=1).to_numpy()
-    same_syn = syn[SYNTHESIZED].astype(str).eq(conf[SYNTHESIZED].astype(str)).all(
-        axis=1).to_numpy()
-    return float(np.mean(unique & same_kept & same_syn))
+    return float(np.mean(unique & _same(conf, syn, kept) & _same(conf, syn, SYNTHESIZED)))
 
 
 def signal(conf: pd.DataFrame, syn: pd.DataFrame, kept: list[str]) -> tuple[float, float]:
@@ -91,9 +97,8 @@ def signal(conf: pd.DataFrame, syn: pd.DataFrame, kept: list[str]) -> tuple[floa
     (NaN where there are none)."""
     key = conf[kept].astype(str).agg("|".join, axis=1)
     unique = key.map(key.value_counts()).eq(1).to_numpy()
-    changed = ~syn[kept].astype(str).eq(conf[kept].astype(str)).all(axis=1).to_numpy()
-    same_syn = syn[SYNTHESIZED].astype(str).eq(conf[SYNTHESIZED].astype(str)).all(
-        axis=1).to_numpy()
+    changed = ~_same(conf, syn, kept)
+    same_syn = _same(conf, syn, SYNTHESIZED)
     a = float(same_syn[changed].mean()) if changed.any() else float("nan")
     b = float(same_syn[unique & ~changed].mean()) if (unique & ~changed).any() else float("nan")
     return a, b
