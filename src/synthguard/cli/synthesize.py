@@ -117,7 +117,9 @@ def _write_outputs(result: Any, out: Path, prefix: str, diagnostics: bool, *, fo
                    "with options as in --method: cart:adjust=false:draws=random is synthpop's "
                    "independent, unadjusted CART draw (the default balances and adjusts it).")
 @click.option("--keep", default=None, metavar="COL,COL",
-              help="Columns copied unchanged (partial synthesis).")
+              help="Columns copied unchanged (partial synthesis), except the riskiest kept "
+                   "value of records unique on them when the draw replicates uniques (see "
+                   "--partial-uniques).")
 @click.option("--visit", "visit", default=None, metavar="COL,COL",
               help="Visit sequence (default: every column not kept, in file order); 'auto' "
                    "chooses one by mutual information (docs/methods.md).")
@@ -137,10 +139,11 @@ def _write_outputs(result: Any, out: Path, prefix: str, diagnostics: bool, *, fo
                    "fixed.")
 @click.option("--partial-uniques", "partial_uniques", default="synthesize", show_default=True,
               type=click.Choice(["synthesize", "coarsen", "suppress"]),
-              help="With --keep: a record that still equals a confidential unique after the "
-                   "redraws gets its riskiest kept value (e.g. a near-unique weight) "
-                   "synthesized anew or coarsened, or its synthesized values blanked "
-                   "(suppress). The summary says how many. See docs/synthesis.md.")
+              help="With --keep, when records come out equal to a confidential unique: the "
+                   "riskiest kept value (e.g. a near-unique weight) of every record unique on "
+                   "the kept columns is synthesized anew or coarsened; 'suppress' instead "
+                   "blanks the synthesized values of the records still equal to one after "
+                   "redrawing. The summary says how many. See docs/synthesis.md.")
 @click.option("--extremes", "extremes", default=5, show_default=True,
               type=click.IntRange(min=0),
               help="Records per tail whose values are never released (bottom/top coding of "

@@ -115,7 +115,9 @@ class Synthesizer(ParamsRepr):
         columns (synthpop's ``predictor.matrix``). Default: every column visited earlier plus
         the kept columns. A predictor must be kept or visited earlier.
     keep : str or list of str, optional
-        Columns copied unchanged (partial synthesis); they act as predictors.
+        Columns copied unchanged (partial synthesis); they act as predictors. When an
+        implicate as drawn replicates confidential uniques, the riskiest kept value of the
+        records unique on the kept columns is changed (``partial_uniques``).
     m : int, default 1
         Number of implicates.
     n : int, optional
