@@ -167,6 +167,10 @@ def test_synthesize_refuses_identifier_and_drops_it(tmp_path):
                 "--quiet"])
     assert res.exit_code == 0, res.output
     assert list(pd.read_csv(tmp_path / "b" / "synthetic_1.csv").columns) == ["x", "y", "z"]
+    # the manifest says what was left out (main recorded "dropped": [])
+    from synthguard.data.manifest import read_manifest
+
+    assert read_manifest(tmp_path / "b").dropped == ("ID",)
 
 
 def test_synthesize_safeguard_and_method_option_flags(conf_csv, tmp_path):
@@ -197,3 +201,53 @@ def test_synthesize_rare_values_flag(conf_csv, tmp_path):
     assert safe.exit_code == 0, safe.output
     assert not pd.read_csv(tmp_path / "d" / "synthetic_1.csv")["income"].isin(rare).any()
     assert "near-unique values" in safe.output
+
+
+def test_partial_guard_is_said_in_the_summary_manifest_evaluate_and_report(tmp_path):
+    # main printed "N suppressed" and nothing else: a third of Adult's synthesized values
+    # were blanked without a word of what that meant. Now the summary, the manifest, the
+    # evaluation's notes and the report say what the guard changed, with counts and shares
+    import json
+    import re
+
+    rng = np.random.default_rng(0)
+    n = 300
+    df = pd.DataFrame({"block": [f"b{i % 60}" for i in range(n)],
+                       "age": rng.integers(20, 60, n),
+                       "weight": rng.integers(10_000, 400_000, n),
+                       "kind": np.where(rng.random(n) < 0.97, "x", "y")})
+    path = tmp_path / "conf.csv"
+    df.to_csv(path, index=False)
+    out = tmp_path / "syn"
+    res = _run(["synthesize", path, "--out", out, "--keep", "block,age,weight", "--m", 2,
+                "--seed", 1, "--method", "kind=sample", "--schema", "block=categorical"])
+    assert res.exit_code == 0, res.output
+    syn = [pd.read_csv(out / f"synthetic_{i}.csv") for i in (1, 2)]
+    n_changed = sum(int(s["weight"].ne(df["weight"]).sum()) for s in syn)
+    assert n_changed >= 10 and all(s["kind"].notna().all() for s in syn)
+    line = next(x for x in res.output.splitlines() if x.startswith("partial synthesis ("))
+    assert f"weight, the riskiest kept column, synthesized anew in {n_changed:,} of {2 * n:,} (" in line
+    share = float(re.search(r"\(([\d.]+) %\)", line).group(1))
+    assert abs(share - 100 * n_changed / (2 * n)) <= 0.051
+    details = json.loads((out / "synthguard_manifest.json").read_text())["details"]
+    record = details["safeguards"]
+    assert record["partial_uniques"] == "synthesize"
+    assert record["kept_changed"] == {"weight": n_changed}
+    assert record["released_records"] == 2 * n and record["partial"] == line
+    # the evaluation sees it: a note, and the report's safeguards table and sentence
+    report = tmp_path / "r.html"
+    ev = _run(["evaluate", path, out, "--keys", "block,age", "--target", "kind",
+               "--schema", "block=categorical", "--report", report])
+    assert ev.exit_code in (0, 1), ev.output
+    assert "unique guard: (partial_uniques=synthesize): weight, the riskiest" in ev.output
+    html = report.read_text()
+    assert 'class="note partial-guard"' in html and f"{n_changed:,} of {2 * n:,}" in html
+    # --partial-uniques suppress blanks instead, and says so
+    out2 = tmp_path / "syn2"
+    res = _run(["synthesize", path, "--out", out2, "--keep", "block,age,weight", "--m", 2,
+                "--seed", 1, "--method", "kind=sample", "--schema", "block=categorical",
+                "--partial-uniques", "suppress"])
+    assert res.exit_code == 0, res.output
+    blanked = sum(int(pd.read_csv(out2 / f"synthetic_{i}.csv")["kind"].isna().sum())
+                  for i in (1, 2))
+    assert f"synthesized values (kind) blanked (set missing) in {blanked:,} of" in res.output

@@ -53,7 +53,39 @@ def test_constraints_and_transforms_from_the_command_line(conf_csv, tmp_path):
     manifest = json.loads((out / "synthguard_manifest.json").read_text())
     assert manifest["details"]["constraints"]["constraints"] == RULES
     assert manifest["details"]["transforms"]["income"]["transform"] == "log"
-    assert sum(manifest["details"]["constraints"]["redrawn"][0]) > 0
+    redrawn = manifest["details"]["constraints"]["redrawn"][0]
+    assert any(v == "< 10" or v > 0 for v in redrawn)
+
+
+def test_redraw_counts_of_a_one_record_level_pass_the_small_cell_rule(tmp_path):
+    # audit N2: a rule about a level one record holds is redrawn (and forced) for that
+    # record only; main printed and wrote "1 record redrawn, 1 forced" beside the rule's
+    # text, and 0/0 for an absent level, which tells whether the level exists
+    rng = np.random.default_rng(5)
+    n = 300
+    df = pd.DataFrame({"occupation": rng.choice(["a", "b", "c"], n),
+                       "income_amt": rng.integers(1_000, 90_000, n)})
+    df.loc[7, ["occupation", "income_amt"]] = ["ZZ_PLANTED", 987654321]
+    path = tmp_path / "conf.csv"
+    df.to_csv(path, index=False)
+    rules = tmp_path / "rules.yaml"
+    rules.write_text('constraints:\n  - "occupation == \'ZZ_PLANTED\' -> income_amt >= '
+                     '987654321"\n')
+    out = tmp_path / "syn"
+    res = _invoke(["synthesize", path, "--out", out, "--seed", 1, "--keep", "occupation",
+                   "--rare-values", 0, "--extremes", 0, "--constraints", rules,
+                   "--partial-uniques", "suppress"])  # keeps the planted record's level
+    assert res.exit_code == 0, res.output
+    line = next(x for x in res.output.splitlines() if "ZZ_PLANTED" in x)
+    assert "1 record" not in line and "< 10 records redrawn, < 10 forced" in line
+    manifest = json.loads((out / "synthguard_manifest.json").read_text())
+    cons = manifest["details"]["constraints"]
+    for key in ("redrawn", "forced", "remaining"):
+        assert all(v == "< 10" or v == 0 for t in cons[key] for v in t)
+        assert 1 not in [v for t in cons[key] for v in t]
+    provenance = (out / "metadata" / "provenance.json").read_text()
+    assert '"redrawn": [\n' in provenance and "987654321" in provenance  # the rule text
+    assert json.loads(provenance)["provenance"]["constraints"]["redrawn"] == cons["redrawn"]
 
 
 def test_a_table_file_of_rules(conf_csv, tmp_path):

@@ -69,6 +69,16 @@ def test_csv_on_request_and_sync_scheduler(conf, tmp_path):
     assert "within each partition's draw" in res.output
 
 
+def test_dropped_columns_are_in_the_manifest(conf, tmp_path):
+    path, _ = conf
+    out = tmp_path / "syn"
+    res = _run(["synthesize", path, "--out", out, "--seed", 1, "--dask", "sync",
+                "--drop", "sex", "--quiet"])
+    assert res.exit_code == 0, res.output
+    manifest = read_manifest(out)
+    assert manifest.dropped == ("sex",) and "sex" not in manifest.columns
+
+
 @pytest.mark.parametrize("args, message", [
     (["--dask", "yarn"], "unknown Dask target"),
     (["--dask", "local:0"], "whole number"),

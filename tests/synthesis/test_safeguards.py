@@ -51,7 +51,8 @@ def test_plain_cart_copies_uniques_and_the_default_copies_none(cells):
 
 
 def test_partial_synthesis_protects_kept_columns_too(cells):
-    res = Synthesizer(keep=["region", "kids"], m=2, random_state=4).fit(cells).sample()
+    res = Synthesizer(keep=["region", "kids"], m=2, random_state=4,
+                      partial_uniques="suppress").fit(cells).sample()
     for s in res.implicates:
         assert _brute_replicated_uniques(cells, s) == 0
         pd.testing.assert_frame_equal(s[["region", "kids"]], cells.loc[s.index, ["region", "kids"]])
@@ -73,7 +74,7 @@ def test_partial_release_keeps_every_row_and_suppresses_what_still_replicates(po
     })
     res = Synthesizer(keep=["block", "age"], schema={"block": "categorical"},
                       methods={"kind": "sample"}, replicated_uniques=policy, m=2,
-                      random_state=1).fit(conf).sample()
+                      partial_uniques="suppress", random_state=1).fit(conf).sample()
     for i, s in enumerate(res.implicates):
         assert len(s) == len(conf) and s.index.equals(conf.index)
         pd.testing.assert_frame_equal(s[["block", "age"]], conf[["block", "age"]])
@@ -98,7 +99,8 @@ def test_partial_release_counts_a_copy_that_suppression_cannot_change():
                          "kind": np.where(rng.random(n) < 0.5, "x", "y").astype(object)})
     conf.loc[np.isin(block, [f"b{i}" for i in range(10)]), "kind"] = None
     res = Synthesizer(keep=["block", "age"], schema={"block": "categorical"},
-                      methods={"kind": "cart"}, m=2, random_state=1).fit(conf).sample()
+                      methods={"kind": "cart"}, m=2, partial_uniques="suppress",
+                      random_state=1).fit(conf).sample()
 
     def filled(d: pd.DataFrame) -> pd.DataFrame:
         return d.astype(object).where(d.notna(), "<missing>")
@@ -112,6 +114,93 @@ def test_partial_release_counts_a_copy_that_suppression_cannot_change():
         copies = filled(s).eq(filled(conf)).all(axis=1) & unique
         assert int(copies.sum()) == brute and conf.loc[copies, "kind"].isna().all()
     assert f"{sum(res.safeguards.remaining)} released" in res.safeguards.summary()
+
+
+def _nearly_constant_partial(n: int = 200) -> pd.DataFrame:
+    """Kept block x age (x weight) make every record unique; the synthesized 'kind' is
+    almost constant, so redrawing it leaves many records their real selves."""
+    rng = np.random.default_rng(0)
+    return pd.DataFrame({
+        "block": [f"b{i % 60}" for i in range(n)],
+        "age": rng.integers(20, 60, n),
+        "weight": rng.integers(10_000, 400_000, n),
+        "kind": np.where(rng.random(n) < 0.97, "x", "y"),
+    })
+
+
+@pytest.mark.parametrize("how", ["synthesize", "coarsen"])
+def test_partial_release_changes_the_riskiest_kept_value_instead_of_blanking(how):
+    # main blanked 'kind' in every row still replicating a unique; now the riskiest kept
+    # column (weight: every record unique on it alone) is synthesized anew or coarsened in
+    # every record unique on the kept columns, and nothing is blanked
+    conf = _nearly_constant_partial()
+    syn = Synthesizer(keep=["block", "age", "weight"], schema={"block": "categorical"},
+                      methods={"kind": "sample"}, m=2, partial_uniques=how,
+                      random_state=1).fit(conf)
+    assert syn.kept_ranking_[0] == "weight"
+    key = conf[["block", "age", "weight"]].astype(str).agg("|".join, axis=1)
+    unique = key.map(key.value_counts()).eq(1)
+    assert unique.sum() == len(conf)
+    res = syn.sample()
+    sg = res.safeguards
+    for i, s in enumerate(res.implicates):
+        assert len(s) == len(conf) and s.index.equals(conf.index)
+        assert int(s["kind"].isna().sum()) == sg.suppressed[i] == 0
+        assert _brute_replicated_uniques(conf, s) == 0
+        pd.testing.assert_frame_equal(s[["block", "age"]], conf[["block", "age"]])
+        changed = s["weight"].ne(conf["weight"])
+        # every record unique on the kept columns: a change says nothing about 'kind'
+        assert int(changed.sum()) == sg.kept_changed[i]["weight"] >= 0.95 * len(conf)
+        if how == "coarsen":  # 2 significant digits (1 for a value already round)
+            w = s.loc[changed, "weight"].to_numpy()
+            assert np.all(w % 1000 == 0) and np.all(w >= 10_000)
+        else:  # drawn from the column's model: inside the data's range, not the data's value
+            assert s["weight"].between(conf["weight"].min(), conf["weight"].max()).all()
+    assert sg.partial_uniques == how
+    text = sg.summary()
+    total = sum(sg.kept_changed[i]["weight"] for i in range(2))
+    assert f"weight, the riskiest kept column, {'synthesized anew' if how == 'synthesize' else 'coarsened'}" in text
+    share = 100 * total / (2 * len(conf))
+    import re
+
+    got = re.search(rf"{total:,} of {2 * len(conf):,} \(([\d.]+) %\)", text)
+    assert got is not None and abs(float(got.group(1)) - share) <= 0.051
+    # same seed, same release (the kept model is fitted from the fit's seed)
+    again = Synthesizer(keep=["block", "age", "weight"], schema={"block": "categorical"},
+                        methods={"kind": "sample"}, m=2, partial_uniques=how,
+                        random_state=1).fit(conf).sample()
+    for a, b in zip(res.implicates, again.implicates, strict=True):
+        pd.testing.assert_frame_equal(a, b)
+
+
+def test_partial_guard_leaves_records_that_are_not_unique_on_the_kept_columns():
+    # records sharing their kept values with another record cannot be singled out by them:
+    # their kept values stay the data's
+    rng = np.random.default_rng(3)
+    n = 300
+    conf = pd.DataFrame({"g": rng.choice(["a", "b"], n), "w": rng.integers(0, 3, n) * 1000,
+                         "kind": np.where(rng.random(n) < 0.9, "x", "y")})
+    conf.loc[:9, "w"] = 123_457 + np.arange(10)  # ten records unique on g x w
+    res = Synthesizer(keep=["g", "w"], methods={"kind": "sample"}, m=1,
+                      random_state=1).fit(conf).sample()
+    s = res.implicates[0]
+    changed = s["w"].ne(conf["w"])
+    assert changed[:10].all() and not changed[10:].any()
+    assert res.safeguards.kept_changed[0] == {"w": 10}
+    assert "w, the riskiest kept column, synthesized anew in 10 of 300" in res.summary()
+
+
+def test_partial_guard_survives_pickling_and_checks_its_option():
+    import pickle
+
+    conf = _nearly_constant_partial()
+    syn = Synthesizer(keep=["block", "age", "weight"], schema={"block": "categorical"},
+                      methods={"kind": "sample"}, random_state=2).fit(conf)
+    loaded = pickle.loads(pickle.dumps(syn))
+    s = loaded.sample(random_state=3).implicates[0]
+    assert _brute_replicated_uniques(conf, s) == 0 and s["kind"].notna().all()
+    with pytest.raises(ParameterError, match="partial_uniques"):
+        Synthesizer(keep=["block"], partial_uniques="blank").fit(conf)
 
 
 def test_remove_policy_drops_the_rows(cells):
@@ -284,3 +373,26 @@ def test_reports_of_blocks_combine_by_implicate():
     assert c.totals()["extreme_values_coded"] == 12
     with pytest.raises(ParameterError, match="at least one"):
         SafeguardReport.combine([])
+
+
+def test_safeguard_counts_pass_the_small_cell_rule():
+    # a count of a few records, printed or written beside the release, says how many records
+    # hold a rare combination: shown as "< 10", as the report shows small cells
+    from synthguard.synthesis.safeguards import SafeguardReport
+
+    sg = SafeguardReport(
+        replicated_uniques="redraw", extremes=5, found=(3, 0), redrawn=(3, 0), removed=(0, 0),
+        remaining=(0, 0), suppressed=(1, 0), partial_uniques="synthesize",
+        kept_changed=({"w": 2}, {"w": 40}), n_records=(300, 300),
+        synthesized_columns=("kind",), coded=({"x": 12}, {}), rare_values=5, rare=({}, {}))
+    text = sg.summary()
+    assert "replicated uniques: < 10 drawn over 2 implicates, < 10 redrawn, 0 removed, " \
+           "< 10 suppressed, 0 released" in text
+    assert "w, the riskiest kept column, synthesized anew in 42 of 600 (7.0 %)" in text
+    assert "blanked (set missing) in < 10 of 600 (< 1.7 %)" in text
+    record = sg.to_record()
+    assert record["counts"]["replicated_uniques_found"] == "< 10"
+    assert record["counts"]["suppressed"] == "< 10"
+    assert record["counts"]["extreme_values_coded"] == 12
+    assert record["kept_changed"] == {"w": 42} and record["released_records"] == 600
+    assert " 3 " not in text and "1 suppressed" not in text

@@ -87,12 +87,14 @@ def _write_outputs(result: Any, out: Path, prefix: str, diagnostics: bool, *, fo
         write_manifest(tmp, ReleaseManifest(
             kind=result.kind, implicates=tuple(files), seed=result.seed,
             methods=dict(result.methods), kept=tuple(result.kept),
-            dropped=tuple(str(c) for c in result.provenance.get("left_out") or ()),
+            dropped=tuple(result.dropped),
             columns=tuple(str(c) for c in result.implicates[0].columns),
             metadata=tuple(meta),
-            details={k: result.provenance[k] for k in ("constraints", "transforms", "noise",
-                                                       "start")
-                     if result.provenance.get(k)},
+            details={**{k: result.provenance[k] for k in ("constraints", "transforms",
+                                                          "noise", "start")
+                        if result.provenance.get(k)},
+                     **({"safeguards": result.safeguards.to_record()}
+                        if result.safeguards is not None else {})},
         ))
     return [out / f for f in (*files, *meta)]
 
@@ -115,7 +117,9 @@ def _write_outputs(result: Any, out: Path, prefix: str, diagnostics: bool, *, fo
                    "with options as in --method: cart:adjust=false:draws=random is synthpop's "
                    "independent, unadjusted CART draw (the default balances and adjusts it).")
 @click.option("--keep", default=None, metavar="COL,COL",
-              help="Columns copied unchanged (partial synthesis).")
+              help="Columns copied unchanged (partial synthesis), except the riskiest kept "
+                   "value of records unique on them when the draw replicates uniques (see "
+                   "--partial-uniques).")
 @click.option("--visit", "visit", default=None, metavar="COL,COL",
               help="Visit sequence (default: every column not kept, in file order); 'auto' "
                    "chooses one by mutual information (docs/methods.md).")
@@ -133,6 +137,13 @@ def _write_outputs(result: Any, out: Path, prefix: str, diagnostics: bool, *, fo
               help="Also judge replicated uniques on these columns (the intruder's keys), so "
                    "repU on them is 0; records copying a unique on every column are always "
                    "fixed.")
+@click.option("--partial-uniques", "partial_uniques", default="synthesize", show_default=True,
+              type=click.Choice(["synthesize", "coarsen", "suppress"]),
+              help="With --keep, when records come out equal to a confidential unique: the "
+                   "riskiest kept value (e.g. a near-unique weight) of every record unique on "
+                   "the kept columns is synthesized anew or coarsened; 'suppress' instead "
+                   "blanks the synthesized values of the records still equal to one after "
+                   "redrawing. The summary says how many. See docs/synthesis.md.")
 @click.option("--extremes", "extremes", default=5, show_default=True,
               type=click.IntRange(min=0),
               help="Records per tail whose values are never released (bottom/top coding of "
@@ -207,6 +218,7 @@ def synthesize_cmd(
     min_stratum_size: int | None,
     replicated_uniques: str,
     uniques_on: str | None,
+    partial_uniques: str,
     extremes: int,
     rare_values: int,
     min_rows: int | None,
@@ -302,6 +314,7 @@ def synthesize_cmd(
         drop=split_columns(",".join(drop)),
         replicated_uniques=replicated_uniques,
         uniques_on=split_columns(uniques_on),
+        partial_uniques=partial_uniques,
         extremes=extremes,
         rare_values=rare_values,
         min_rows=min_rows,

@@ -49,6 +49,7 @@ def synthesize_on_dask(data: Path, out: Path, target: Any, params: dict[str, Any
             write_manifest(tmp, ReleaseManifest(
                 kind=result.kind, implicates=tuple(names), seed=result.seed,
                 methods=dict(result.methods), kept=tuple(result.kept),
+                dropped=tuple(str(c) for c in ddf.columns if str(c) not in columns),
                 columns=tuple(columns), metadata=(meta,),
                 details={"dask": result.provenance()},
             ))

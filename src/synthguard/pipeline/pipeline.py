@@ -217,10 +217,18 @@ def _write_release(stage: Path, name: str, release: Any, method: str, columns: l
         ledger=None if ledger_path is None or method != "dp" else "../../" + ledger_path.name,
         spent=spent, details={"plan method": method, "plan seed": plan_seed,
                               "plan holdout": holdout_share,
-                              **dp_manifest_details(release), **sample_details(release)},
+                              **dp_manifest_details(release), **sample_details(release),
+                              **_safeguard_details(release)},
         ledger_record=record,
     ))
     return paths
+
+
+def _safeguard_details(release: Any) -> dict[str, Any]:
+    """What a synthesizer's safeguards did, for the manifest (counts under the small-cell
+    rule; :meth:`SafeguardReport.to_record <synthguard.synthesis.safeguards.SafeguardReport.to_record>`)."""
+    sg: Any = getattr(release, "safeguards", None)
+    return {"safeguards": sg.to_record()} if hasattr(sg, "to_record") else {}
 
 
 _WRITTEN = ("releases", "ledger.json", "ledger.json.lock", "ledger.csv", "evaluation.csv",

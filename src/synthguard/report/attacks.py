@@ -25,6 +25,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import pandas as pd
 
+from synthguard._display import cell_count
 from synthguard.report.safety import safe_error
 from synthguard.risk.release_attacks import NO_CONTROL, ReleaseAttacks, release_attacks
 
@@ -136,6 +137,7 @@ _SAFEGUARD_COLUMNS = (
     ("redrawn", "redrawn"),
     ("removed", "removed"),
     ("suppressed", "suppressed (partial)"),
+    ("kept_values_changed", "kept values changed (partial)"),
     ("replicated_uniques_released", "released"),
     ("extreme_values_coded", "extreme values coded"),
     ("rare_values_redrawn", "near-unique values redrawn"),
@@ -149,13 +151,27 @@ def safeguards_table(ev: Evaluation) -> dict[str, Any] | None:
     rows = []
     for name, r in ev.releases.items():
         sg = getattr(r, "safeguards", None)
-        if sg is None or not hasattr(sg, "totals"):
+        if isinstance(sg, dict):  # a release folder's manifest record (counts already ruled)
+            tot: dict[str, Any] = dict(sg.get("counts") or {})
+            settings = {k: sg.get(k) for k in ("replicated_uniques", "extremes",
+                                               "rare_values", "partial_uniques")}
+        elif sg is not None and hasattr(sg, "totals"):
+            tot = sg.totals()
+            settings = {"replicated_uniques": sg.replicated_uniques, "extremes": sg.extremes,
+                        "rare_values": getattr(sg, "rare_values", 0),
+                        "partial_uniques": getattr(sg, "partial_uniques", "")}
+        else:
             continue
-        tot = sg.totals()
-        cells = [f"{tot[k]:,}" for k, _ in _SAFEGUARD_COLUMNS]
-        cells.append(f"{sg.replicated_uniques}; extremes={sg.extremes}; "
-                     f"rare_values={getattr(sg, 'rare_values', 0)}")
-        rows.append({"release": name, "cells": cells})
+        # the small-cell rule: a count of a few records is shown as "< 10"
+        cells = [v if isinstance(v := tot.get(k, 0), str) else cell_count(v)
+                 for k, _ in _SAFEGUARD_COLUMNS]
+        cells.append(f"{settings['replicated_uniques']}; extremes={settings['extremes']}; "
+                     f"rare_values={settings['rare_values']}"
+                     + (f"; partial_uniques={settings['partial_uniques']}"
+                        if settings.get("partial_uniques") else ""))
+        partial = sg.get("partial") if isinstance(sg, dict) else (
+            sg.partial_summary() if hasattr(sg, "partial_summary") else None)
+        rows.append({"release": name, "cells": cells, "partial": partial or ""})
     if not rows:
         return None
     return {"header": [h for _, h in _SAFEGUARD_COLUMNS] + ["settings"], "rows": rows}

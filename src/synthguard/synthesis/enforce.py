@@ -42,7 +42,7 @@ from typing import Any, Protocol
 import numpy as np
 import pandas as pd
 
-from synthguard._display import Summarized
+from synthguard._display import MIN_CELL, Summarized, cell_count, cell_value
 from synthguard.data.constraints import Constraint, _columns
 from synthguard.data.schema import ColumnSchema, Kind
 from synthguard.errors import ParameterError
@@ -177,14 +177,20 @@ class ConstraintReport(Summarized):
         )
 
     def to_dict(self) -> dict[str, Any]:
-        """A JSON-ready record for the provenance and the manifest."""
+        """A JSON-ready record for the provenance and the manifest. The counts are derived
+        from the confidential data (a rule about a one-record level is redrawn for that
+        record), so they pass the small-cell rule: a count below
+        :data:`~synthguard._display.MIN_CELL` is written ``"< 10"``."""
+        def ruled(rows: list[tuple[int, ...]]) -> list[list[int | str]]:
+            return [[cell_value(v) for v in t] for t in rows]
+
         return {
             "constraints": list(self.constraints),
             "completed_by": dict(self.completed_by),
             "max_redraws": self.max_redraws,
-            "redrawn": [list(t) for t in self.redrawn],
-            "forced": [list(t) for t in self.forced],
-            "remaining": [list(t) for t in self.remaining],
+            "redrawn": ruled(self.redrawn),
+            "forced": ruled(self.forced),
+            "remaining": ruled(self.remaining),
         }
 
     def summary(self) -> str:
@@ -192,11 +198,13 @@ class ConstraintReport(Summarized):
             return "constraints: none"
         red = np.sum(self.redrawn, axis=0) if self.redrawn else np.zeros(len(self.constraints))
         frc = np.sum(self.forced, axis=0) if self.forced else np.zeros(len(self.constraints))
-        lines = [f"constraints ({len(self.constraints)}; up to {self.max_redraws} redraws):"]
+        lines = [f"constraints ({len(self.constraints)}; up to {self.max_redraws} redraws; "
+                 f"counts below {MIN_CELL} shown as < {MIN_CELL}):"]
         for j, text in enumerate(self.constraints):
             n_red = int(red[j])
-            lines.append(f"  {text}: {n_red} record{'' if n_red == 1 else 's'} redrawn, "
-                         f"{int(frc[j])} forced")
+            # "records" always: 1 is below the small cell, and "record" would say it is 1
+            lines.append(f"  {text}: {cell_count(n_red)} records redrawn, "
+                         f"{cell_count(int(frc[j]))} forced")
         return "\n".join(lines)
 
 

@@ -265,9 +265,14 @@ def _fit_part(
     except SynthguardError:
         raise
     except Exception as e:  # a model that cannot be fit: say where, not what the data hold
+        name = method.name or type(method).__name__
+        others = " or ".join(f"'{m}'" for m in ("cart", "sample") if m != name)
+        memory = (" (a categorical predictor with many levels can be left out with "
+                  "predictor_matrix, or its levels grouped)" if isinstance(e, MemoryError)
+                  else "")
         raise MethodError(
-            f"column '{column}': method '{method.name or type(method).__name__}' failed to fit "
-            f"({type(e).__name__}); try another method for this column, e.g. 'cart' or 'sample'"
+            f"column '{column}': method '{name}' failed to fit ({type(e).__name__}); try "
+            f"another method for this column, e.g. {others}{memory}"
         ) from e
     return _Part(method, mask)
 

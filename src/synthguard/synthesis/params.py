@@ -34,6 +34,12 @@ from synthguard.errors import DataError, MethodError, ParameterError
 from synthguard.synthesis.encoding import to_working
 from synthguard.synthesis.enforce import ConstraintEnforcer
 from synthguard.synthesis.engine import ColumnSpec
+from synthguard.synthesis.level_bounds import (
+    bound_predictors,
+    check_wide_targets,
+    warn_left_out,
+    wide_columns,
+)
 from synthguard.synthesis.methods.base import SynthesisMethod
 from synthguard.synthesis.methods.columns import reads_columns, split_names
 from synthguard.synthesis.methods.loglinear import link_blocks
@@ -113,8 +119,13 @@ def resolve_plan(est: Any, data: pd.DataFrame) -> FitPlan:
         keep + strata,
     )
     predictors = resolve_predictors(est.predictor_matrix, visit, keep, strata)
+    # bounded work: columns with more levels than a model takes, before anything is fitted
+    wide = wide_columns(data, schema, keep + strata + visit)
+    predictors, left_out = bound_predictors(predictors, wide, est.predictor_matrix)
     specs = resolve_methods(est.methods, est.method_params, est.default_method, visit,
                             predictors, schema)
+    check_wide_targets(specs, wide)
+    warn_left_out(left_out, wide)
     attach_transforms(specs, est.transforms, est.noise, data, schema)
     weights = resolve_weights(est.weights, data, specs)
     n_jobs = int(est.n_jobs)

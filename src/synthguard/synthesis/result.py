@@ -73,6 +73,13 @@ class SyntheticData(Summarized):
     def __len__(self) -> int:
         return self.m
 
+    @property
+    def dropped(self) -> list[str]:
+        """Columns of the confidential data left out of the release: those dropped
+        (``drop``, identifiers) and those neither synthesized nor kept (``left_out``)."""
+        cols = [*(self.provenance.get("dropped") or ()), *(self.provenance.get("left_out") or ())]
+        return [str(c) for c in dict.fromkeys(cols)]
+
     def __getitem__(self, i: int) -> pd.DataFrame:
         return self.implicates[i]
 
@@ -151,8 +158,10 @@ class SyntheticData(Summarized):
         write_manifest(d, ReleaseManifest(
             kind=self.kind, implicates=tuple(p.name for p in paths), seed=self.seed,
             methods=dict(self.methods), kept=tuple(self.kept),
-            dropped=tuple(str(c) for c in self.provenance.get("left_out") or ()),
+            dropped=tuple(self.dropped),
             columns=tuple(str(c) for c in self.implicates[0].columns) if self.implicates else (),
+            details=({"safeguards": self.safeguards.to_record()}
+                     if hasattr(self.safeguards, "to_record") else {}),
         ))
         return paths
 

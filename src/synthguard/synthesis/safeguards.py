@@ -65,7 +65,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from synthguard._display import Summarized
+from synthguard._display import Summarized, cell_count, cell_share, cell_value
 from synthguard.errors import ParameterError
 from synthguard.synthesis.diagnostics import hash_rows
 
@@ -270,7 +270,19 @@ class SafeguardReport(Summarized):
     suppressed : tuple of int
         Per implicate (partial synthesis), rows whose synthesized values were set missing
         because they still replicated a unique after every redraw (or, under ``"remove"``,
-        at once), and no longer replicate it: a partial release keeps every confidential row.
+        at once) and after ``partial_uniques`` changed their kept values, and no longer
+        replicate it: a partial release keeps every confidential row.
+    partial_uniques : str
+        Partial synthesis: what changed in the rows that still replicated a unique after the
+        redraws (``"synthesize"``, ``"coarsen"`` or ``"suppress"``;
+        :mod:`synthguard.synthesis.partial_guard`); ``""`` for full synthesis.
+    kept_changed : tuple of dict
+        Per implicate (partial synthesis), kept column -> rows whose kept value was
+        synthesized anew or coarsened.
+    n_records : tuple of int
+        Per implicate, released rows (the denominators of the shares the summary prints).
+    synthesized_columns : tuple of str
+        The columns synthesized (those a suppressed row has missing).
     coded : tuple of dict
         Per implicate, column -> number of synthetic values bottom/top coded.
     rare_values : int
@@ -289,6 +301,10 @@ class SafeguardReport(Summarized):
     removed: tuple[int, ...] = ()
     remaining: tuple[int, ...] = ()
     suppressed: tuple[int, ...] = ()
+    partial_uniques: str = ""
+    kept_changed: tuple[dict[str, int], ...] = ()
+    n_records: tuple[int, ...] = ()
+    synthesized_columns: tuple[str, ...] = ()
     coded: tuple[dict[str, int], ...] = ()
     rare_values: int = 0
     rare: tuple[dict[str, int], ...] = ()
@@ -332,6 +348,8 @@ class SafeguardReport(Summarized):
             thresholds=thresholds, found=per_implicate("found"),
             redrawn=per_implicate("redrawn"), removed=per_implicate("removed"),
             remaining=per_implicate("remaining"), suppressed=per_implicate("suppressed"),
+            partial_uniques=first.partial_uniques, kept_changed=per_column("kept_changed"),
+            n_records=per_implicate("n_records"), synthesized_columns=first.synthesized_columns,
             coded=per_column("coded"), rare_values=first.rare_values, rare=per_column("rare"),
         )
 
@@ -342,10 +360,36 @@ class SafeguardReport(Summarized):
             "redrawn": sum(self.redrawn),
             "removed": sum(self.removed),
             "suppressed": sum(self.suppressed),
+            "kept_values_changed": sum(sum(d.values()) for d in self.kept_changed),
             "replicated_uniques_released": sum(self.remaining),
             "extreme_values_coded": sum(sum(d.values()) for d in self.coded),
             "rare_values_redrawn": sum(sum(d.values()) for d in self.rare),
         }
+
+    def to_record(self) -> dict[str, Any]:
+        """A JSON-ready record for the manifest and the provenance: the settings, the counts
+        over every implicate and, in partial synthesis, the records whose kept values were
+        changed per column. Counts below :data:`~synthguard._display.MIN_CELL` are written
+        as ``"< 10"`` (the small-cell rule: a manifest travels with the release)."""
+        changed: dict[str, int] = {}
+        for d in self.kept_changed:
+            for c, v in d.items():
+                changed[c] = changed.get(c, 0) + int(v)
+        out: dict[str, Any] = {
+            "replicated_uniques": self.replicated_uniques,
+            "extremes": self.extremes,
+            "rare_values": self.rare_values,
+            "released_records": sum(self.n_records),
+            "counts": {k: cell_value(v) for k, v in self.totals().items()},
+        }
+        if self.partial_uniques:
+            out["partial_uniques"] = self.partial_uniques
+            out["kept_changed"] = {c: cell_value(v) for c, v in changed.items()}
+            out["suppressed_columns"] = list(self.synthesized_columns)
+            text = self.partial_summary()
+            if text:
+                out["partial"] = text
+        return out
 
     def to_frame(self) -> pd.DataFrame:
         """One row per implicate: found, redrawn, removed, remaining, and values coded per
@@ -360,6 +404,8 @@ class SafeguardReport(Summarized):
                 "suppressed": self.suppressed[i] if i < len(self.suppressed) else 0,
                 "replicated_uniques_released": self.remaining[i],
             }
+            for c, v in (self.kept_changed[i] if i < len(self.kept_changed) else {}).items():
+                row[f"kept_changed_{c}"] = v
             for c, v in (self.coded[i] if i < len(self.coded) else {}).items():
                 row[f"coded_{c}"] = v
             for c, v in (self.rare[i] if i < len(self.rare) else {}).items():
@@ -371,15 +417,17 @@ class SafeguardReport(Summarized):
         m = len(self.found)
         if self.replicated_uniques == "keep":
             uniq = (
-                f"replicated uniques kept on request: {sum(self.remaining)} released "
-                f"records replicate a confidential unique (over {m} implicates)"
+                f"replicated uniques kept on request: {cell_count(sum(self.remaining))} "
+                f"released records replicate a confidential unique (over {m} implicates)"
             )
         else:
             uniq = (
-                f"replicated uniques: {sum(self.found)} drawn over {m} implicates, "
-                f"{sum(self.redrawn)} redrawn, {sum(self.removed)} removed, "
-                + (f"{sum(self.suppressed)} suppressed, " if sum(self.suppressed) else "")
-                + f"{sum(self.remaining)} released"
+                f"replicated uniques: {cell_count(sum(self.found))} drawn over {m} "
+                f"implicates, {cell_count(sum(self.redrawn))} redrawn, "
+                f"{cell_count(sum(self.removed))} removed, "
+                + (f"{cell_count(sum(self.suppressed))} suppressed, "
+                   if sum(self.suppressed) else "")
+                + f"{cell_count(sum(self.remaining))} released"
             )
         if self.extremes:
             n_coded = sum(sum(d.values()) for d in self.coded)
@@ -387,7 +435,7 @@ class SafeguardReport(Summarized):
             tails = (
                 f"extremes: the values of the {self.extremes} most extreme records per tail "
                 f"of {n_columns} numeric columns withheld by bottom/top coding "
-                f"({n_coded} synthetic values coded)"
+                f"({cell_count(n_coded)} synthetic values coded)"
             )
         else:
             tails = "extremes: not protected (extremes=0)"
@@ -396,9 +444,41 @@ class SafeguardReport(Summarized):
             cols = sorted({c for d in self.rare for c in d})
             rare = (
                 f"near-unique values: values and levels held by fewer than {self.rare_values} "
-                f"confidential records never released exactly ({n_rare} synthetic values "
+                f"confidential records never released exactly ({cell_count(n_rare)} synthetic values "
                 f"redrawn" + (f", in {', '.join(cols)})" if cols else ")")
             )
         else:
             rare = "near-unique values: not protected (rare_values=0)"
-        return uniq + "\n" + tails + "\n" + rare
+        lines = [uniq]
+        partial = self.partial_summary()
+        if partial:
+            lines.append(partial)
+        return "\n".join([*lines, tails, rare])
+
+    def partial_summary(self) -> str | None:
+        """What the guard changed in a partially synthetic release, with counts and shares of
+        the released records (under the small-cell rule), or None when it changed nothing."""
+        if not self.partial_uniques:
+            return None
+        total = sum(self.n_records)
+        n_supp = sum(self.suppressed)
+        changed: dict[str, int] = {}
+        for d in self.kept_changed:
+            for c, v in d.items():
+                changed[c] = changed.get(c, 0) + int(v)
+        parts = []
+        for c, v in changed.items():
+            if v:
+                how = ("synthesized anew" if self.partial_uniques == "synthesize"
+                       else "coarsened to 2 significant digits")
+                parts.append(f"{c}, the riskiest kept column, {how} in {cell_share(v, total)} "
+                             f"released records (those unique on the kept columns)")
+        if n_supp:
+            cols = ", ".join(self.synthesized_columns) or "the synthesized columns"
+            parts.append(f"synthesized values ({cols}) blanked (set missing) in "
+                         f"{cell_share(n_supp, total)} released records that still equalled "
+                         f"a confidential unique after redrawing")
+        if not parts:
+            return None
+        return (f"partial synthesis (partial_uniques={self.partial_uniques}): "
+                + "; ".join(parts))

@@ -91,14 +91,34 @@ def measure_release(
         not_applicable = not_applicable | s.synthetic_only
     if checked is not None and metrics.get(CONSTRAINT_METRIC) is None:
         not_applicable = not_applicable | {CONSTRAINT_METRIC}  # lacks every constrained column
+    safeguards = _safeguards(release, w)  # before the notes are collected: it adds one
     return ReleaseEvaluation(
         name=name, kind=kind, m=len(implicates), n_rows=len(implicates[0]),
         utility=utility, risk=risk, metrics=metrics, record_risk=per_record,
         errors=w.errors, checks=check_thresholds(s.thresholds, metrics, not_applicable),
         seconds=time.perf_counter() - t0, notes=tuple(w.notes.messages),
         inapplicable=frozenset(w.inapplicable), attacks=attack_result,
-        safeguards=getattr(release, "safeguards", None),
+        safeguards=safeguards,
     )
+
+
+def _safeguards(release: Any, w: _Work) -> Any:
+    """What the synthesizer's safeguards did: the release's own report (made in this session)
+    or the record its folder's manifest keeps (``details["safeguards"]``, counts under the
+    small-cell rule). What a partial guard changed or blanked in the rows is said in a note,
+    so the measures above are read knowing it."""
+    sg: Any = getattr(release, "safeguards", None)
+    if sg is None:
+        details = getattr(getattr(release, "manifest", None), "details", None)
+        stored = details.get("safeguards") if isinstance(details, dict) else None
+        sg = stored if isinstance(stored, dict) else None
+    text = sg.get("partial") if isinstance(sg, dict) else (
+        sg.partial_summary() if hasattr(sg, "partial_summary") else None)
+    if isinstance(text, str) and text:
+        note = f"the release's unique guard: {text.removeprefix('partial synthesis ')}"
+        if note not in w.notes.messages:
+            w.notes.messages.append(note)
+    return sg
 
 
 def _release_argument(s: Setting, w: _Work) -> Any:
