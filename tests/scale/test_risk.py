@@ -318,7 +318,7 @@ def test_exact_quantiles_and_sums_equal_numpy_on_hard_values():
     """Ties, negative values, zeros of both signs, magnitudes near the float64 limits."""
     from fractions import Fraction
 
-    from synthguard.scale._summary import exact_quantiles, exact_sum, order_keys, sum_bins
+    from synthguard._dask.summary import exact_quantiles, exact_sum, order_keys, sum_bins
 
     rng = np.random.default_rng(60)
     qs = (0.0, 0.25, 0.5, 0.9, 0.99, 1.0)

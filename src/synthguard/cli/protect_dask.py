@@ -45,7 +45,7 @@ def protect_on_dask(args: Mapping[str, Any]) -> None:
         release_folder,
         write_manifest,
     )
-    from synthguard.scale._partitions import ROW, with_row_numbers
+    from synthguard._dask.partitions import ROW, with_row_numbers
     from synthguard.scale.progress import compute
 
     a = dict(args)

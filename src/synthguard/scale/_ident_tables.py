@@ -14,10 +14,10 @@ import dask.dataframe as dd
 import numpy as np
 import pandas as pd
 
+from synthguard._dask.summary import exact_quantiles, exact_sum, order_keys, sum_bins
 from synthguard.errors import DataError
 from synthguard.risk._balls import make_balls
 from synthguard.risk._common import combine_implicates, implicate_risk, target_matrix
-from synthguard.scale._summary import exact_quantiles, exact_sum, order_keys, sum_bins
 from synthguard.scale._tables import (
     ConfPart,
     ReleasePart,

@@ -45,6 +45,7 @@ import dask
 import numpy as np
 import pandas as pd
 
+from synthguard._dask.partitions import as_dask, as_dask_implicates
 from synthguard.data import Schema
 from synthguard.errors import DataError, ParameterError
 from synthguard.risk._common import as_list
@@ -57,7 +58,6 @@ from synthguard.risk.disclosure import (
     implicate_row,
 )
 from synthguard.risk.release_disclosure import ReleaseDisclosure
-from synthguard.scale._partitions import as_dask, as_dask_implicates
 
 __all__ = ["MAX_CELLS", "attribute_disclosure", "disclosure_measures", "release_disclosure"]
 

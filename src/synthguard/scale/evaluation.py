@@ -46,6 +46,8 @@ import dask
 import numpy as np
 import pandas as pd
 
+from synthguard._dask import counts as _counts
+from synthguard._dask.partitions import as_dask, as_dask_implicates
 from synthguard._random import RandomState, resolve_seed, spawn
 from synthguard.data.schema import Schema
 from synthguard.errors import DataError, ParameterError
@@ -65,7 +67,6 @@ from synthguard.scale import marginals as _marginals
 from synthguard.scale import means as _means
 from synthguard.scale import risk as _risk
 from synthguard.scale import utility as _utility
-from synthguard.scale._partitions import as_dask, as_dask_implicates
 from synthguard.utility.evaluate import UtilityEvaluation
 
 __all__ = ["NOT_ON_DASK", "evaluate"]
@@ -84,7 +85,7 @@ def _schema(conf: Any, overrides: Mapping[str, Any] | None) -> Schema:
     (:func:`synthguard.scale.utility.exact_schema`: exact value counts, one entry per distinct
     value on the client), as :func:`synthguard.data.infer_schema` infers it on the pandas
     frame."""
-    return _utility.exact_schema(conf, overrides)
+    return _counts.exact_schema(conf, overrides)
 
 
 def _sample(frame: Any, n: int, size: int, seed: int) -> pd.DataFrame:
@@ -154,7 +155,7 @@ def _seed(rng: np.random.Generator) -> int:
     return int(rng.integers(0, 2**31 - 1))  # leaves room for seed + i below 2**32
 
 
-@_utility.shared_value_counts()  # each column of each data set is counted once
+@_counts.shared_value_counts()  # each column of each data set is counted once
 def evaluate(
     conf: Any,
     releases: Mapping[str, Any],
@@ -214,7 +215,7 @@ def evaluate(
     for name, imps in rel.items():
         if not any(c in conf.columns for c in imps[0].columns):
             raise DataError(f"release '{name}' shares no column with the confidential data")
-    _utility.value_counts([(f, c) for f in (conf, *[f for imps in rel.values() for f in imps])
+    _counts.value_counts([(f, c) for f in (conf, *[f for imps in rel.values() for f in imps])
                            for c in f.columns if c in conf.columns])  # all in one pass
     rng, seed = resolve_seed(random_state)
     child = spawn(rng, len(rel) + 1)

@@ -30,13 +30,13 @@ import dask
 import numpy as np
 import pandas as pd
 
+from synthguard._dask.partitions import as_dask
 from synthguard._display import Summarized
 from synthguard.errors import DataError, ParameterError
 from synthguard.report.safety import safe_error
 from synthguard.report.survey_blocks import MAX_SDC_RECORDS, SurveyBlocks, _risk_row
 from synthguard.risk._common import as_list
 from synthguard.risk.individual_risk import _benedetti_franconi, wildcard_frequencies
-from synthguard.scale._partitions import as_dask
 
 __all__ = ["IndividualRiskSummary", "individual_risk", "sdc_block"]
 

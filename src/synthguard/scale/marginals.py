@@ -46,12 +46,13 @@ import dask.dataframe as dd
 import numpy as np
 import pandas as pd
 
+from synthguard._dask.counts import counted, exact_schema, value_counts
+from synthguard._dask.partitions import as_dask, as_dask_implicates
 from synthguard._random import RandomState, resolve_seed
 from synthguard.data import Schema
 from synthguard.data.counts import quantiles_from_counts
 from synthguard.errors import DataError, ParameterError
-from synthguard.scale._partitions import as_dask, as_dask_implicates
-from synthguard.scale.utility import _columns, counted, exact_schema, value_counts
+from synthguard.scale.utility import _columns
 from synthguard.utility._inputs import category_codes, numeric_counts, numeric_values
 from synthguard.utility.marginals import KWayMarginalScore
 

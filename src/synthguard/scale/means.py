@@ -31,11 +31,12 @@ import dask.dataframe as dd
 import numpy as np
 import pandas as pd
 
+from synthguard._dask.counts import exact_schema
+from synthguard._dask.partitions import as_dask, as_dask_implicates
 from synthguard.data import Schema
 from synthguard.errors import DataError, ParameterError
-from synthguard.scale._partitions import as_dask, as_dask_implicates
 from synthguard.scale.marginals import _tree
-from synthguard.scale.utility import _columns, exact_schema
+from synthguard.scale.utility import _columns
 from synthguard.utility._compare import comparison_columns
 from synthguard.utility._inputs import check_level, numeric_values
 from synthguard.utility.statistics import StatisticsComparison, mean_interval

@@ -3,7 +3,7 @@
 Every measure here depends on a record only through the records of its pattern (its key
 values). Identification risk with one target needs, per pattern, only the sorted target
 values and is computed from small tables without moving records
-(:mod:`synthguard.scale._tables`). Otherwise the data are hash-shuffled on the pattern keys (``synthguard.scale._partitions``):
+(:mod:`synthguard.scale._tables`). Otherwise the data are hash-shuffled on the pattern keys (``synthguard._dask.partitions``):
 each pattern then lies whole in one partition, in the confidential data and in every implicate
 alike, and the *existing* per-pattern algorithms of :mod:`synthguard.risk` run on each partition
 unchanged (the pandas functions themselves where the measure reads the confidential data only,
@@ -30,6 +30,15 @@ import dask.dataframe as dd
 import numpy as np
 import pandas as pd
 
+from synthguard._dask.partitions import (
+    ROW,
+    as_dask,
+    as_dask_implicates,
+    collect_rows,
+    is_dask,
+    shuffle_by_keys,
+    with_row_numbers,
+)
 from synthguard.data import Schema
 from synthguard.errors import DataError, DisclosureWarning, ParameterError, SchemaError
 from synthguard.risk import distance as _distance
@@ -57,15 +66,6 @@ from synthguard.risk.matching import MatchRates
 from synthguard.risk.pairwise import PairwiseIdentificationRisk
 from synthguard.risk.uniqueness import KAnonymity, KAnonymitySummary
 from synthguard.scale._ident_tables import identification_risk_by_tables
-from synthguard.scale._partitions import (
-    ROW,
-    as_dask,
-    as_dask_implicates,
-    collect_rows,
-    is_dask,
-    shuffle_by_keys,
-    with_row_numbers,
-)
 from synthguard.scale._tables import nan_missing
 from synthguard.scale.risk_summary import IdentificationRiskSummary
 
@@ -923,9 +923,9 @@ def _scale_frame(
     per distinct value on the client, never one per record). The median is ``numpy.median``'s
     (the middle order statistic, or the mean of the two middle ones); a non-numeric column's
     rows are its smallest, middle and largest values in sorted order."""
+    from synthguard._dask.counts import column_counts
     from synthguard.data.counts import order_statistic
     from synthguard.data.schema import infer_schema_from_counts
-    from synthguard.scale.utility import column_counts
 
     overrides: dict[str, Any] = {}
     rows: dict[str, list[Any]] = {}

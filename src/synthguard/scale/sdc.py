@@ -10,7 +10,7 @@
   that every stratum lies whole in one partition, and the pandas function runs once per
   stratum. Every stratum draws from its own generator,
   ``numpy.random.SeedSequence(random_state, spawn_key=(h,))`` with ``h`` the 64-bit hash of the
-  stratum's values (``synthguard.scale._partitions.pattern_hash``), so the release depends on
+  stratum's values (``synthguard._dask.partitions.pattern_hash``), so the release depends on
   the seed and the data only, not on the partitioning or the number of workers: it equals the
   pandas path (:func:`synthguard.scale.sdc.add_noise` etc. on a pandas frame, which loops over
   the strata the same way). Without ``strata`` each input partition is one stratum, seeded by
@@ -37,10 +37,7 @@ import numpy as np
 import pandas as pd
 
 from synthguard import sdc as _sdc
-from synthguard.errors import ParameterError
-from synthguard.risk._common import as_list
-from synthguard.risk._patterns import PatternEncoder, check_columns
-from synthguard.scale._partitions import (
+from synthguard._dask.partitions import (
     HASH,
     ROW,
     as_dask,
@@ -49,7 +46,10 @@ from synthguard.scale._partitions import (
     shuffle_by_keys,
     with_row_numbers,
 )
-from synthguard.scale._summary import exact_quantiles, order_keys
+from synthguard._dask.summary import exact_quantiles, order_keys
+from synthguard.errors import ParameterError
+from synthguard.risk._common import as_list
+from synthguard.risk._patterns import PatternEncoder, check_columns
 
 __all__ = ["add_noise", "bottomcode", "pram", "swap", "topcode"]
 
@@ -183,7 +183,7 @@ def _sorted_keys(s: pd.Series) -> np.ndarray:
 def _percentile(data: dd.DataFrame, column: str, percentile: float) -> float:
     """``numpy.percentile`` of the column's non-missing values (linear interpolation, as the
     pandas path), exactly, with the values left on the workers
-    (:func:`synthguard.scale._summary.exact_quantiles`)."""
+    (:func:`synthguard._dask.summary.exact_quantiles`)."""
     if isinstance(percentile, bool) or not isinstance(percentile, numbers.Real):
         raise ParameterError("parameter 'percentile': expected a number in (0, 100)")
     if not 0 < float(percentile) < 100:
