@@ -19,7 +19,6 @@ DF = pd.DataFrame({"x": [1.0, 2.0, 3.0, 4.0], "g": ["a", "b", "a", "b"]})
     ("call", "use"),
     [
         (lambda d: utility.univariate(d, DF), "synthguard.scale"),
-        (lambda d: risk.identification_risk(d, keys=["g"], targets="x"), "synthguard.scale"),
         (lambda d: risk.k_anonymity(d, ["g"]), "synthguard.scale"),
         (lambda d: risk.distance_to_closest_record(d, DF), "synthguard.scale"),
         (lambda d: sdc.topcode(d, "x", at=2), "synthguard.scale"),

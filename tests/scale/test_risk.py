@@ -238,7 +238,8 @@ def test_release_keys_of_other_dtypes_match_by_value():
 def test_identification_risk_every_dask_method_equals_pandas(monkeypatch, method, with_release):
     """One target: value tables counted per pattern ('loop') or on integer keys ('keys'), and
     the hash shuffle the path falls back to when patterns are too many ('shuffle')."""
-    from synthguard.scale import _ident_tables, _tables
+    from synthguard.risk._on_dask import ident_tables as _ident_tables
+    from synthguard.risk._on_dask import value_tables as _tables
 
     if method == "keys":
         monkeypatch.setattr(_tables, "LOOP_PATTERNS", 1)
@@ -260,7 +261,7 @@ def test_identification_risk_every_dask_method_equals_pandas(monkeypatch, method
 
 
 def test_value_table_counts_equal_brute_force(monkeypatch):
-    from synthguard.scale import _tables
+    from synthguard.risk._on_dask import value_tables as _tables
 
     rng = np.random.default_rng(40)
     pat = rng.integers(-1, 6, 3000)

@@ -8,3 +8,8 @@ This package sits just above :mod:`synthguard.data` in the layers and imports no
 itself: its modules (``partitions``, ``summary``, ``counts``) import Dask, and they are
 imported only when a Dask frame is given, so a pandas user never imports Dask.
 """
+
+#: the column of global row numbers (0..n-1 in partition order) a block carries
+ROW = "_synthguard_row"
+#: the column of pattern hashes a shuffle on keys partitions by
+HASH = "_synthguard_hash"

@@ -20,7 +20,6 @@ client (8 bytes per record and array: about 400 MB for 10 million records).
 
 from __future__ import annotations
 
-import os
 import warnings
 from collections.abc import Mapping, Sequence
 from typing import Any
@@ -35,39 +34,34 @@ from synthguard._dask.partitions import (
     as_dask,
     as_dask_implicates,
     collect_rows,
-    is_dask,
     shuffle_by_keys,
     with_row_numbers,
 )
 from synthguard.data import Schema
-from synthguard.errors import DataError, DisclosureWarning, ParameterError, SchemaError
+from synthguard.data._backend import any_dask as _any_dask
+from synthguard.errors import DataError, DisclosureWarning, ParameterError
+from synthguard.risk import blocks
 from synthguard.risk import distance as _distance
-from synthguard.risk import identification as _ident
 from synthguard.risk import matching as _matching
 from synthguard.risk import pairwise as _pairwise
 from synthguard.risk import uniqueness as _uniqueness
-from synthguard.risk._balls import make_balls
 from synthguard.risk._common import (
     DEFAULT_QUANTILES,
     as_list,
-    check_singletons,
-    implicate_risk,
-    radius_vector,
+    ball_arguments,
+    ball_settings,
     risk_summary,
     target_matrix,
-    warn_singletons,
 )
 from synthguard.risk._encoding import check_metric, common_columns, encode_frames
 from synthguard.risk._neighbours import nearest
-from synthguard.risk._patterns import PatternEncoder, check_columns
+from synthguard.risk._on_dask.common import pattern_codes, prepare, prepare_implicates
+from synthguard.risk._patterns import check_columns
 from synthguard.risk.distance import DistanceToClosestRecord
-from synthguard.risk.identification import IdentificationRisk
+from synthguard.risk.identification import identification_risk
 from synthguard.risk.matching import MatchRates
 from synthguard.risk.pairwise import PairwiseIdentificationRisk
 from synthguard.risk.uniqueness import KAnonymity, KAnonymitySummary
-from synthguard.scale._ident_tables import identification_risk_by_tables
-from synthguard.scale._tables import nan_missing
-from synthguard.scale.risk_summary import IdentificationRiskSummary
 
 __all__ = [
     "distance_to_closest_record",
@@ -77,478 +71,16 @@ __all__ = [
     "pairwise_identification_risk",
 ]
 
-_FIRST = "_first"  # row number of the first record of the record's pattern
 
-
-def _any_dask(*objs: Any) -> bool:
-    for o in objs:
-        if is_dask(o):
-            return True
-        items = getattr(o, "implicates", o)
-        if isinstance(items, list | tuple) and any(is_dask(f) for f in items):
-            return True
-    return False
-
-
-def _first_rows(codes: np.ndarray, rows: np.ndarray) -> np.ndarray:
-    """Row number of the first record (smallest row number) of every record's pattern."""
-    if codes.size == 0:
-        return np.zeros(0, dtype=np.int64)
-    first = np.full(int(codes.max()) + 1, np.iinfo(np.int64).max, dtype=np.int64)
-    np.minimum.at(first, codes, rows)
-    return first[codes]
-
-
-def _pattern_codes(first: np.ndarray) -> np.ndarray:
-    """Pattern codes in order of first appearance, as the pandas encoder numbers them."""
-    return np.asarray(pd.factorize(first)[0], dtype=np.int64)
-
-
-def _prepare(
-    conf: dd.DataFrame, columns: list[str], keys: list[str], npartitions: int | None
-) -> tuple[dd.DataFrame, int, int]:
-    framed, n = with_row_numbers(conf[columns])
-    parts = npartitions or conf.npartitions
-    return shuffle_by_keys(framed, keys, parts), n, parts
-
-
-def _prepare_implicates(
-    synthetic: Any, columns: list[str], keys: list[str], n: int, parts: int
-) -> list[dd.DataFrame]:
-    out = []
-    bad = []
-    for li, frame in enumerate(as_dask_implicates(synthetic)):
-        check_columns(frame._meta, columns, name=f"synthetic implicate {li}", role="key/target")
-        framed, n_l = with_row_numbers(frame[columns])
-        if n_l != n:
-            bad.append(li)
-        out.append(shuffle_by_keys(framed, keys, parts))
-    if bad:
-        raise DataError(
-            f"synthetic: implicate(s) {bad} do not have as many rows as the confidential data; "
-            f"partially synthetic implicates must keep the confidential rows in order"
-        )
-    return out
-
-
-def _own_rows(conf: pd.DataFrame, frame: pd.DataFrame) -> tuple[np.ndarray, np.ndarray]:
-    """Position in ``frame`` of every confidential record's own released row (-1 if that row
-    lies in another partition, i.e. has another pattern)."""
-    pos = pd.Index(frame[ROW].to_numpy()).get_indexer(conf[ROW].to_numpy())
-    return np.asarray(pos, dtype=np.int64), pos >= 0
-
-
-def _ball_settings(keys: Sequence[str], targets: Sequence[str], r: Any, relative: bool,
-                   inclusive: bool, policy: str) -> dict[str, Any]:
-    """The settings every ball-risk result records (keys, targets, radius, its kind and the
-    singleton policy), in the fields :class:`IdentificationRisk` and the pairwise result use."""
-    return {"keys": tuple(keys), "targets": tuple(targets),
-            "radius": tuple(float(x) for x in r), "relative": relative,
-            "inclusive": inclusive, "singletons": policy}
-
-
-# ---------------------------------------------------------------------- identification risk
-def _ident_conf_block(
-    part: pd.DataFrame, *, keys: list[str], targets: list[str], **kw: Any
-) -> pd.DataFrame:
-    part = part.sort_values(ROW, kind="stable")
-    rows = part[ROW].to_numpy(dtype=np.int64)
-    if len(part) == 0:
-        return _ident_conf_meta(part.index)
-    res = _ident.identification_risk(part, keys=keys, quantiles=(), targets=targets, **kw)
-    return pd.DataFrame(
-        {
-            ROW: rows,
-            _FIRST: _first_rows(res.pattern, rows),
-            "risk": res.per_record,
-            "size": res.pattern_size.astype(np.int64),
-            "inside": res.n_inside,
-        },
-        index=part.index,
-    )
-
-
-def _ident_conf_meta(index: pd.Index) -> pd.DataFrame:
-    return pd.DataFrame(
-        {
-            ROW: np.zeros(0, np.int64),
-            _FIRST: np.zeros(0, np.int64),
-            "risk": np.zeros(0),
-            "size": np.zeros(0, np.int64),
-            "inside": np.zeros(0),
-        },
-        index=index[:0],
-    )
-
-
-def _release_counts(
-    conf: pd.DataFrame,
-    frames: Sequence[pd.DataFrame],
-    *,
-    exact: list[str],
-    near: list[str],
-    r: np.ndarray | None,
-    relative: bool,
-    inclusive: bool,
-    allow_missing: bool,
-) -> tuple[np.ndarray, np.ndarray, list[tuple[np.ndarray, np.ndarray, np.ndarray]]]:
-    """For one partition (whole patterns): pattern codes and row numbers of the confidential
-    records and, per implicate, (members, inside, own): the implicate's rows of record i's
-    pattern, those inside ball i, and whether record i's own row is among the latter. The same
-    steps as :func:`synthguard.risk.identification_risk` and
-    :func:`synthguard.risk.match_rates` (pattern encoder, ``make_balls``, ``count_inside``)."""
-    conf = nan_missing(conf, exact)
-    frames = [nan_missing(f, exact) for f in frames]
-    enc = PatternEncoder.fit(conf, exact)
-    rows = conf[ROW].to_numpy(dtype=np.int64)
-    balls = None
-    if near:
-        assert r is not None
-        y = target_matrix(conf, near, name="conf", allow_missing=allow_missing)
-        balls = make_balls(
-            enc.codes, y, r, relative=relative, inclusive=inclusive, n_patterns=enc.n_patterns
-        )
-    out = []
-    for frame in frames:
-        pat = enc.transform(frame)
-        members = np.bincount(pat[pat >= 0], minlength=enc.n_patterns)[enc.codes]
-        pos, has = _own_rows(conf, frame)
-        own_pat = np.full(len(conf), -1, dtype=np.int64)
-        own_pat[has] = pat[pos[has]]
-        if balls is not None:
-            ys = target_matrix(frame, near, name="synthetic implicate", allow_missing=True)
-            inside = balls.count_inside(pat, ys)
-            own_y = np.full((len(conf), len(near)), np.nan)
-            if has.any():
-                own_y[has] = ys[pos[has]]
-            own = (own_pat == enc.codes) & balls.contains(own_y)
-        else:
-            inside = members
-            own = own_pat == enc.codes
-        out.append((members, inside, own))
-    return enc.codes, rows, out
-
-
-def _ident_release_block(
-    part: pd.DataFrame,
-    *frames: pd.DataFrame,
-    keys: list[str],
-    targets: list[str],
-    r: np.ndarray,
-    relative: bool,
-    inclusive: bool,
-) -> pd.DataFrame:
-    part = part.sort_values(ROW, kind="stable")
-    if len(part) == 0:
-        return _ident_release_meta(part.index, len(frames))
-    codes, rows, counts = _release_counts(
-        part,
-        frames,
-        exact=keys,
-        near=targets,
-        r=r,
-        relative=relative,
-        inclusive=inclusive,
-        allow_missing=False,
-    )
-    cols: dict[str, np.ndarray] = {
-        ROW: rows,
-        _FIRST: _first_rows(codes, rows),
-        "size": np.bincount(codes)[codes].astype(np.int64),
-    }
-    for li, (members, inside, own) in enumerate(counts):
-        cols[f"risk{li}"] = implicate_risk(own, members, inside)
-        cols[f"own{li}"] = own
-        cols[f"inside{li}"] = inside.astype(np.int64)
-    return pd.DataFrame(cols, index=part.index)
-
-
-def _ident_release_meta(index: pd.Index, n_impl: int) -> pd.DataFrame:
-    cols: dict[str, np.ndarray] = {
-        ROW: np.zeros(0, np.int64),
-        _FIRST: np.zeros(0, np.int64),
-        "size": np.zeros(0, np.int64),
-    }
-    for li in range(n_impl):
-        cols[f"risk{li}"] = np.zeros(0)
-        cols[f"own{li}"] = np.zeros(0, dtype=bool)
-        cols[f"inside{li}"] = np.zeros(0, np.int64)
-    return pd.DataFrame(cols, index=index[:0])
-
-
-
-def _check_ball_arguments(
-    conf: Any, keys: Any, targets: Any, radius: Any, singletons: Any
-) -> tuple[list[str], list[str], np.ndarray, str, bool]:
-    """The checks of the pandas ball-risk functions, on the Dask frame's metadata: key and
-    target lists (disjoint, at least one numeric target), the radius per target and the
-    singleton policy."""
-    keys_l = as_list(keys, name="keys")
-    targets_l = as_list(targets, name="targets")
-    if not targets_l:
-        raise ParameterError("parameter 'targets': name at least one numeric target column")
-    if set(keys_l) & set(targets_l):
-        raise ParameterError("parameters 'keys' and 'targets': a column cannot be both")
-    check_columns(conf._meta, keys_l, name="conf", role="key")
-    r = radius_vector(radius, targets_l)
-    policy, warn = check_singletons(singletons)
-    target_matrix(conf._meta, targets_l, name="conf", allow_missing=True)
-    return keys_l, targets_l, r, policy, warn
-
-def _ident_result(
-    res: dict[str, Any],
-    warn: bool,
-    quantiles: Sequence[float],
-    keys: list[str],
-    targets: list[str],
-    r: np.ndarray,
-    relative: bool,
-    inclusive: bool,
-    policy: str,
-) -> IdentificationRisk:
-    single = res["size"] == 1
-    per_impl = res.get("per_implicate")
-    return IdentificationRisk(
-        **risk_summary(res["risk"], single, res["n"], warn, quantiles, "identification_risk"),
-        pattern=res["pattern"],
-        pattern_size=res["size"],
-        n_inside=res["n_inside"],
-        **_ball_settings(keys, targets, r, relative, inclusive, policy),
-        n_implicates=0 if per_impl is None else int(per_impl.shape[1]),
-        match_share=res.get("match_share"),
-        per_implicate=per_impl,
-        index=res["index"],
-    )
-
-
-def identification_risk(
-    conf: Any,
-    synthetic: Any = None,
-    *,
-    keys: Sequence[str],
-    targets: str | Sequence[str],
-    radius: float | Mapping[str, float] = 0.2,
-    relative: bool = True,
-    inclusive: bool = False,
-    singletons: str | None = None,
-    quantiles: Sequence[float] = DEFAULT_QUANTILES,
-    npartitions: int | None = None,
-    gather: bool = True,
-    records: str | os.PathLike[str] | None = None,
-) -> IdentificationRisk | IdentificationRiskSummary:
-    """Record-level identification risk IR_i (Hu, Savitsky & Williams, eqs. (1)-(2)) of a
-    Dask DataFrame, equal to :func:`synthguard.risk.identification_risk` bit for bit.
-
-    The formulas, parameters and result are those of
-    :func:`synthguard.risk.identification_risk`. With one target, no record moves: a pass
-    over the confidential data builds the dictionary of patterns, a pass over every implicate
-    its table of (pattern, target value, count), and each confidential partition counts its
-    balls in those tables (:mod:`synthguard.scale._tables`); each pass reads the data once.
-    With several targets, or when the patterns or value tables are too many for one worker
-    (more than 2 million patterns or 20 million distinct (pattern, value) pairs), the
-    confidential data and every implicate are hash-shuffled on ``keys`` into ``npartitions``
-    partitions (default: ``conf``'s); each partition holds whole patterns, so the pandas
-    function runs on it unchanged (confidential risk) or the same ball counts are made per
-    implicate (release). Pandas inputs go straight to the pandas function (no Dask overhead
-    on small files).
-
-    Parameters
-    ----------
-    conf : confidential data (Dask or pandas DataFrame).
-    synthetic : None, or a partially synthetic release: a Dask DataFrame, a list of them (one
-        per implicate), or anything the pandas function accepts; rows aligned with ``conf``
-        (same total order across partitions).
-    keys, targets, radius, relative, inclusive, singletons, quantiles
-        As in :func:`synthguard.risk.identification_risk`.
-    npartitions : number of partitions of the shuffle.
-    gather : bring the per-record arrays to the client (8 bytes per record and array) and
-        return an ``IdentificationRisk`` equal to the pandas one. ``False`` keeps them on the
-        workers and returns an :class:`~synthguard.scale.risk_summary.IdentificationRiskSummary`
-        whose summaries are computed there, exactly (one target; with several, or when the
-        shuffle is used, the arrays are gathered to compute them).
-    records : a folder the per-record risk is written to as Parquet by the workers (one
-        row per record, the columns of ``IdentificationRisk.to_frame()``).
-
-    Returns
-    -------
-    IdentificationRisk or IdentificationRiskSummary
-        ``index`` holds ``conf``'s index values in row order.
-    """
-    if not _any_dask(conf, synthetic):
-        return _ident.identification_risk(
-            conf,
-            synthetic,
-            keys=keys,
-            targets=targets,
-            radius=radius,
-            relative=relative,
-            inclusive=inclusive,
-            singletons=singletons,
-            quantiles=quantiles,
-        )
-    conf = as_dask(conf, name="conf")
-    keys_l, targets, r, policy, warn = _check_ball_arguments(conf, keys, targets, radius,
-                                                             singletons)
-    if len(targets) == 1:
-        fast = identification_risk_by_tables(
-            conf,
-            None if synthetic is None else as_dask_implicates(synthetic),
-            keys=keys_l,
-            target=targets[0],
-            r=r,
-            relative=relative,
-            inclusive=inclusive,
-            policy=policy,
-            gather=gather,
-            records=records,
-            quantiles=quantiles,
-        )
-        if fast is not None and "summary" in fast:
-            return _summary_result(fast, synthetic, warn, keys_l, targets, r, relative,
-                                   inclusive, policy, records)
-        if fast is not None:
-            return _ident_result(fast, warn, quantiles, keys_l, targets, r, relative,
-                                 inclusive, policy)
-    columns = keys_l + targets
-    shuffled, n, parts = _prepare(conf, columns, keys_l, npartitions)
-    kw: dict[str, Any] = dict(relative=relative, inclusive=inclusive)
-    if synthetic is None:
-        meta = _ident_conf_meta(conf._meta.index)
-        out = shuffled.map_partitions(
-            _ident_conf_block,
-            keys=keys_l,
-            targets=targets,
-            radius=radius,
-            singletons=policy,
-            meta=meta,
-            **kw,
-        )
-        res, _ = collect_rows(out.compute(), n)
-        sizes = res["size"].to_numpy(dtype=np.int64)
-        risk = res["risk"].to_numpy(dtype=np.float64)
-        n_inside = res["inside"].to_numpy(dtype=np.float64)
-        match_share = per_impl = None
-        n_impl = 0
-    else:
-        impls = _prepare_implicates(synthetic, columns, keys_l, n, parts)
-        n_impl = len(impls)
-        out = dd.map_partitions(
-            _ident_release_block,
-            shuffled,
-            *impls,
-            keys=keys_l,
-            targets=targets,
-            r=r,
-            meta=_ident_release_meta(conf._meta.index, n_impl),
-            align_dataframes=False,
-            **kw,
-        )
-        res, _ = collect_rows(out.compute(), n)
-        sizes = res["size"].to_numpy(dtype=np.int64)
-        per_impl = np.column_stack(
-            [res[f"risk{li}"].to_numpy(dtype=np.float64) for li in range(n_impl)]
-        )
-        tmat = np.column_stack([res[f"own{li}"].to_numpy(dtype=bool) for li in range(n_impl)])
-        n_inside = np.zeros(n)
-        for li in range(n_impl):
-            n_inside += res[f"inside{li}"].to_numpy(dtype=np.int64)
-        n_inside /= n_impl
-        match_share = tmat.mean(axis=1)
-        risk = per_impl.mean(axis=1)
-    single = sizes == 1
-    if policy == "one" and synthetic is not None:
-        assert match_share is not None
-        risk = np.where(single, match_share, risk)
-    if policy == "exclude" and synthetic is not None:
-        risk = np.where(single, np.nan, risk)
-    full = IdentificationRisk(
-        **risk_summary(risk, single, n, warn, quantiles, "identification_risk"),
-        pattern=_pattern_codes(res[_FIRST].to_numpy(dtype=np.int64)),
-        pattern_size=sizes,
-        n_inside=n_inside,
-        **_ball_settings(keys_l, targets, r, relative, inclusive, policy),
-        n_implicates=n_impl,
-        match_share=match_share,
-        per_implicate=per_impl,
-        index=res.index,
-    )
-    if records is not None:
-        full.to_frame().to_parquet(os.fspath(records))
-    return full if gather else _summary_of(full, records)
-
-
-def _summary_of(
-    res: IdentificationRisk, records: str | os.PathLike[str] | None
-) -> IdentificationRiskSummary:
-    return IdentificationRiskSummary(
-        mean=res.mean,
-        max=res.max,
-        quantiles=res.quantiles,
-        n=res.n,
-        n_singletons=res.n_singletons,
-        singleton_share=res.singleton_share,
-        n_above_half=res.count_above(0.5),
-        keys=res.keys,
-        targets=res.targets,
-        radius=res.radius,
-        relative=res.relative,
-        inclusive=res.inclusive,
-        singletons=res.singletons,
-        n_implicates=res.n_implicates,
-        records=None if records is None else os.fspath(records),
-    )
-
-
-def _summary_result(
-    res: dict[str, Any],
-    synthetic: Any,
-    warn: bool,
-    keys: list[str],
-    targets: list[str],
-    r: np.ndarray,
-    relative: bool,
-    inclusive: bool,
-    policy: str,
-    records: str | os.PathLike[str] | None,
-) -> IdentificationRiskSummary:
-    s, n = res["summary"], res["n"]
-    if warn:
-        warn_singletons(s["n_single"], n, "identification_risk")
-    return IdentificationRiskSummary(
-        mean=s["mean"],
-        max=s["max"],
-        quantiles=s["quantiles"],
-        n=n,
-        n_singletons=s["n_single"],
-        singleton_share=s["n_single"] / n if n else 0.0,
-        n_above_half=s["above"],
-        **_ball_settings(keys, targets, r, relative, inclusive, policy),
-        n_implicates=0 if synthetic is None else len(as_dask_implicates(synthetic)),
-        records=None if records is None else os.fspath(records),
-    )
 
 
 # ---------------------------------------------------------------------- pairwise risk
-def _pairwise_block(
-    part: pd.DataFrame, *, keys: list[str], targets: list[str], **kw: Any
-) -> pd.DataFrame:
-    part = part.sort_values(ROW, kind="stable")
-    if len(part) == 0:
-        return _ident_conf_meta(part.index)
-    rows = part[ROW].to_numpy(dtype=np.int64)
-    res = _pairwise.pairwise_identification_risk(
-        part, keys=keys, quantiles=(), targets=targets, **kw
-    )
-    return pd.DataFrame(
-        {
-            ROW: rows,
-            _FIRST: _first_rows(res.pattern, rows),
-            "risk": res.per_record,
-            "size": np.asarray(res.pattern_size, dtype=np.int64),
-            "inside": np.asarray(res.n_inside, dtype=np.float64),
-        },
-        index=part.index,
-    )
+
+def _check_ball_arguments(conf: Any, keys: Any, targets: Any, radius: Any, singletons: Any
+                          ) -> Any:
+    out = ball_arguments(conf._meta, keys, targets, radius, singletons)
+    target_matrix(conf._meta, out[1], name="conf", allow_missing=True)
+    return out
 
 
 def pairwise_identification_risk(
@@ -584,16 +116,16 @@ def pairwise_identification_risk(
         )
     keys_l, targets, r, policy, warn = _check_ball_arguments(conf, keys, targets, radius,
                                                              singletons)
-    shuffled, n, _ = _prepare(conf, keys_l + targets, keys_l, npartitions)
+    shuffled, n, _ = prepare(conf, keys_l + targets, keys_l, npartitions)
     out = shuffled.map_partitions(
-        _pairwise_block,
+        blocks.pairwise_block,
         keys=keys_l,
         targets=targets,
         radius=radius,
         relative=relative,
         inclusive=inclusive,
         singletons=policy,
-        meta=_ident_conf_meta(conf._meta.index),
+        meta=blocks.ident_conf_meta(conf._meta.index),
     )
     res, _ = collect_rows(out.compute(), n)
     risk = res["risk"].to_numpy(dtype=np.float64)
@@ -602,51 +134,15 @@ def pairwise_identification_risk(
     return PairwiseIdentificationRisk(
         **risk_summary(risk, single, n, warn, quantiles, "pairwise_identification_risk"),
         weights=1.0 - risk,
-        pattern=_pattern_codes(res[_FIRST].to_numpy(dtype=np.int64)),
+        pattern=pattern_codes(res[blocks.FIRST].to_numpy(dtype=np.int64)),
         pattern_size=m,
         n_inside=res["inside"].to_numpy(dtype=np.int64),
-        **_ball_settings(keys_l, targets, r, relative, inclusive, policy),
+        **ball_settings(keys_l, targets, r, relative, inclusive, policy),
         index=res.index,
     )
 
 
 # ---------------------------------------------------------------------- k-anonymity
-def _kanon_block(
-    part: pd.DataFrame, incomplete: pd.DataFrame, fk_own: np.ndarray, *, keys: list[str]
-) -> pd.DataFrame:
-    """fk of the partition's complete records, and for every incomplete record the number of
-    this partition's complete records compatible with it (sdcMicro's rule), both from
-    :func:`synthguard.risk.k_anonymity` on the partition plus all incomplete records."""
-    n_p = len(part)
-    both = pd.concat([part[keys], incomplete[keys]], ignore_index=True)
-    if n_p == 0:
-        return _kanon_meta(part.index)
-    res = _uniqueness.k_anonymity(both, keys, k=1)
-    fk = res.fk
-    rows = np.concatenate([part[ROW].to_numpy(dtype=np.int64), incomplete[ROW].to_numpy()])
-    extra = np.concatenate([fk[:n_p], fk[n_p:] - fk_own])
-    kind = np.concatenate([np.zeros(n_p, dtype=np.int8), np.ones(len(incomplete), np.int8)])
-    classes = np.zeros(rows.shape[0], dtype=np.int64)
-    if rows.size:
-        classes[0] = res.n_classes
-    return pd.DataFrame(
-        {ROW: rows, "fk": extra, "incomplete": kind, "classes": classes},
-        index=part.index.append(incomplete.index),
-    )
-
-
-def _kanon_meta(index: pd.Index) -> pd.DataFrame:
-    return pd.DataFrame(
-        {
-            ROW: np.zeros(0, np.int64),
-            "fk": np.zeros(0, np.int64),
-            "incomplete": np.zeros(0, np.int8),
-            "classes": np.zeros(0, np.int64),
-        },
-        index=index[:0],
-    )
-
-
 def k_anonymity(
     data: Any, keys: Sequence[str], k: int = 3, *, npartitions: int | None = None,
     gather: bool = True,
@@ -703,7 +199,7 @@ def k_anonymity(
     else:
         fk_own = np.zeros(0, dtype=np.int64)
     out = shuffled.map_partitions(
-        _kanon_block, incomplete, fk_own, keys=keys_l, meta=_kanon_meta(data._meta.index)
+        blocks.kanon_block, incomplete, fk_own, keys=keys_l, meta=blocks.kanon_meta(data._meta.index)
     ).compute()
     n_classes = int(out["classes"].sum())
     inc = out["incomplete"].to_numpy() == 1
@@ -737,48 +233,6 @@ def k_anonymity(
 
 
 # ---------------------------------------------------------------------- match rates
-def _match_block(
-    part: pd.DataFrame,
-    *frames: pd.DataFrame,
-    exact: list[str],
-    near: list[str],
-    r: np.ndarray | None,
-    relative: bool,
-    inclusive: bool,
-) -> pd.DataFrame:
-    part = part.sort_values(ROW, kind="stable")
-    if len(part) == 0:
-        return _match_meta(part.index, len(frames))
-    if near and not np.isfinite(part[near].to_numpy(dtype=np.float64, na_value=np.nan)).all():
-        raise SchemaError(
-            f"conf: numeric column(s) {near} matched within a radius have missing or "
-            f"infinite values; impute them, or set their radius to 0 to match exactly"
-        )
-    _, rows, counts = _release_counts(
-        part,
-        frames,
-        exact=exact,
-        near=near,
-        r=r,
-        relative=relative,
-        inclusive=inclusive,
-        allow_missing=True,
-    )
-    cols: dict[str, np.ndarray] = {ROW: rows}
-    for li, (_, inside, own) in enumerate(counts):
-        cols[f"cand{li}"] = inside.astype(np.int64)
-        cols[f"own{li}"] = own
-    return pd.DataFrame(cols, index=part.index)
-
-
-def _match_meta(index: pd.Index, n_impl: int) -> pd.DataFrame:
-    cols: dict[str, np.ndarray] = {ROW: np.zeros(0, np.int64)}
-    for li in range(n_impl):
-        cols[f"cand{li}"] = np.zeros(0, np.int64)
-        cols[f"own{li}"] = np.zeros(0, dtype=bool)
-    return pd.DataFrame(cols, index=index[:0])
-
-
 def _is_binary01(s: dd.Series) -> bool:
     """Whether a numeric column holds exactly the values {0, 1} (infer_schema's binary rule)."""
     nonmiss = s.dropna()
@@ -855,12 +309,12 @@ def match_rates(
         raise ParameterError("parameter 'keys': name at least one column the intruder knows")
     check_columns(conf._meta, columns, name="conf", role="key/target")
     exact, near, radii = _split_columns(conf, columns, radius, schema)
-    shuffled, n, parts = _prepare(conf, columns, exact, npartitions)
-    impls = _prepare_implicates(synthetic, columns, exact, n, parts)
+    shuffled, n, parts = prepare(conf, columns, exact, npartitions)
+    impls = prepare_implicates(synthetic, columns, exact, n, parts)
     mask = _matching._attacked_mask(attacked, n)
     r = np.array([radii[c] for c in near]) if near else None
     out = dd.map_partitions(
-        _match_block,
+        blocks.match_block,
         shuffled,
         *impls,
         exact=exact,
@@ -868,7 +322,7 @@ def match_rates(
         r=r,
         relative=relative,
         inclusive=inclusive,
-        meta=_match_meta(conf._meta.index, len(impls)),
+        meta=blocks.match_meta(conf._meta.index, len(impls)),
         align_dataframes=False,
     )
     res, _ = collect_rows(out.compute(), n)
