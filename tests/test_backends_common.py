@@ -59,6 +59,22 @@ CASES: dict[str, list[tuple[str, Call, bool]]] = {
         ("summaries only", lambda f, c, s: f(c, s, keys=["sex", "region"], targets="income",
                                              singletons="zero", gather=False), False),
     ],
+    "synthguard.risk.pairwise_identification_risk": [
+        ("confidential", lambda f, c, s: f(c, keys=["sex", "region"], targets="income",
+                                           singletons="zero"), True),
+    ],
+    "synthguard.risk.k_anonymity": [
+        ("per record", lambda f, c, s: f(c, ["sex", "region", "age"], k=3), True),
+        ("summaries only", lambda f, c, s: f(c, ["sex", "region"], k=5, gather=False), True),
+    ],
+    "synthguard.risk.match_rates": [
+        ("keys and a target", lambda f, c, s: f(c, s, keys=["sex", "region"],
+                                                targets="income",
+                                                radius={"region": 0.0, "income": 0.1}), True),
+    ],
+    "synthguard.risk.distance_to_closest_record": [
+        ("gower", lambda f, c, s: f(c, s, columns=["sex", "region", "age"]), False),
+    ],
 }
 
 

@@ -19,8 +19,6 @@ DF = pd.DataFrame({"x": [1.0, 2.0, 3.0, 4.0], "g": ["a", "b", "a", "b"]})
     ("call", "use"),
     [
         (lambda d: utility.univariate(d, DF), "synthguard.scale"),
-        (lambda d: risk.k_anonymity(d, ["g"]), "synthguard.scale"),
-        (lambda d: risk.distance_to_closest_record(d, DF), "synthguard.scale"),
         (lambda d: sdc.topcode(d, "x", at=2), "synthguard.scale"),
         (lambda d: utility.correlation_fit(DF, d), "synthguard.scale"),
         (lambda d: dp.dp_count(d, epsilon=1.0), "synthguard.scale.dp_count"),

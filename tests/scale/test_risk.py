@@ -128,7 +128,9 @@ def test_k_anonymity_summary_equals_pandas_without_gathering(parts, monkeypatch)
     conf.loc[::29, "sex"] = None
     keys = ["sex", "region", "age"]
     expected = pandas_risk.k_anonymity(conf, keys, k=4)
-    monkeypatch.setattr(scale_risk, "shuffle_by_keys", None)  # never shuffled
+    from synthguard.risk._on_dask import uniqueness as dask_uniqueness
+
+    monkeypatch.setattr(dask_uniqueness, "shuffle_by_keys", None)  # never shuffled
     got = scale_risk.k_anonymity(dd.from_pandas(conf, npartitions=parts), keys, k=4,
                                  gather=False)
     assert not hasattr(got, "fk")
