@@ -136,7 +136,7 @@ def stages(conf_path: Path, syn_path: Path, workers: int, memory: str,
 
     from synthguard import scale
     from synthguard._dask import counts as sc
-    from synthguard.scale import disclosure as sd
+    from synthguard.risk._on_dask import disclosure as sd
     from synthguard.scale import individual as si
     from synthguard.scale import marginals as sm
     from synthguard.scale import means as sme

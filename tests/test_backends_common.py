@@ -10,6 +10,8 @@ go untested.
 from __future__ import annotations
 
 import dataclasses
+import importlib
+import pkgutil
 import subprocess
 import sys
 import warnings
@@ -32,12 +34,17 @@ ROOMS = (risk, utility, sdc)
 
 
 def _marked() -> dict[str, Callable[..., Any]]:
+    """Every marked function of the rooms' public modules, by its defining module and name."""
     out = {}
     for room in ROOMS:
-        for name in getattr(room, "__all__", ()):
-            obj = getattr(room, name)
-            if callable(obj) and has_dask_backend(obj):
-                out[f"{room.__name__}.{name}"] = obj
+        for info in pkgutil.walk_packages(room.__path__, room.__name__ + "."):
+            if any(part.startswith("_") for part in info.name.split(".")[1:]):
+                continue
+            module = importlib.import_module(info.name)
+            for name in getattr(module, "__all__", ()):
+                obj = getattr(module, name)
+                if callable(obj) and has_dask_backend(obj):
+                    out[f"{obj.__module__}.{obj.__name__}"] = obj
     return out
 
 
@@ -49,7 +56,7 @@ SYN = [perturbed(CONF, 4), perturbed(CONF, 5)]
 #: per measure, the calls to compare: (label, call(fn, conf, release), exact)
 Call = Callable[[Callable[..., Any], Any, Any], Any]
 CASES: dict[str, list[tuple[str, Call, bool]]] = {
-    "synthguard.risk.identification_risk": [
+    "synthguard.risk.identification.identification_risk": [
         ("confidential", lambda f, c, s: f(c, keys=["sex", "region"], targets="income",
                                            singletons="zero"), True),
         ("release", lambda f, c, s: f(c, s, keys=["sex", "region"], targets="income",
@@ -59,20 +66,27 @@ CASES: dict[str, list[tuple[str, Call, bool]]] = {
         ("summaries only", lambda f, c, s: f(c, s, keys=["sex", "region"], targets="income",
                                              singletons="zero", gather=False), False),
     ],
-    "synthguard.risk.pairwise_identification_risk": [
+    "synthguard.risk.pairwise.pairwise_identification_risk": [
         ("confidential", lambda f, c, s: f(c, keys=["sex", "region"], targets="income",
                                            singletons="zero"), True),
     ],
-    "synthguard.risk.k_anonymity": [
+    "synthguard.risk.uniqueness.k_anonymity": [
         ("per record", lambda f, c, s: f(c, ["sex", "region", "age"], k=3), True),
         ("summaries only", lambda f, c, s: f(c, ["sex", "region"], k=5, gather=False), True),
     ],
-    "synthguard.risk.match_rates": [
+    "synthguard.risk.matching.match_rates": [
         ("keys and a target", lambda f, c, s: f(c, s, keys=["sex", "region"],
                                                 targets="income",
                                                 radius={"region": 0.0, "income": 0.1}), True),
     ],
-    "synthguard.risk.distance_to_closest_record": [
+    "synthguard.risk.release_disclosure.release_disclosure": [
+        ("repU and DiSCO", lambda f, c, s: f(c, s, ["sex", "region"], ["age", "income"]), True),
+    ],
+    "synthguard.risk.attribute.attribute_disclosure": [
+        ("categorical target", lambda f, c, s: f(c, s, ["region", "age"], "sex"), True),
+        ("numeric target", lambda f, c, s: f(c, s, ["sex", "region"], "age"), False),
+    ],
+    "synthguard.risk.distance.distance_to_closest_record": [
         ("gower", lambda f, c, s: f(c, s, columns=["sex", "region", "age"]), False),
     ],
 }

@@ -7,7 +7,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from synthguard import dp, risk, sdc, utility
+from synthguard import dp, sdc, utility
 from synthguard.errors import ParameterError
 
 dd = pytest.importorskip("dask.dataframe")

@@ -26,9 +26,10 @@ except ImportError as exc:  # pragma: no cover - exercised only without the extr
     ) from exc
 
 # synthesis, reading, writing and clients (daska); risk, utility, DP and SDC (daskb)
+from synthguard.risk.attribute import attribute_disclosure
 from synthguard.risk.identification_summary import IdentificationRiskSummary
+from synthguard.risk.release_disclosure import release_disclosure
 from synthguard.scale.client import DaskTarget, dask_session, parse_dask
-from synthguard.scale.disclosure import attribute_disclosure, release_disclosure
 from synthguard.scale.dp import (
     MSTSynthesizer,
     dp_count,

@@ -19,7 +19,7 @@ What is measured on all records, exactly as the pandas evaluation measures it:
   sample sizes used;
 * disclosure: synthpop's repU and DiSCO of the keys and targets, the replicated uniques on
   all released columns, and the key-variable attribute attack
-  (:mod:`synthguard.scale.disclosure`), from cell counts made on the workers;
+  (:mod:`synthguard.risk._on_dask.disclosure`), from cell counts made on the workers;
 * sdcMicro's block (:mod:`synthguard.scale.individual`): the individual risk of the data and
   of each release from key-combination counts; SUDA2 and l-diversity up to the pandas
   evaluation's own limit of records per data set, skipped above it as there.
@@ -60,8 +60,8 @@ from synthguard.report.evaluation.results import Evaluation, ReleaseEvaluation
 from synthguard.report.metrics import METRICS, extract_metric
 from synthguard.report.safety import safe_error
 from synthguard.report.thresholds import check_thresholds
+from synthguard.risk._on_dask import disclosure as _disclosure
 from synthguard.risk.evaluate import NO_TARGET_NOTE, RiskEvaluation
-from synthguard.scale import disclosure as _disclosure
 from synthguard.scale import individual as _individual
 from synthguard.scale import marginals as _marginals
 from synthguard.scale import means as _means
