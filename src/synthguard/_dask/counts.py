@@ -28,6 +28,8 @@ __all__ = [
     "column_counts",
     "counted",
     "exact_schema",
+    "series_counts",
+    "series_value_counts",
     "shared_value_counts",
     "value_counts",
     "value_sorted",
@@ -93,22 +95,34 @@ def value_counts(pairs: Sequence[tuple[dd.DataFrame, str]]) -> list[pd.Series]:
     """Exact value counts (missing values included) of column ``c`` of frame ``f`` for every
     pair ``(f, c)``, all in one ``dask.compute``; within :func:`shared_value_counts` the
     counts already computed are reused and the new ones kept."""
+    return series_value_counts([f[c] for f, c in pairs])
+
+
+def series_value_counts(series: Sequence[dd.Series]) -> list[pd.Series]:
+    """:func:`value_counts` of Dask Series (the same counts are shared for ``frame[column]``
+    however the series was selected)."""
     shared = _SHARED.get()
-    keys = [_count_key(f, c) for f, c in pairs] if shared is not None else []
+    keys = [str(s.expr.simplify()._name) for s in series] if shared is not None else []
     known = shared["counts"] if shared is not None else {}
-    todo = [i for i in range(len(pairs)) if not keys or keys[i] not in known]
-    got = dask.compute(*[pairs[i][0][pairs[i][1]].value_counts(dropna=False)
-                         for i in todo]) if todo else ()
-    out: list[Any] = [None] * len(pairs)
+    todo = [i for i in range(len(series)) if not keys or keys[i] not in known]
+    got = dask.compute(*[series[i].value_counts(dropna=False) for i in todo]) if todo else ()
+    out: list[Any] = [None] * len(series)
     for i, cnt in zip(todo, got, strict=True):
         out[i] = cnt
         if shared is not None and len(cnt) <= shared["room"]:
             known[keys[i]] = cnt
             shared["room"] -= len(cnt)
-    for i in range(len(pairs)):
+    for i in range(len(series)):
         if out[i] is None:
             out[i] = known[keys[i]]
     return out
+
+
+def series_counts(series: Sequence[dd.Series]) -> list[ValueCounts]:
+    """Every Dask Series as its :class:`~synthguard.data.counts.ValueCounts` (one
+    ``dask.compute``; :func:`series_value_counts`)."""
+    counts = series_value_counts(series)
+    return [counted(c, s._meta.dtype, str(s.name)) for c, s in zip(counts, series, strict=True)]
 
 
 def value_sorted(frames: Sequence[dd.DataFrame], column: str) -> list[pd.Series]:

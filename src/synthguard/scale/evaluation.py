@@ -13,8 +13,8 @@ What is measured on all records, exactly as the pandas evaluation measures it:
 * utility: univariate comparison, ECDF distances (Woo et al. 2009), correlation fit, from
   exact value counts, Pearson matrices and two-way counts (Cramér's V); k-way marginal score and workload error (NIST
   2018; McKenna et al. 2022) from exact cell counts, bins at exact quantiles
-  (:mod:`synthguard.scale.marginals`); the comparison of means with t intervals from
-  per-partition sums (:mod:`synthguard.scale.means`, to rounding); pMSE (Snoke et al. 2018)
+  (:mod:`synthguard.utility._on_dask.marginals`); the comparison of means with t intervals from
+  per-partition sums (:mod:`synthguard.utility._on_dask.means`, to rounding); pMSE (Snoke et al. 2018)
   on a seeded sample of about ``sample_size`` records of each data set, with the null of the
   sample sizes used;
 * disclosure: synthpop's repU and DiSCO of the keys and targets, the replicated uniques on
@@ -63,10 +63,10 @@ from synthguard.report.thresholds import check_thresholds
 from synthguard.risk._on_dask import disclosure as _disclosure
 from synthguard.risk.evaluate import NO_TARGET_NOTE, RiskEvaluation
 from synthguard.scale import individual as _individual
-from synthguard.scale import marginals as _marginals
-from synthguard.scale import means as _means
 from synthguard.scale import risk as _risk
 from synthguard.scale import utility as _utility
+from synthguard.utility._on_dask import marginals as _marginals
+from synthguard.utility._on_dask import means as _means
 from synthguard.utility.evaluate import UtilityEvaluation
 
 __all__ = ["NOT_ON_DASK", "evaluate"]
