@@ -8,7 +8,7 @@ import pandas as pd
 import pytest
 
 from synthguard import risk as pandas_risk
-from synthguard.errors import DataError, DisclosureWarning, SchemaError
+from synthguard.errors import DataError, DisclosureWarning, ParameterError, SchemaError
 
 dd = pytest.importorskip("dask.dataframe")
 scale_risk = pytest.importorskip("synthguard.scale.risk")
@@ -371,3 +371,20 @@ def test_row_numbers_hold_when_a_projected_parquet_read_is_fused(tmp_path):
     keys = ["c0", "c1", "c2", "c3", "c4"]
     np.testing.assert_array_equal(scale_risk.k_anonymity(conf, keys, k=3).fk,
                                   pandas_risk.k_anonymity(pc, keys, k=3).fk)
+
+
+@pytest.mark.parametrize("metric", ["euclidean", "manhattan"])
+def test_distance_on_dask_refuses_whole_data_standardizations(metric):
+    """Only gower and hamming have exact scales on Dask; any other metric (or an unknown one)
+    is refused with a ParameterError naming 'metric', never computed on other scales."""
+    d = dd.from_pandas(tied_frame(60, 9), npartitions=2)
+    with pytest.raises(ParameterError, match="'metric'"):
+        pandas_risk.distance_to_closest_record(d, d, metric=metric)
+
+
+def test_holdout_is_refused_on_dask():
+    d = dd.from_pandas(tied_frame(60, 9), npartitions=2)
+    with pytest.raises(ParameterError, match="'holdout'"):
+        pandas_risk.distance_to_closest_record(d, d, tied_frame(30, 10))
+    with pytest.raises(ParameterError, match="'holdout'"):
+        pandas_risk.attribute_disclosure(d, d, ["sex"], "age", tied_frame(30, 10))

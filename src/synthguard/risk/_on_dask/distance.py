@@ -112,10 +112,10 @@ def distance_to_closest_record_dask(
     standard deviation are not reproduced bit for bit); no holdout comparison here.
     """
     check_metric(metric)
-    if metric == "euclidean":
+    if metric not in ("gower", "hamming"):
         raise ParameterError(
-            "parameter 'metric': on Dask use 'gower' or 'hamming' (exact scales); the "
-            "euclidean standardization is available on pandas data"
+            f"parameter 'metric': on Dask use 'gower' or 'hamming' (exact scales); "
+            f"'{metric}' (a standardization of the whole data) is available on pandas data"
         )
     conf = as_dask(conf, name="conf")
     imps = as_dask_implicates(synthetic)
