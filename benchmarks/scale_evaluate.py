@@ -135,7 +135,8 @@ def stages(conf_path: Path, syn_path: Path, workers: int, memory: str,
     from distributed import Client, LocalCluster
 
     from synthguard import scale
-    from synthguard.scale import disclosure as sd
+    from synthguard._dask import counts as sc
+    from synthguard.risk._on_dask import disclosure as sd
     from synthguard.scale import individual as si
     from synthguard.scale import marginals as sm
     from synthguard.scale import means as sme
@@ -151,8 +152,8 @@ def stages(conf_path: Path, syn_path: Path, workers: int, memory: str,
         cols = list(conf.columns)
         print(f"client rss at start {mem.rss() / 2**20:.0f} MiB", flush=True)
         t_all = time.perf_counter()
-        with su.shared_value_counts():
-            mem.stage("value counts (all columns)", su.value_counts,
+        with sc.shared_value_counts():
+            mem.stage("value counts (all columns)", sc.value_counts,
                       [(f, c) for f in (conf, syn) for c in cols])
             schema = mem.stage("schema", _schema, conf, None)
             mem.stage("k-way marginals, workload", sm.marginal_scores, conf, [syn],

@@ -13,7 +13,7 @@ from synthguard.risk import attribute_disclosure as pandas_attribute
 from synthguard.risk.release_disclosure import release_disclosure as pandas_release
 
 dd = pytest.importorskip("dask.dataframe")
-scale_disc = pytest.importorskip("synthguard.scale.disclosure")
+scale_disc = pytest.importorskip("synthguard.risk._on_dask.disclosure")
 
 from tests.scale.conftest import perturbed, tied_frame  # noqa: E402
 

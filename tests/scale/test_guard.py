@@ -32,18 +32,19 @@ def test_scale_package_imports_with_dask_installed():
 
 
 def test_pandas_entry_points_refuse_a_dask_frame_and_name_the_scale_function():
+    # topcode, k_anonymity, univariate, ... take Dask frames themselves (tests/test_backends_common.py)
     from synthguard import sdc
-    from synthguard.risk import k_anonymity
+    from synthguard.risk import individual_risk
     from synthguard.synthesis import Synthesizer
-    from synthguard.utility import univariate
+    from synthguard.utility import compare_statistics
 
     pdf = pd.DataFrame({"a": [1.0, 2.0, 3.0] * 20, "b": ["x", "y", "z"] * 20})
     ddf = dd.from_pandas(pdf, npartitions=2)
     with pytest.raises(ParameterError, match=r"use synthguard\.scale\.synthesize"):
         Synthesizer(random_state=1).fit(ddf)
     with pytest.raises(ParameterError, match=r"synthguard\.scale's SDC function"):
-        sdc.topcode(ddf, "a", at=2.0)
+        sdc.swap(ddf, "a", rate=0.5)
     with pytest.raises(ParameterError, match=r"synthguard\.scale function of the same name"):
-        k_anonymity(ddf, keys=["b"])
+        individual_risk(ddf, keys=["b"])
     with pytest.raises(ParameterError, match=r"synthguard\.scale function of the same name"):
-        univariate(pdf, ddf)
+        compare_statistics(pdf, ddf)

@@ -13,7 +13,7 @@ from synthguard.report.workload_error import workload_error as pandas_workload
 from synthguard.utility import kway_marginal_score as pandas_kway
 
 dd = pytest.importorskip("dask.dataframe")
-marginals = pytest.importorskip("synthguard.scale.marginals")
+marginals = pytest.importorskip("synthguard.utility._on_dask.marginals")
 
 from tests.scale.conftest import perturbed, tied_frame  # noqa: E402
 
@@ -50,7 +50,7 @@ def test_quantiles_from_counts_are_numpys_to_the_bit():
 def test_kway_score_equals_pandas_bit_for_bit(parts):
     conf, syn = _data()
     expected = pandas_kway(conf, syn, random_state=5)
-    got = marginals.kway_marginal_score(*_dask(conf, syn, parts), random_state=5)
+    got = pandas_kway(*_dask(conf, syn, parts), random_state=5)
     assert got.tv == expected.tv and 0 < got.tv < 1
     assert got.score == expected.score and got.seed == expected.seed == 5
     pd.testing.assert_frame_equal(got.draws, expected.draws)
@@ -61,7 +61,7 @@ def test_kway_with_declared_levels_and_two_way_draws():
     schema = infer_schema(conf, overrides={"region": "categorical"})
     expected = pandas_kway(conf, syn[0], k=2, n_draws=20, n_bins=4, schema=schema,
                            random_state=1)
-    got = marginals.kway_marginal_score(*_dask(conf, syn[:1], (3, 5)), k=2, n_draws=20,
+    got = pandas_kway(*_dask(conf, syn[:1], (3, 5)), k=2, n_draws=20,
                                         n_bins=4, schema=schema, random_state=1)
     assert got.tv == expected.tv
     pd.testing.assert_frame_equal(got.draws, expected.draws)
@@ -89,9 +89,9 @@ def test_bad_input():
     conf, syn = _data(200, 5)
     dconf, dsyn = _dask(conf, syn)
     with pytest.raises(ParameterError, match="parameter 'k'"):
-        marginals.kway_marginal_score(dconf, dsyn, k=9)
+        pandas_kway(dconf, dsyn, k=9)
     with pytest.raises(ParameterError, match="n_bins"):
-        marginals.kway_marginal_score(dconf, dsyn, n_bins=1)
+        pandas_kway(dconf, dsyn, n_bins=1)
     texty = syn[0].assign(age=syn[0]["age"].astype(str).where(syn[0].index > 3, "old"))
     with pytest.raises(DataError, match="column 'age': expected numbers"):
         marginals.workload_error(dconf, [dd.from_pandas(texty, npartitions=2)],

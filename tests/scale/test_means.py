@@ -13,7 +13,7 @@ from synthguard.errors import DataError, ParameterError
 from synthguard.utility import compare_statistics
 
 dd = pytest.importorskip("dask.dataframe")
-means = pytest.importorskip("synthguard.scale.means")
+means = pytest.importorskip("synthguard.utility._on_dask.means")
 
 from tests.scale.conftest import perturbed, tied_frame  # noqa: E402
 

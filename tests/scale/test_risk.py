@@ -8,7 +8,7 @@ import pandas as pd
 import pytest
 
 from synthguard import risk as pandas_risk
-from synthguard.errors import DataError, DisclosureWarning, SchemaError
+from synthguard.errors import DataError, DisclosureWarning, ParameterError, SchemaError
 
 dd = pytest.importorskip("dask.dataframe")
 scale_risk = pytest.importorskip("synthguard.scale.risk")
@@ -128,7 +128,9 @@ def test_k_anonymity_summary_equals_pandas_without_gathering(parts, monkeypatch)
     conf.loc[::29, "sex"] = None
     keys = ["sex", "region", "age"]
     expected = pandas_risk.k_anonymity(conf, keys, k=4)
-    monkeypatch.setattr(scale_risk, "shuffle_by_keys", None)  # never shuffled
+    from synthguard.risk._on_dask import uniqueness as dask_uniqueness
+
+    monkeypatch.setattr(dask_uniqueness, "shuffle_by_keys", None)  # never shuffled
     got = scale_risk.k_anonymity(dd.from_pandas(conf, npartitions=parts), keys, k=4,
                                  gather=False)
     assert not hasattr(got, "fk")
@@ -238,7 +240,8 @@ def test_release_keys_of_other_dtypes_match_by_value():
 def test_identification_risk_every_dask_method_equals_pandas(monkeypatch, method, with_release):
     """One target: value tables counted per pattern ('loop') or on integer keys ('keys'), and
     the hash shuffle the path falls back to when patterns are too many ('shuffle')."""
-    from synthguard.scale import _ident_tables, _tables
+    from synthguard.risk._on_dask import ident_tables as _ident_tables
+    from synthguard.risk._on_dask import value_tables as _tables
 
     if method == "keys":
         monkeypatch.setattr(_tables, "LOOP_PATTERNS", 1)
@@ -260,7 +263,7 @@ def test_identification_risk_every_dask_method_equals_pandas(monkeypatch, method
 
 
 def test_value_table_counts_equal_brute_force(monkeypatch):
-    from synthguard.scale import _tables
+    from synthguard.risk._on_dask import value_tables as _tables
 
     rng = np.random.default_rng(40)
     pat = rng.integers(-1, 6, 3000)
@@ -318,7 +321,7 @@ def test_exact_quantiles_and_sums_equal_numpy_on_hard_values():
     """Ties, negative values, zeros of both signs, magnitudes near the float64 limits."""
     from fractions import Fraction
 
-    from synthguard.scale._summary import exact_quantiles, exact_sum, order_keys, sum_bins
+    from synthguard._dask.summary import exact_quantiles, exact_sum, order_keys, sum_bins
 
     rng = np.random.default_rng(60)
     qs = (0.0, 0.25, 0.5, 0.9, 0.99, 1.0)
@@ -368,3 +371,20 @@ def test_row_numbers_hold_when_a_projected_parquet_read_is_fused(tmp_path):
     keys = ["c0", "c1", "c2", "c3", "c4"]
     np.testing.assert_array_equal(scale_risk.k_anonymity(conf, keys, k=3).fk,
                                   pandas_risk.k_anonymity(pc, keys, k=3).fk)
+
+
+@pytest.mark.parametrize("metric", ["euclidean", "manhattan"])
+def test_distance_on_dask_refuses_whole_data_standardizations(metric):
+    """Only gower and hamming have exact scales on Dask; any other metric (or an unknown one)
+    is refused with a ParameterError naming 'metric', never computed on other scales."""
+    d = dd.from_pandas(tied_frame(60, 9), npartitions=2)
+    with pytest.raises(ParameterError, match="'metric'"):
+        pandas_risk.distance_to_closest_record(d, d, metric=metric)
+
+
+def test_holdout_is_refused_on_dask():
+    d = dd.from_pandas(tied_frame(60, 9), npartitions=2)
+    with pytest.raises(ParameterError, match="'holdout'"):
+        pandas_risk.distance_to_closest_record(d, d, tied_frame(30, 10))
+    with pytest.raises(ParameterError, match="'holdout'"):
+        pandas_risk.attribute_disclosure(d, d, ["sex"], "age", tied_frame(30, 10))

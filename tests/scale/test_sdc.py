@@ -14,7 +14,7 @@ from synthguard.errors import ParameterError
 dd = pytest.importorskip("dask.dataframe")
 scale_sdc = pytest.importorskip("synthguard.scale.sdc")
 
-from synthguard.scale._partitions import pattern_hash  # noqa: E402
+from synthguard._dask.partitions import pattern_hash  # noqa: E402
 from tests.scale.conftest import tied_frame  # noqa: E402
 
 

@@ -14,7 +14,7 @@ from synthguard.utility.correlation import cramers_v_of_table
 
 dd = pytest.importorskip("dask.dataframe")
 scale_utility = pytest.importorskip("synthguard.scale.utility")
-
+from synthguard._dask import counts as _counts  # noqa: E402
 from tests.scale.conftest import perturbed, tied_frame  # noqa: E402
 
 EXACT = [
@@ -164,7 +164,7 @@ def test_univariate_ecdf_and_schema_of_random_data_equal_pandas(seed):
     syn = [_random_frame(1800, seed + 10), _random_frame(2100, seed + 20)]
     dconf = dd.from_pandas(conf, npartitions=4)
     dsyn = [dd.from_pandas(s, npartitions=3) for s in syn]
-    schema = scale_utility.exact_schema(dconf)
+    schema = _counts.exact_schema(dconf)
     assert schema == infer_schema(conf)
     expected = utility.univariate(conf, syn, schema=schema)
     got = scale_utility.univariate(dconf, dsyn, schema=schema)
@@ -218,13 +218,13 @@ def test_the_client_holds_the_distinct_values_never_the_records():
         finally:
             tracemalloc.stop()
 
-    with scale_utility.shared_value_counts():
-        scale_utility.value_counts([(f, c) for f in (dconf, dsyn) for c in conf.columns])
-        schema = scale_utility.exact_schema(dconf)
-        assert peak(lambda: scale_utility.exact_schema(dconf)) < record_bytes / 8
+    with _counts.shared_value_counts():
+        _counts.value_counts([(f, c) for f in (dconf, dsyn) for c in conf.columns])
+        schema = _counts.exact_schema(dconf)
+        assert peak(lambda: _counts.exact_schema(dconf)) < record_bytes / 8
         assert peak(lambda: scale_utility.univariate(dconf, dsyn, schema=schema)) < (
             record_bytes / 8)
         assert peak(lambda: scale_utility.ecdf_utility(dconf, dsyn, "age")) < record_bytes / 8
-        assert peak(lambda: scale_utility.value_sorted([dconf], "age")) > record_bytes
+        assert peak(lambda: _counts.value_sorted([dconf], "age")) > record_bytes
     got = scale_utility.univariate(dconf, dsyn, schema=schema)
     assert got.numeric.loc[("age", "n"), "confidential"] == n

@@ -8,7 +8,7 @@ import pytest
 
 dd = pytest.importorskip("dask.dataframe")
 
-from synthguard.scale import utility as su  # noqa: E402
+from synthguard._dask import counts as su  # noqa: E402
 from tests.scale.conftest import perturbed, tied_frame  # noqa: E402
 
 

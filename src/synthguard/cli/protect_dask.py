@@ -35,6 +35,7 @@ def _step_seeds(seed: int, n: int) -> list[int]:
 def protect_on_dask(args: Mapping[str, Any]) -> None:
     """Protect DATA on the Dask target and write the release folder --out."""
     from synthguard import scale
+    from synthguard._dask.partitions import ROW, with_row_numbers
     from synthguard.cli._dask import dask_input, dask_progress
     from synthguard.cli._drop import drop_columns
     from synthguard.cli.protect import _censor_args, _number, _one, parse_spec
@@ -45,7 +46,6 @@ def protect_on_dask(args: Mapping[str, Any]) -> None:
         release_folder,
         write_manifest,
     )
-    from synthguard.scale._partitions import ROW, with_row_numbers
     from synthguard.scale.progress import compute
 
     a = dict(args)

@@ -198,7 +198,7 @@ def _sdc(spec: Any, data: Any, seed: int) -> tuple[str, list[Any], dict[str, Any
     ``strata`` treats each input partition as a stratum, which a ``note:`` says.
     """
     from synthguard import scale
-    from synthguard.scale._partitions import ROW, with_row_numbers
+    from synthguard._dask.partitions import ROW, with_row_numbers
 
     steps = [next(iter(step.items())) for step in spec.params["steps"]]
     stratified = any((kw or {}).get("strata") for _, kw in steps)

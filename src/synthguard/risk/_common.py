@@ -17,6 +17,8 @@ __all__ = [
     "DEFAULT_QUANTILES",
     "SingletonPolicy",
     "as_list",
+    "ball_arguments",
+    "ball_settings",
     "check_singletons",
     "quantile_dict",
     "radius_vector",
@@ -164,3 +166,32 @@ def combine_implicates(per_impl: np.ndarray, tmat: np.ndarray, single: np.ndarra
     if policy == "one":
         risk = np.where(single, match_share, risk)
     return risk, match_share
+
+
+def ball_arguments(
+    conf: Any, keys: Any, targets: Any, radius: Any, singletons: Any
+) -> tuple[list[str], list[str], np.ndarray, SingletonPolicy, bool]:
+    """The checks of the ball-risk measures, once for either backend (``conf`` a pandas frame
+    or a Dask frame's empty ``_meta``): key and target lists (disjoint, at least one target),
+    the key columns present, the radius per target and the singleton policy."""
+    keys_l = as_list(keys, name="keys")
+    targets_l = as_list(targets, name="targets")
+    if not targets_l:
+        raise ParameterError("parameter 'targets': name at least one numeric target column")
+    if set(keys_l) & set(targets_l):
+        raise ParameterError(
+            "parameters 'keys' and 'targets': a column cannot be both; drop it from one"
+        )
+    check_columns(conf, keys_l, name="conf", role="key")
+    r = radius_vector(radius, targets_l)
+    policy, warn = check_singletons(singletons)
+    return keys_l, targets_l, r, policy, warn
+
+
+def ball_settings(keys: Sequence[str], targets: Sequence[str], r: Any, relative: bool,
+                  inclusive: bool, policy: str) -> dict[str, Any]:
+    """The settings every ball-risk result records (keys, targets, radius, its kind and the
+    singleton policy), in the fields of the identification and pairwise results."""
+    return {"keys": tuple(keys), "targets": tuple(targets),
+            "radius": tuple(float(x) for x in r), "relative": relative,
+            "inclusive": inclusive, "singletons": policy}

@@ -194,7 +194,7 @@ def cell_measures(
     """All measures of one implicate from its cells: ``d`` and ``s`` the confidential and
     synthetic counts of each (q, t) cell (sorted by q, then t), ``tk`` its target code, ``qi``
     the index of its q (0, 1, ... in cell order), ``keep`` the cells kept by the exclusions.
-    :func:`implicate_measures` builds them from the rows; :mod:`synthguard.scale.disclosure`
+    :func:`implicate_measures` builds them from the rows; :mod:`synthguard.risk._on_dask.disclosure`
     from counts made on Dask workers."""
     k = d.size
     n_q = int(qi.max()) + 1 if k else 0

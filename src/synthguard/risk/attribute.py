@@ -12,6 +12,7 @@ import pandas as pd
 
 from synthguard._display import Summarized
 from synthguard.data import Schema, as_implicates, infer_schema
+from synthguard.data._backend import any_dask, dask_backend
 from synthguard.errors import ParameterError
 from synthguard.risk._common import as_list
 from synthguard.risk._patterns import PatternEncoder, check_columns
@@ -118,6 +119,7 @@ def _score_num(truth: np.ndarray, pred: np.ndarray, tol: float) -> tuple[float, 
     return rmse, within
 
 
+@dask_backend
 def attribute_disclosure(
     conf: pd.DataFrame,
     synthetic: Any,
@@ -163,6 +165,17 @@ def attribute_disclosure(
     -------
     AttributeDisclosure
     """
+    if any_dask(conf, synthetic, holdout):  # from cell counts made on the workers
+        if holdout is not None:
+            raise ParameterError(
+                "parameter 'holdout': the holdout baseline runs on pandas data; on Dask "
+                "leave it out (or pass pandas frames)"
+            )
+        from synthguard.risk._on_dask import disclosure as on_dask
+
+        return on_dask.attribute_disclosure(
+            conf, synthetic, keys, targets, tolerance=tolerance, schema=schema
+        )
     keys_l = as_list(keys, name="keys")
     targets_l = as_list(targets, name="targets")
     if not targets_l:

@@ -13,7 +13,8 @@ import pandas as pd
 
 from synthguard._display import Summarized
 from synthguard.data import Schema, as_implicates
-from synthguard.errors import DisclosureWarning
+from synthguard.data._backend import any_dask, dask_backend
+from synthguard.errors import DisclosureWarning, ParameterError
 from synthguard.risk._encoding import encode_frames
 from synthguard.risk._neighbours import nearest
 
@@ -107,6 +108,7 @@ def _equal_rows(enc: Any, ref: int, queries: list[int]) -> np.ndarray:
     return np.isin(q, hashes(ref))
 
 
+@dask_backend
 def distance_to_closest_record(
     conf: pd.DataFrame,
     synthetic: Any,
@@ -155,6 +157,18 @@ def distance_to_closest_record(
     -------
     DistanceToClosestRecord
     """
+    if any_dask(conf, synthetic, holdout):  # exact search over every pair of partitions
+        if holdout is not None:
+            raise ParameterError(
+                "parameter 'holdout': the holdout comparison runs on pandas data; on Dask "
+                "leave it out (or pass pandas frames)"
+            )
+        from synthguard.risk._on_dask.distance import distance_to_closest_record_dask
+
+        return distance_to_closest_record_dask(
+            conf, synthetic, metric=metric, columns=columns, schema=schema,
+            warn_copies=warn_copies,
+        )
     frames = as_implicates(synthetic)
     others = [*frames] + ([holdout] if holdout is not None else [])
     enc = encode_frames([conf, *others], metric=metric, columns=columns, schema=schema)

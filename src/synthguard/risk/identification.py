@@ -8,9 +8,10 @@ among them is record i. See :func:`identification_risk`.
 
 from __future__ import annotations
 
+import os
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Literal, overload
 
 import numpy as np
 import pandas as pd
@@ -18,22 +19,33 @@ import pandas as pd
 from synthguard._compat import renamed
 from synthguard._display import Summarized
 from synthguard.data import as_implicates
-from synthguard.errors import ParameterError
+from synthguard.data._backend import any_dask, dask_backend, meta_of
 from synthguard.risk._balls import make_balls
 from synthguard.risk._common import (
     DEFAULT_QUANTILES,
-    as_list,
+    SingletonPolicy,
+    ball_arguments,
+    ball_settings,
     check_rows,
-    check_singletons,
     combine_implicates,
     implicate_risk,
-    radius_vector,
     risk_summary,
     target_matrix,
+    warn_singletons,
 )
 from synthguard.risk._patterns import PatternEncoder, check_columns
+from synthguard.risk.identification_summary import (
+    IdentificationRiskSummary,
+    summary_lines,
+    summary_of,
+)
 
-__all__ = ["IdentificationRisk", "identification_risk"]
+__all__ = [
+    "IdentificationRisk",
+    "IdentificationRiskSummary",
+    "identification_risk",
+    "summary_lines",
+]
 
 
 @dataclass(frozen=True, eq=False)
@@ -116,28 +128,9 @@ class IdentificationRisk(Summarized):
         return "<pre>" + self.summary() + "</pre>"
 
 
-def summary_lines(r: Any, n_above_half: int) -> list[str]:
-    """The lines of an identification-risk summary, for the pandas result and the Dask
-    summary (:class:`synthguard.scale.risk_summary.IdentificationRiskSummary`) alike."""
-    src = f"release of {r.n_implicates} implicate(s)" if r.n_implicates else "confidential data"
-    kind = "relative" if r.relative else "absolute"
-    qs = ", ".join(f"q{round(q * 100)} {v:.4f}" for q, v in r.quantiles.items())
-    return [
-        f"Identification risk of the {src} (Hu, Savitsky & Williams)",
-        f"  keys: {', '.join(r.keys) or '(none)'}; targets: {', '.join(r.targets)}; "
-        f"{kind} radius {', '.join(f'{x:g}' for x in r.radius)}"
-        f"{' (boundary inside)' if r.inclusive else ''}",
-        f"  records: {r.n}; mean {r.mean:.4f}; max {r.max:.4f}",
-        f"  {qs}",
-        f"  above 0.5: {n_above_half}",
-        f"  singleton patterns: {r.n_singletons} records ({r.singleton_share:.1%}), "
-        f"scored '{r.singletons}'",
-    ]
-
-
-@renamed(target="targets")
+@overload
 def identification_risk(
-    conf: pd.DataFrame,
+    conf: Any,
     synthetic: Any = None,
     *,
     keys: Sequence[str],
@@ -147,7 +140,47 @@ def identification_risk(
     inclusive: bool = False,
     singletons: str | None = None,
     quantiles: Sequence[float] = DEFAULT_QUANTILES,
-) -> IdentificationRisk:
+    npartitions: int | None = None,
+    gather: Literal[True] = True,
+    records: str | os.PathLike[str] | None = None,
+) -> IdentificationRisk: ...
+
+
+@overload
+def identification_risk(
+    conf: Any,
+    synthetic: Any = None,
+    *,
+    keys: Sequence[str],
+    targets: str | Sequence[str],
+    radius: float | Mapping[str, float] = 0.2,
+    relative: bool = True,
+    inclusive: bool = False,
+    singletons: str | None = None,
+    quantiles: Sequence[float] = DEFAULT_QUANTILES,
+    npartitions: int | None = None,
+    gather: bool,
+    records: str | os.PathLike[str] | None = None,
+) -> IdentificationRisk | IdentificationRiskSummary: ...
+
+
+@dask_backend
+@renamed(target="targets")
+def identification_risk(
+    conf: Any,
+    synthetic: Any = None,
+    *,
+    keys: Sequence[str],
+    targets: str | Sequence[str],
+    radius: float | Mapping[str, float] = 0.2,
+    relative: bool = True,
+    inclusive: bool = False,
+    singletons: str | None = None,
+    quantiles: Sequence[float] = DEFAULT_QUANTILES,
+    npartitions: int | None = None,
+    gather: bool = True,
+    records: str | os.PathLike[str] | None = None,
+) -> IdentificationRisk | IdentificationRiskSummary:
     """Record-level identification risk IR_i, exactly, in O(n log n) per data set.
 
     Confidential data (``synthetic=None``), Hu, Savitsky & Williams, eq. (2)::
@@ -203,10 +236,28 @@ def identification_risk(
     inclusive : whether the boundary of the ball is inside.
     singletons : ``'zero'``, ``'one'``, ``'exclude'`` or None (see above).
     quantiles : quantile levels reported in ``quantiles``.
+    npartitions : Dask only: the number of partitions of the hash shuffle on ``keys``
+        (default: ``conf``'s).
+    gather : True returns the per-record :class:`IdentificationRisk`; False only its
+        summaries (:class:`IdentificationRiskSummary`), computed on the workers when
+        ``conf`` is a Dask frame, so nothing per record reaches the client.
+    records : a folder the per-record risk is written to as Parquet (the columns of
+        ``IdentificationRisk.to_frame()``), by the workers on Dask.
+
+    Backends: ``conf`` and ``synthetic`` may be pandas or Dask DataFrames (implicates of a
+    Dask release keep ``conf``'s total row order across partitions). On Dask, with one target,
+    no record moves: a pass over the confidential data builds the dictionary of patterns, a
+    pass over every implicate its table of (pattern, target value, count), and each
+    confidential partition counts its balls in those tables. With several targets, or when
+    the patterns or value tables are too many for one worker, every data set is
+    hash-shuffled on ``keys`` so that each partition holds whole patterns and the kernels of
+    :mod:`synthguard.risk.blocks` run on it. Integer counts are the same whatever the
+    partitioning and the per-record formula is the same expression: the result equals the
+    pandas result bit for bit.
 
     Returns
     -------
-    IdentificationRisk
+    IdentificationRisk, or IdentificationRiskSummary with ``gather=False``
 
     Raises
     ------
@@ -224,16 +275,60 @@ def identification_risk(
     >>> identification_risk(conf, keys=["sex"], targets="income", radius=0.2).per_record
     array([0.5 , 0.5 , 0.75, 0.75])
     """
-    keys_l = as_list(keys, name="keys")
-    targets = as_list(targets, name="targets")
-    if not targets:
-        raise ParameterError("parameter 'targets': name at least one numeric target column")
-    overlap = set(keys_l) & set(targets)
-    if overlap:
-        raise ParameterError("parameters 'keys' and 'targets': a column cannot be both; drop it from one")
-    check_columns(conf, keys_l, name="conf", role="key")
-    r = radius_vector(radius, targets)
-    policy, warn = check_singletons(singletons)
+    keys_l, targets_l, r, policy, warn = ball_arguments(
+        meta_of(conf), keys, targets, radius, singletons
+    )
+    settings = ball_settings(keys_l, targets_l, r, relative, inclusive, policy)
+    if any_dask(conf, synthetic):
+        from synthguard.risk._on_dask.identification import identification_parts
+
+        target_matrix(meta_of(conf), targets_l, name="conf", allow_missing=True)  # numeric
+        parts = identification_parts(
+            conf, synthetic, keys=keys_l, targets=targets_l, r=r, radius=radius,
+            relative=relative, inclusive=inclusive, policy=policy, quantiles=quantiles,
+            npartitions=npartitions, gather=gather, records=records,
+        )
+    else:
+        parts = _pandas_parts(conf, synthetic, keys_l, targets_l, r, relative, inclusive, policy)
+    if "summary" in parts:  # Dask, gather=False: summaries computed on the workers
+        stats, n = parts["summary"], parts["n"]
+        if warn:
+            warn_singletons(stats["n_single"], n, "identification_risk")
+        return IdentificationRiskSummary(
+            mean=stats["mean"], max=stats["max"], quantiles=stats["quantiles"], n=n,
+            n_singletons=stats["n_single"],
+            singleton_share=stats["n_single"] / n if n else 0.0,
+            n_above_half=stats["above"], **settings, n_implicates=parts["n_implicates"],
+            records=None if records is None else os.fspath(records),
+        )
+    full = IdentificationRisk(
+        **risk_summary(parts["risk"], parts["size"] == 1, len(parts["risk"]), warn, quantiles,
+                       "identification_risk"),
+        pattern=parts["pattern"],
+        pattern_size=parts["size"],
+        n_inside=parts["n_inside"],
+        **settings,
+        n_implicates=parts["n_implicates"],
+        match_share=parts["match_share"],
+        per_implicate=parts["per_implicate"],
+        index=parts["index"],
+    )
+    if records is not None and not parts.get("written"):
+        full.to_frame().to_parquet(os.fspath(records))
+    return full if gather else summary_of(full, records)
+
+
+def _pandas_parts(
+    conf: pd.DataFrame,
+    synthetic: Any,
+    keys_l: list[str],
+    targets: list[str],
+    r: np.ndarray,
+    relative: bool,
+    inclusive: bool,
+    policy: SingletonPolicy,
+) -> dict[str, Any]:
+    """The per-record arrays of :func:`identification_risk` on pandas data."""
     y = target_matrix(conf, targets, name="conf", allow_missing=False)
     enc = PatternEncoder.fit(conf, keys_l)
     sizes = enc.sizes()[enc.codes]
@@ -273,19 +368,6 @@ def identification_risk(
         risk, match_share = combine_implicates(per_impl, tmat, single, policy)
     if policy == "exclude":
         risk = np.where(single, np.nan, risk)
-    return IdentificationRisk(
-        **risk_summary(risk, single, n, warn, quantiles, "identification_risk"),
-        pattern=enc.codes,
-        pattern_size=sizes,
-        n_inside=n_inside,
-        keys=tuple(keys_l),
-        targets=tuple(targets),
-        radius=tuple(float(x) for x in r),
-        relative=relative,
-        inclusive=inclusive,
-        singletons=policy,
-        n_implicates=n_impl,
-        match_share=match_share,
-        per_implicate=per_impl,
-        index=conf.index,
-    )
+    return {"risk": risk, "size": sizes, "pattern": enc.codes, "n_inside": n_inside,
+            "n_implicates": n_impl, "match_share": match_share, "per_implicate": per_impl,
+            "index": conf.index}

@@ -13,6 +13,7 @@ import pandas as pd
 
 from synthguard._display import Summarized
 from synthguard.data import Schema, as_implicates, infer_schema
+from synthguard.data._backend import any_dask, dask_backend
 from synthguard.errors import DataError, ParameterError, SchemaError
 from synthguard.risk._balls import make_balls
 from synthguard.risk._common import as_list, check_rows
@@ -137,6 +138,7 @@ def _subset_overrides(schema: Schema | Mapping[str, Any] | None, columns: list[s
     return {c: v for c, v in cols.items() if c in columns}
 
 
+@dask_backend
 def match_rates(
     conf: pd.DataFrame,
     synthetic: Any,
@@ -148,6 +150,7 @@ def match_rates(
     inclusive: bool = False,
     attacked: Sequence[int] | np.ndarray | None = None,
     schema: Schema | Mapping[str, Any] | None = None,
+    npartitions: int | None = None,
 ) -> MatchRates:
     """Expected match risk, true and false match rates of a partially synthetic release.
 
@@ -200,6 +203,13 @@ def match_rates(
     >>> round(res.expected_match_risk, 4), round(res.true_match_rate, 4)
     (2.0, 0.3333)
     """
+    if any_dask(conf, synthetic):  # candidates share the exact columns: shuffled on them
+        from synthguard.risk._on_dask.matching import match_rates_dask
+
+        return match_rates_dask(
+            conf, synthetic, keys=keys, targets=targets, radius=radius, relative=relative,
+            inclusive=inclusive, attacked=attacked, schema=schema, npartitions=npartitions,
+        )
     keys_l = as_list(keys, name="keys")
     targets_l = as_list(targets, name="targets")
     if set(keys_l) & set(targets_l):

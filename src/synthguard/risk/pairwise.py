@@ -11,6 +11,7 @@ import pandas as pd
 
 from synthguard._compat import renamed
 from synthguard._display import Summarized
+from synthguard.data._backend import any_dask, dask_backend
 from synthguard.errors import ParameterError
 from synthguard.risk._balls import Balls, make_balls
 from synthguard.risk._common import (
@@ -132,6 +133,7 @@ def _cover_sums(balls: Balls, y: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return inside, sums
 
 
+@dask_backend
 @renamed(target="targets")
 def pairwise_identification_risk(
     conf: pd.DataFrame,
@@ -143,6 +145,7 @@ def pairwise_identification_risk(
     inclusive: bool = False,
     singletons: str | None = None,
     quantiles: Sequence[float] = DEFAULT_QUANTILES,
+    npartitions: int | None = None,
 ) -> PairwiseIdentificationRisk:
     """Normalised pairwise identification risk and weights on the confidential data.
 
@@ -198,6 +201,14 @@ def pairwise_identification_risk(
     >>> res.weights.round(4)
     array([0.8333, 0.8333, 1.    ])
     """
+    if any_dask(conf):  # the measure pairs records of one pattern: shuffled on the keys
+        from synthguard.risk._on_dask.pairwise import pairwise_identification_risk_dask
+
+        return pairwise_identification_risk_dask(
+            conf, keys=keys, targets=targets, radius=radius, relative=relative,
+            inclusive=inclusive, singletons=singletons, quantiles=quantiles,
+            npartitions=npartitions,
+        )
     keys_l = as_list(keys, name="keys")
     targets = as_list(targets, name="targets")
     if not targets:

@@ -19,6 +19,7 @@ import pandas as pd
 
 from synthguard._display import Summarized
 from synthguard.data import as_implicates
+from synthguard.data._backend import any_dask, dask_backend
 from synthguard.risk._disclosure_tables import code_column, combine_codes
 from synthguard.risk.disclosure import MultiDisclosure, multi_disclosure
 
@@ -90,6 +91,7 @@ def replicated_uniques(
     return np.asarray(out)
 
 
+@dask_backend
 def release_disclosure(
     conf: pd.DataFrame,
     synthetic: Any,
@@ -99,6 +101,10 @@ def release_disclosure(
     """repU and DiSCO of ``synthetic`` for ``keys`` and each of ``targets`` (synthpop's
     defaults: numeric columns ungrouped, missing values used), and the replicated uniques on
     all released columns. See :func:`synthguard.risk.disclosure` for the definitions."""
+    if any_dask(conf, synthetic):  # from cell counts made on the workers, exactly
+        from synthguard.risk._on_dask import disclosure as on_dask
+
+        return on_dask.release_disclosure(conf, synthetic, keys, targets)
     imps = as_implicates(synthetic)
     multi = multi_disclosure(conf, imps, keys=list(keys), targets=list(targets))
     worst = multi.results[multi.max_disco_target]

@@ -5,11 +5,13 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from typing import Any, Literal, overload
 
 import numpy as np
 import pandas as pd
 
 from synthguard._display import Summarized
+from synthguard.data._backend import any_dask, dask_backend, meta_of
 from synthguard.errors import ParameterError
 from synthguard.risk._common import as_list
 from synthguard.risk._patterns import check_columns
@@ -69,7 +71,7 @@ class KAnonymity(Summarized):
 @dataclass(frozen=True, eq=False)
 class KAnonymitySummary(Summarized):
     """:class:`KAnonymity` without the per-record fk: what data too big to gather give
-    (:func:`synthguard.scale.k_anonymity` with ``gather=False``). fk depends on a record only
+    (:func:`k_anonymity` with ``gather=False``). fk depends on a record only
     through its key combination, so every figure follows from the table of class sizes.
 
     Attributes
@@ -148,7 +150,19 @@ def _summary(res: KAnonymity | KAnonymitySummary, n: int) -> str:
     return "\n".join(lines)
 
 
-def k_anonymity(data: pd.DataFrame, keys: Sequence[str], k: int = 3) -> KAnonymity:
+@overload
+def k_anonymity(data: Any, keys: Sequence[str], k: int = 3, *, npartitions: int | None = None,
+                gather: Literal[True] = True) -> KAnonymity: ...
+
+
+@overload
+def k_anonymity(data: Any, keys: Sequence[str], k: int = 3, *, npartitions: int | None = None,
+                gather: bool) -> KAnonymity | KAnonymitySummary: ...
+
+
+@dask_backend
+def k_anonymity(data: Any, keys: Sequence[str], k: int = 3, *, npartitions: int | None = None,
+                gather: bool = True) -> KAnonymity | KAnonymitySummary:
     """Equivalence-class size fk of every record, sample uniques and records below k.
 
     fk_i is the number of records j (including i) whose key values agree with record i's.
@@ -169,13 +183,21 @@ def k_anonymity(data: pd.DataFrame, keys: Sequence[str], k: int = 3) -> KAnonymi
 
     Parameters
     ----------
-    data : the data (confidential or released).
+    data : the data (confidential or released), a pandas or a Dask DataFrame.
     keys : key variables (quasi-identifiers), matched exactly.
     k : the anonymity threshold (>= 1).
+    npartitions : Dask only: partitions of the shuffle on the keys (default: ``data``'s).
+    gather : True returns the per-record :class:`KAnonymity`; False its summaries
+        (:class:`KAnonymitySummary`) from the distinct key combinations, so that on Dask no
+        record moves and nothing per record reaches the client.
+
+    On Dask the complete records are hash-shuffled on the keys and the few with a missing key
+    are sent to every partition (see :func:`synthguard.risk.blocks.kanon_block`); all counts
+    are integers, so fk equals the pandas fk exactly.
 
     Returns
     -------
-    KAnonymity
+    KAnonymity, or KAnonymitySummary with ``gather=False``
 
     Examples
     --------
@@ -189,7 +211,11 @@ def k_anonymity(data: pd.DataFrame, keys: Sequence[str], k: int = 3) -> KAnonymi
         raise ParameterError("parameter 'keys': name at least one key variable")
     if isinstance(k, bool) or not isinstance(k, int | np.integer) or k < 1:
         raise ParameterError("parameter 'k': expected an integer >= 1")
-    check_columns(data, keys_l, name="data", role="key")
+    check_columns(meta_of(data), keys_l, name="data", role="key")
+    if any_dask(data):
+        from synthguard.risk._on_dask.uniqueness import k_anonymity_dask
+
+        return k_anonymity_dask(data, keys_l, k, npartitions=npartitions, gather=gather)
     n = len(data)
     codes = np.empty((n, len(keys_l)), dtype=np.int64)
     for j, c in enumerate(keys_l):
@@ -213,6 +239,11 @@ def k_anonymity(data: pd.DataFrame, keys: Sequence[str], k: int = 3) -> KAnonymi
             fk[rows_a] += counts[grp[: rows_a.size]]
     complete = ~miss.any(axis=1)
     n_classes = len(np.unique(_group_rows(codes[complete]))) if complete.any() else 0
+    if not gather:  # the summaries, from the distinct key combinations as on Dask
+        _, first, group = np.unique(codes, axis=0, return_index=True, return_inverse=True)
+        return KAnonymitySummary.from_combinations(
+            fk[first], np.bincount(group.ravel()), np.asarray(complete)[first], int(k), keys_l
+        )
     below = int(np.sum(fk < k))
     return KAnonymity(
         fk=fk,

@@ -26,8 +26,10 @@ except ImportError as exc:  # pragma: no cover - exercised only without the extr
     ) from exc
 
 # synthesis, reading, writing and clients (daska); risk, utility, DP and SDC (daskb)
+from synthguard.risk.attribute import attribute_disclosure
+from synthguard.risk.identification_summary import IdentificationRiskSummary
+from synthguard.risk.release_disclosure import release_disclosure
 from synthguard.scale.client import DaskTarget, dask_session, parse_dask
-from synthguard.scale.disclosure import attribute_disclosure, release_disclosure
 from synthguard.scale.dp import (
     MSTSynthesizer,
     dp_count,
@@ -49,7 +51,6 @@ from synthguard.scale.risk import (
     match_rates,
     pairwise_identification_risk,
 )
-from synthguard.scale.risk_summary import IdentificationRiskSummary
 from synthguard.scale.sdc import add_noise, bottomcode, pram, swap, topcode
 from synthguard.scale.synthesis import DaskSynthesis, stratum_seeds, synthesize
 from synthguard.scale.utility import correlation_fit, ecdf_utility, pmse, univariate

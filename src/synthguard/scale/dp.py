@@ -23,6 +23,7 @@ import dask
 import numpy as np
 import pandas as pd
 
+from synthguard._dask.partitions import as_dask, is_dask
 from synthguard._random import RandomState
 from synthguard.dp import queries as _queries
 from synthguard.dp.queries import DPResult
@@ -42,7 +43,6 @@ from synthguard.scale._dp_fit import (
     refuse_data_levels,
     sample_on_workers,
 )
-from synthguard.scale._partitions import as_dask, is_dask
 
 __all__ = [
     "MSTSynthesizer",

@@ -29,6 +29,7 @@ import dask
 import numpy as np
 import pandas as pd
 
+from synthguard._dask.partitions import is_dask
 from synthguard._random import RandomState
 from synthguard.dp.synthesizers import stratified as _stratified
 from synthguard.dp.synthesizers._base import DPSynthesizer
@@ -42,7 +43,6 @@ from synthguard.scale._dp_fit import (
     settle_dtypes,
     tree_sum,
 )
-from synthguard.scale._partitions import is_dask
 
 __all__ = ["StratifiedSynthesizer"]
 

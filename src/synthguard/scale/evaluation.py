@@ -13,13 +13,13 @@ What is measured on all records, exactly as the pandas evaluation measures it:
 * utility: univariate comparison, ECDF distances (Woo et al. 2009), correlation fit, from
   exact value counts, Pearson matrices and two-way counts (Cramér's V); k-way marginal score and workload error (NIST
   2018; McKenna et al. 2022) from exact cell counts, bins at exact quantiles
-  (:mod:`synthguard.scale.marginals`); the comparison of means with t intervals from
-  per-partition sums (:mod:`synthguard.scale.means`, to rounding); pMSE (Snoke et al. 2018)
+  (:mod:`synthguard.utility._on_dask.marginals`); the comparison of means with t intervals from
+  per-partition sums (:mod:`synthguard.utility._on_dask.means`, to rounding); pMSE (Snoke et al. 2018)
   on a seeded sample of about ``sample_size`` records of each data set, with the null of the
   sample sizes used;
 * disclosure: synthpop's repU and DiSCO of the keys and targets, the replicated uniques on
   all released columns, and the key-variable attribute attack
-  (:mod:`synthguard.scale.disclosure`), from cell counts made on the workers;
+  (:mod:`synthguard.risk._on_dask.disclosure`), from cell counts made on the workers;
 * sdcMicro's block (:mod:`synthguard.scale.individual`): the individual risk of the data and
   of each release from key-combination counts; SUDA2 and l-diversity up to the pandas
   evaluation's own limit of records per data set, skipped above it as there.
@@ -46,6 +46,8 @@ import dask
 import numpy as np
 import pandas as pd
 
+from synthguard._dask import counts as _counts
+from synthguard._dask.partitions import as_dask, as_dask_implicates
 from synthguard._random import RandomState, resolve_seed, spawn
 from synthguard.data.schema import Schema
 from synthguard.errors import DataError, ParameterError
@@ -58,14 +60,13 @@ from synthguard.report.evaluation.results import Evaluation, ReleaseEvaluation
 from synthguard.report.metrics import METRICS, extract_metric
 from synthguard.report.safety import safe_error
 from synthguard.report.thresholds import check_thresholds
+from synthguard.risk._on_dask import disclosure as _disclosure
 from synthguard.risk.evaluate import NO_TARGET_NOTE, RiskEvaluation
-from synthguard.scale import disclosure as _disclosure
 from synthguard.scale import individual as _individual
-from synthguard.scale import marginals as _marginals
-from synthguard.scale import means as _means
 from synthguard.scale import risk as _risk
 from synthguard.scale import utility as _utility
-from synthguard.scale._partitions import as_dask, as_dask_implicates
+from synthguard.utility._on_dask import marginals as _marginals
+from synthguard.utility._on_dask import means as _means
 from synthguard.utility.evaluate import UtilityEvaluation
 
 __all__ = ["NOT_ON_DASK", "evaluate"]
@@ -84,7 +85,7 @@ def _schema(conf: Any, overrides: Mapping[str, Any] | None) -> Schema:
     (:func:`synthguard.scale.utility.exact_schema`: exact value counts, one entry per distinct
     value on the client), as :func:`synthguard.data.infer_schema` infers it on the pandas
     frame."""
-    return _utility.exact_schema(conf, overrides)
+    return _counts.exact_schema(conf, overrides)
 
 
 def _sample(frame: Any, n: int, size: int, seed: int) -> pd.DataFrame:
@@ -154,7 +155,7 @@ def _seed(rng: np.random.Generator) -> int:
     return int(rng.integers(0, 2**31 - 1))  # leaves room for seed + i below 2**32
 
 
-@_utility.shared_value_counts()  # each column of each data set is counted once
+@_counts.shared_value_counts()  # each column of each data set is counted once
 def evaluate(
     conf: Any,
     releases: Mapping[str, Any],
@@ -214,7 +215,7 @@ def evaluate(
     for name, imps in rel.items():
         if not any(c in conf.columns for c in imps[0].columns):
             raise DataError(f"release '{name}' shares no column with the confidential data")
-    _utility.value_counts([(f, c) for f in (conf, *[f for imps in rel.values() for f in imps])
+    _counts.value_counts([(f, c) for f in (conf, *[f for imps in rel.values() for f in imps])
                            for c in f.columns if c in conf.columns])  # all in one pass
     rng, seed = resolve_seed(random_state)
     child = spawn(rng, len(rel) + 1)

@@ -10,7 +10,7 @@
   that every stratum lies whole in one partition, and the pandas function runs once per
   stratum. Every stratum draws from its own generator,
   ``numpy.random.SeedSequence(random_state, spawn_key=(h,))`` with ``h`` the 64-bit hash of the
-  stratum's values (``synthguard.scale._partitions.pattern_hash``), so the release depends on
+  stratum's values (``synthguard._dask.partitions.pattern_hash``), so the release depends on
   the seed and the data only, not on the partitioning or the number of workers: it equals the
   pandas path (:func:`synthguard.scale.sdc.add_noise` etc. on a pandas frame, which loops over
   the strata the same way). Without ``strata`` each input partition is one stratum, seeded by
@@ -31,16 +31,12 @@ import numbers
 from collections.abc import Callable, Sequence
 from typing import Any
 
-import dask
 import dask.dataframe as dd
 import numpy as np
 import pandas as pd
 
 from synthguard import sdc as _sdc
-from synthguard.errors import ParameterError
-from synthguard.risk._common import as_list
-from synthguard.risk._patterns import PatternEncoder, check_columns
-from synthguard.scale._partitions import (
+from synthguard._dask.partitions import (
     HASH,
     ROW,
     as_dask,
@@ -49,7 +45,10 @@ from synthguard.scale._partitions import (
     shuffle_by_keys,
     with_row_numbers,
 )
-from synthguard.scale._summary import exact_quantiles, order_keys
+from synthguard.errors import ParameterError
+from synthguard.risk._common import as_list
+from synthguard.risk._patterns import PatternEncoder, check_columns
+from synthguard.sdc._on_dask.censor import censored_frame
 
 __all__ = ["add_noise", "bottomcode", "pram", "swap", "topcode"]
 
@@ -160,44 +159,7 @@ def _censor(
         )
     if not is_dask(data):
         return method(data, column, at=at, percentile=percentile).data
-    if (at is None) == (percentile is None):
-        raise ParameterError(
-            f"{method.__name__}: give exactly one of parameters 'at' (a threshold) or "
-            f"'percentile'"
-        )
-    if percentile is not None:
-        at = _percentile(data, column, percentile)
-    meta = method(data._meta_nonempty, column, at=at).data.iloc[:0]
-
-    def censor(part: pd.DataFrame) -> pd.DataFrame:
-        return method(part, column, at=at).data if len(part) else part
-
-    return data.map_partitions(censor, meta=meta)
-
-
-def _sorted_keys(s: pd.Series) -> np.ndarray:
-    x = s.to_numpy(dtype=np.float64, na_value=np.nan)
-    return np.sort(order_keys(x[~np.isnan(x)]))
-
-
-def _percentile(data: dd.DataFrame, column: str, percentile: float) -> float:
-    """``numpy.percentile`` of the column's non-missing values (linear interpolation, as the
-    pandas path), exactly, with the values left on the workers
-    (:func:`synthguard.scale._summary.exact_quantiles`)."""
-    if isinstance(percentile, bool) or not isinstance(percentile, numbers.Real):
-        raise ParameterError("parameter 'percentile': expected a number in (0, 100)")
-    if not 0 < float(percentile) < 100:
-        raise ParameterError("parameter 'percentile': expected a number in (0, 100)")
-    check_columns(data._meta, [column], name="data", role="numeric")
-    _sdc.topcode(data._meta_nonempty, column, at=0.0)  # the pandas checks (numeric column)
-    keys = list(dask.persist(*[dask.delayed(_sorted_keys)(p) for p in data[column].to_delayed()]))
-    n = int(sum(dask.compute(*[dask.delayed(len)(k) for k in keys])))
-    if n == 0:
-        raise ParameterError(
-            f"parameter 'percentile': column '{column}' has no non-missing value"
-        )
-    q = float(percentile) / 100  # as numpy.percentile divides
-    return exact_quantiles(keys, n, [q])[q]
+    return censored_frame(method, data, column, at, percentile, replacement)[0]
 
 
 def topcode(

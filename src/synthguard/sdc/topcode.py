@@ -20,6 +20,7 @@ from typing import Any, Literal
 import numpy as np
 import pandas as pd
 
+from synthguard.data._backend import dask_backend, is_dask_collection
 from synthguard.errors import ParameterError
 from synthguard.sdc._common import check_columns, check_frame, float_values, numeric_columns
 from synthguard.sdc.result import ProtectedData
@@ -29,6 +30,7 @@ __all__ = ["bottomcode", "topcode"]
 Replacement = Literal["threshold", "mean"]
 
 
+@dask_backend
 def topcode(
     data: pd.DataFrame,
     column: str,
@@ -46,7 +48,10 @@ def topcode(
 
     Parameters
     ----------
-    data : confidential DataFrame (not mutated).
+    data : confidential DataFrame (not mutated), pandas or Dask. On Dask every partition is
+        coded by the pandas function (``percentile=`` computed exactly on the workers;
+        ``replacement="mean"`` refused); ``data`` and ``changes`` of the result are Dask
+        frames, the counts in ``params`` computed in one pass.
     column : a numeric or count column.
     at : the threshold, a public value chosen by the agency.
     percentile : alternatively, a percentile in (0, 100); the threshold is the
@@ -76,6 +81,7 @@ def topcode(
     return _censor(data, column, at, percentile, replacement, upper=True)
 
 
+@dask_backend
 def bottomcode(
     data: pd.DataFrame,
     column: str,
@@ -110,6 +116,11 @@ def _censor(
     upper: bool,
 ) -> ProtectedData:
     method = "topcode" if upper else "bottomcode"
+    if is_dask_collection(data):  # the pandas coding on every partition
+        from synthguard.sdc._on_dask.censor import censored
+
+        return censored(topcode if upper else bottomcode, data, column, at, percentile,
+                        replacement, upper=upper)
     data = check_frame(data)
     (column,) = check_columns(data, [column], "column", as_levels=False)
     numeric_columns(data, [column], "column")

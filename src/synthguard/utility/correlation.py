@@ -13,6 +13,7 @@ import pandas as pd
 from synthguard._compat import renamed
 from synthguard._display import Summarized
 from synthguard.data import Schema, as_implicates
+from synthguard.data._backend import any_dask, dask_backend
 from synthguard.errors import DataError
 from synthguard.utility._inputs import category_codes, check_conf, numeric_values, resolve
 from synthguard.utility._metric import MetricInfo, ResultDisplay
@@ -144,6 +145,7 @@ def cramers_v_of_table(counts: np.ndarray) -> float:
     return float(np.sqrt(chi2 / (n * (min(r, c) - 1))))
 
 
+@dask_backend
 @renamed(synth="synthetic")
 def correlation_fit(
     conf: Any,
@@ -183,6 +185,10 @@ def correlation_fit(
     >>> round(r.mae, 6), round(r.rmse, 6)
     (0.3, 0.389444)
     """
+    if any_dask(conf, synthetic):  # Pearson by Dask, Cramér's V from exact cell counts
+        from synthguard.utility._on_dask.measures import correlation_fit_dask
+
+        return correlation_fit_dask(conf, synthetic, schema=schema, columns=columns)
     mc = _as_matrix(conf)
     if mc is not None:
         ms = _as_matrix(synthetic)

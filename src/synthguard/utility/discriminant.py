@@ -16,6 +16,7 @@ from synthguard._compat import renamed
 from synthguard._display import Summarized
 from synthguard._random import RandomState, resolve_seed
 from synthguard.data import Schema
+from synthguard.data._backend import any_dask, dask_backend
 from synthguard.errors import ParameterError
 from synthguard.utility._design import Design, stacked_design
 from synthguard.utility._inputs import (
@@ -274,6 +275,7 @@ def _s_pmse(value: float, e: float, null_method: str, model: str,
     return value / null if null > 0 else float("inf")
 
 
+@dask_backend
 @renamed(synth="synthetic")
 def pmse(
     conf: Any,
@@ -292,6 +294,7 @@ def pmse(
     n_threads: int | None = 1,
     random_state: RandomState = None,
     weights: str | None = None,
+    sample_size: int = 100_000,
 ) -> PMSEResult:
     """Propensity-score mean squared error and the measures built on it.
 
@@ -351,6 +354,12 @@ def pmse(
         weights; ``null="permutation"`` permutes the labels, the weights staying with their
         rows). Weights of 1 give the unweighted results.
 
+    Backends: ``conf`` and ``synthetic`` may be Dask DataFrames. The model is then fitted on
+    a documented reproducible sample of about ``sample_size`` rows of each data set
+    (``DataFrame.sample(frac=min(1, sample_size / n), random_state=seed)``, per-partition
+    seeds drawn from the integer ``random_state``), so the null expectation, ratio and
+    standardized pMSE are those of the sample sizes used. ``sample_size`` is unused on pandas.
+
     Returns
     -------
     PMSEResult
@@ -361,6 +370,15 @@ def pmse(
         Unknown ``model``/``validation``/``null``, analytic null requested where none exists,
         ``test_size`` outside (0, 1), ``n_folds < 2``, ``n_permutations < 2``.
     """
+    if any_dask(conf, synthetic):  # the pandas function on a reproducible sample
+        from synthguard.utility._on_dask.measures import pmse_dask
+
+        return pmse_dask(
+            conf, synthetic, model, sample_size=sample_size, random_state=random_state,
+            schema=schema, columns=columns, interactions=interactions, validation=validation,
+            test_size=test_size, n_folds=n_folds, null=null, n_permutations=n_permutations,
+            model_params=model_params, n_threads=n_threads, weights=weights,
+        )
     if model not in ("logistic", "cart", "boosting", "rf"):
         raise ParameterError(
             f"parameter 'model': expected 'logistic', 'cart', 'boosting' or 'rf', got {model!r}"

@@ -12,8 +12,9 @@ import pandas as pd
 
 from synthguard._compat import renamed, renamed_fields
 from synthguard._display import Summarized
+from synthguard.data._backend import any_dask, dask_backend
 from synthguard.data.counts import ValueCounts, sum_of_runs
-from synthguard.errors import DataError
+from synthguard.errors import DataError, ParameterError
 from synthguard.utility._metric import MetricInfo, ResultDisplay
 
 __all__ = [
@@ -196,6 +197,7 @@ def _result(um: list[float], ua: list[float], n_conf: int, n_syn: int,
     )
 
 
+@dask_backend
 @renamed(synth_values="synthetic_values", synth_weights="synthetic_weights")
 def ecdf_utility(
     conf_values: Any,
@@ -245,6 +247,15 @@ def ecdf_utility(
     >>> r.u_max, r.u_avg
     (0.0, 0.0)
     """
+    if any_dask(conf_values, synthetic_values):  # from exact value counts, exactly
+        if conf_weights is not None or synthetic_weights is not None:
+            raise ParameterError(
+                "parameters 'conf_weights', 'synthetic_weights': case weights are not "
+                "supported on Dask data; leave them out or pass pandas values"
+            )
+        from synthguard.utility._on_dask.measures import ecdf_utility_dask
+
+        return ecdf_utility_dask(conf_values, synthetic_values)
     conf = _as_values(conf_values, "conf_values")
     if isinstance(synthetic_values, list | tuple) and synthetic_values and not np.isscalar(
         synthetic_values[0]

@@ -14,6 +14,7 @@ from synthguard._compat import renamed
 from synthguard._display import Summarized
 from synthguard._random import RandomState, resolve_seed
 from synthguard.data import Schema
+from synthguard.data._backend import any_dask, dask_backend
 from synthguard.errors import ParameterError
 from synthguard.utility._inputs import category_codes, numeric_values, resolve
 from synthguard.utility._metric import MetricInfo, ResultDisplay
@@ -82,6 +83,7 @@ def _bin_codes(
     return out, nb
 
 
+@dask_backend
 @renamed(synth="synthetic")
 def kway_marginal_score(
     conf: Any,
@@ -119,6 +121,13 @@ def kway_marginal_score(
     -------
     KWayMarginalScore
     """
+    if any_dask(conf, synthetic):  # from exact cell counts, the same draws
+        from synthguard.utility._on_dask.marginals import kway_marginal_score_dask
+
+        return kway_marginal_score_dask(
+            conf, synthetic, k, n_draws, n_bins=n_bins, schema=schema, columns=columns,
+            random_state=random_state,
+        )
     if k < 1:
         raise ParameterError("parameter 'k': expected at least 1 variable per marginal")
     if n_draws < 1:

@@ -14,8 +14,9 @@ import pandas as pd
 from synthguard._compat import renamed
 from synthguard._display import Summarized
 from synthguard.data import Schema
+from synthguard.data._backend import any_dask, dask_backend
 from synthguard.data.counts import ValueCounts, quantiles_from_counts
-from synthguard.errors import DataError
+from synthguard.errors import DataError, ParameterError
 from synthguard.utility._inputs import (
     case_weights,
     category_codes,
@@ -202,6 +203,7 @@ def _weighted_numeric_stats(v: np.ndarray, w: np.ndarray) -> dict[str, float]:
     return {k: out[k] for k in stat_order}
 
 
+@dask_backend
 @renamed(synth="synthetic")
 def univariate(
     conf: Any,
@@ -235,6 +237,15 @@ def univariate(
     -------
     UnivariateComparison
     """
+    if any_dask(conf, synthetic):  # from every column's exact value counts
+        if weights is not None:
+            raise ParameterError(
+                "parameter 'weights': case weights are not supported on Dask data; leave "
+                "them out or pass pandas frames"
+            )
+        from synthguard.utility._on_dask.measures import univariate_dask
+
+        return univariate_dask(conf, synthetic, schema=schema, columns=columns)
     check_conf(conf)
     check_weights_column(conf, weights)
     if columns is None and weights is not None:

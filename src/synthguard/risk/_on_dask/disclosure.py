@@ -45,6 +45,7 @@ import dask
 import numpy as np
 import pandas as pd
 
+from synthguard._dask.partitions import as_dask, as_dask_implicates
 from synthguard.data import Schema
 from synthguard.errors import DataError, ParameterError
 from synthguard.risk._common import as_list
@@ -57,7 +58,6 @@ from synthguard.risk.disclosure import (
     implicate_row,
 )
 from synthguard.risk.release_disclosure import ReleaseDisclosure
-from synthguard.scale._partitions import as_dask, as_dask_implicates
 
 __all__ = ["MAX_CELLS", "attribute_disclosure", "disclosure_measures", "release_disclosure"]
 
@@ -578,13 +578,13 @@ def _target_schema(conf: Any, targets: list[str], schema: Schema | Mapping[str, 
                    ) -> Schema:
     if isinstance(schema, Schema) and all(t in schema.columns for t in targets):
         return schema
-    from synthguard.scale.evaluation import _schema
+    from synthguard._dask.counts import exact_schema
 
     overrides = None
     if schema is not None:
         src = schema.columns if isinstance(schema, Schema) else schema
         overrides = {c: v for c, v in src.items() if c in targets}
-    return _schema(conf[targets], overrides)
+    return exact_schema(conf[targets], overrides)
 
 
 def _check_tolerance(tolerance: float) -> float:

@@ -22,6 +22,7 @@ import dask.dataframe as dd
 import numpy as np
 import pandas as pd
 
+from synthguard._dask import HASH, ROW
 from synthguard.data import as_implicates
 from synthguard.errors import DataError
 
@@ -37,8 +38,6 @@ __all__ = [
     "with_row_numbers",
 ]
 
-ROW = "_synthguard_row"
-HASH = "_synthguard_hash"
 _NA_HASH = np.uint64(0x9E3779B97F4A7C15)
 _MIX = np.uint64(0x100000001B3)
 
