@@ -235,8 +235,8 @@ def demo_report_step(ctx: Any) -> None:
                  "is published.")
     for name in unexpected:
         r = ev[name]
-        story = DEMO_STORY.get(name)
-        expected = "no verdict" if story is None else ("PASS" if story.passes else "FAIL")
+        told = DEMO_STORY.get(name)
+        expected = "no verdict" if told is None else ("PASS" if told.passes else "FAIL")
         ctx.echo(f"NOT AS DESIGNED: release '{name}' {'passed' if r.passed else 'failed'}; "
                  f"the demo expects {expected}. Its verdict line above says why.")
     report = result.report_path.resolve()

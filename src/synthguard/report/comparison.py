@@ -90,8 +90,8 @@ def comparison_table(
         small = [v for v in levels if not redactor.is_safe(v)]
         if small:
             # synthetic levels not among the safe confidential ones are pooled with them
-            s_other = int(sum(n for v, n in s_counts.items()
-                              if not pd.isna(v) and v not in set(safe)))
+            present = syn[col].dropna().astype("object")
+            s_other = int((~present.isin(safe)).sum())
             add(col, f"share of levels {SUPPRESSED}",
                 _share_text(int(c_counts[small].sum()), len(conf), min_cell),
                 _share_text(s_other, len(syn), min_cell * m))
