@@ -63,12 +63,12 @@ DEMO_STORY: dict[str, DemoRelease] = {
     "topcoded": DemoRelease(
         "The agency's usual practice: the real records, with incomes above the 94th "
         "percentile top-coded.", False,
-        "every other value is published as it is: the gate counts the copied records and "
-        "the people they identify."),
+        "every other value is published as it is, and the gate counts the copied records "
+        "and the people they identify."),
     "risk_weighted": DemoRelease(
         "Partial synthesis that puts the riskiest records' incomes further from the truth "
         "(Hu, Savitsky & Williams' pairwise risk weights).", False,
-        "it lowers the identification risk a little, not below the limit: a method's promise "
+        "it lowers the identification risk a little, not below the limit; a method's promise "
         "has to be measured."),
     "dp": DemoRelease(
         "Differentially private full synthesis (MST, epsilon = 1) over public bins.", False,
