@@ -248,5 +248,6 @@ def demo_report_step(ctx: Any) -> None:
     ctx.echo(f"  2. The plan that made these releases: {report.parent / 'plan.yaml'}")
     ctx.echo(f"     Run it yourself: synthguard run {report.parent / 'plan.yaml'} --out "
              "my_demo_run")
+    ctx.echo("     (run exits 1 when a release fails a threshold, as four do here by design)")
     ctx.echo("  3. Your own data: synthguard init yourdata.csv --out plan.yaml, edit the "
              "guesses, then synthguard run plan.yaml")
