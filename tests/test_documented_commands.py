@@ -226,3 +226,19 @@ def test_docs_python_runs(path, tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     monkeypatch.setenv("MPLBACKEND", "Agg")
     _exec(_python_blocks(path), str(path))
+
+
+def test_readme_says_what_its_example_releases(tmp_path, monkeypatch, capsys):
+    """The README's example released 3 of penguins' 8 columns without a word (issue 31): its
+    prose now quotes the summary's 'left out of the release' line, which the run prints."""
+    import re
+
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("MPLBACKEND", "Agg")
+    text = (ROOT / "README.md").read_text(encoding="utf-8")
+    quoted = re.search(r"`(left out of the release: [^`]+)`", text)
+    assert quoted is not None
+    _exec(_python_blocks(ROOT / "README.md"), "README.md")
+    printed = [x for x in capsys.readouterr().out.splitlines()
+               if x.startswith("left out of the release:")]
+    assert printed == [quoted.group(1)]

@@ -123,3 +123,26 @@ def test_synthesizer_declares_its_single_parameters() -> None:
     with pytest.raises(ParameterError, match=r"parameter 'n_jobs'.*got 'all'"):
         Synthesizer(n_jobs="all").fit(df)  # type: ignore[arg-type]
     assert repr(Synthesizer(m=3, strata="a")) == "Synthesizer(m=3, strata='a')"
+
+
+def test_repr_shortens_by_whole_items_never_mid_word() -> None:
+    """A long parameter is shortened by whole items (issue 31): the repr used to cut
+    ``{'species': 'sample', 'island': 'cart...`` inside a string."""
+    import re
+
+    from synthguard import Synthesizer
+
+    methods = {"species": "sample", "island": "cart", "body_mass_g": "norm",
+               "flipper_length_mm": "cart"}
+    text = repr(Synthesizer(methods=methods))
+    assert text.startswith("Synthesizer(methods={'species': 'sample', ")
+    assert text.endswith(", ...})")
+    # every quoted string in the repr is whole: each is a key or a value given
+    given = set(methods) | set(methods.values())
+    assert set(re.findall(r"'([^']*)'", text)) <= given
+    # a short value is shown whole, a long string too
+    assert repr(_Toy(how="b")) == "_Toy(how='b')"
+    long_name = "a column name that is much longer than the width of a repr line"
+    assert repr(Synthesizer(strata=long_name)) == f"Synthesizer(strata={long_name!r})"
+    assert repr(Synthesizer(visit_sequence=["a", "b"])) == (
+        "Synthesizer(visit_sequence=['a', 'b'])")

@@ -34,6 +34,7 @@ class ReferencePage:
         module = importlib.import_module(self.package)
         doc = (module.__doc__ or "").strip()
         summary = doc.split("\n\n")[0].replace("\n", " ") if doc else ""
+        summary = _roles().convert(summary, _roles().resolver(self.package))
         lines = [f"# `{self.package}`", ""]
         if summary:
             lines += [summary, ""]
@@ -43,6 +44,20 @@ class ReferencePage:
             lines += [f"::: {object_path(self.package, name)}", "    options:",
                       "      heading_level: 2", ""]
         return "\n".join(lines)
+
+
+def _roles():
+    """docs/_tools/roles.py (Sphinx roles as links or code), loaded once by its file path."""
+    import sys
+    from pathlib import Path
+
+    key = "_synthguard_docs_roles"
+    if key not in sys.modules:
+        spec = importlib.util.spec_from_file_location(key, Path(__file__).with_name("roles.py"))
+        module = importlib.util.module_from_spec(spec)
+        sys.modules[key] = module
+        spec.loader.exec_module(module)
+    return sys.modules[key]
 
 
 @functools.cache

@@ -137,9 +137,46 @@ def _describe(constraint: Any) -> str:
     return doc[0] if doc else getattr(constraint, "__name__", "a valid value")
 
 
-def _shown(value: Any) -> str:
-    text = f"{type(value).__name__}" if hasattr(value, "shape") else repr(value)
-    return text if len(text) <= 40 else text[:37] + "..."
+_SHOWN_WIDTH = 60
+
+
+def _shown(value: Any, width: int = _SHOWN_WIDTH) -> str:
+    """``value`` for a repr or a message, about ``width`` characters at most.
+
+    Shortened by whole items, never inside a word: a mapping or a sequence shows its first
+    items and ``...`` for the rest (``{'a': 'cart', 'b': 'norm', ...}``); a string is shown
+    whole; any other repr longer than ``width`` is cut at its last space or comma. Arrays
+    and frames show their type only.
+    """
+    if hasattr(value, "shape"):
+        return type(value).__name__
+    if isinstance(value, Mapping):
+        items = [f"{_shown(k, width)}: {_shown(v, width)}" for k, v in value.items()]
+        return _joined("{", items, "}", width)
+    if isinstance(value, list | tuple):
+        open_, close = ("[", "]") if isinstance(value, list) else ("(", ")")
+        if isinstance(value, tuple) and len(value) == 1:
+            close = ",)"
+        return _joined(open_, [_shown(v, width) for v in value], close, width)
+    text = repr(value)
+    if isinstance(value, str) or len(text) <= width:
+        return text
+    cut = max(text.rfind(" ", 0, width), text.rfind(",", 0, width))
+    return (text[:cut] if cut > 0 else text[:width]) + "..."
+
+
+def _joined(open_: str, items: list[str], close: str, width: int) -> str:
+    """``items`` between brackets; the items past ``width`` characters become ``...``
+    (the first item is always shown)."""
+    shown: list[str] = []
+    length = len(open_) + len(close)
+    for i, item in enumerate(items):
+        if i and length + len(item) + 2 > width:
+            shown.append("...")
+            break
+        shown.append(item)
+        length += len(item) + 2
+    return open_ + ", ".join(shown) + close
 
 
 def constraints_of(cls: type) -> dict[str, list[Any]]:

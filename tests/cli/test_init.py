@@ -138,3 +138,60 @@ def test_init_dp_block_uncommented_is_a_valid_dp_release(data, monkeypatch):
     (dp,) = [r for r in plan.releases if r.name == "dp"]
     assert dp.method == "dp" and dp.params["synthesizer"] == "mst"
     assert dp.params["delta"] == 1e-6 and plan.delta == 1e-6 and plan.epsilon == 1.0
+
+
+def test_init_proposes_integer_codes_as_categorical(tmp_path, monkeypatch):
+    """CE's Race (coded 1..6) was proposed as a count (issue 31). Integer codes (few levels,
+    none zero, small, no count-like name) are proposed categorical; counts stay counts."""
+    monkeypatch.chdir(tmp_path)
+    res = CliRunner().invoke(main, ["datasets", "ce", "--out", "conf.csv"])
+    assert res.exit_code == 0, res.output
+    res = CliRunner().invoke(main, ["init", "conf.csv"])
+    assert res.exit_code == 0, res.output
+    plan = parse_plan(res.output, base_dir=tmp_path)
+    assert plan.schema["Race"] == "categorical" and plan.schema["UrbanRural"] == "categorical"
+    assert plan.schema["KidsCount"] == "count"  # holds zeros: a count
+    assert plan.schema["Income"] == "numeric"
+    (race,) = [x for x in res.output.splitlines() if x.strip().startswith("Race:")]
+    assert "guess" in race and "6 levels" in race
+
+    rng = np.random.default_rng(8)
+    n = 300
+    pd.DataFrame({
+        "region": rng.integers(1, 5, n),            # codes
+        "household_size": rng.integers(1, 9, n),    # a count by its name, no zero
+        "pets": rng.integers(0, 4, n),              # a count: zeros
+        "year": rng.integers(2007, 2010, n),        # a year, not a code
+        "grade": rng.integers(1, 17, n),            # 16 levels: too many for codes
+        "y": rng.normal(size=n),
+    }).to_csv(tmp_path / "other.csv", index=False)
+    res = CliRunner().invoke(main, ["init", "other.csv"])
+    assert res.exit_code == 0, res.output
+    schema = parse_plan(res.output, base_dir=tmp_path).schema
+    assert schema["region"] == "categorical"
+    assert {schema[c] for c in ("household_size", "pets", "year", "grade")} == {"count"}
+
+
+@pytest.mark.parametrize("name", ["penguins", "adult/adult_train.csv", "sd2011/SD2011.csv",
+                                  "sdcmicro/testdata.csv"])
+def test_init_codes_rule_on_other_datasets(request, name):
+    """Penguins' year, Adult's integer columns (education_num has 16 levels) and SD2011 stay
+    as the library infers them; sdcMicro's testdata has its household codes made categorical
+    and its counts (age) and amounts left alone."""
+    from synthguard.data.io import read_table
+    from synthguard.data.schema import infer_schema
+    from synthguard.pipeline.scaffold import code_like
+
+    if "/" in name:
+        df = read_table(request.getfixturevalue("shared_data") / name, na_values=["-8"])
+    else:
+        from synthguard.data.datasets import load_dataset
+
+        df = load_dataset(name)
+    schema = infer_schema(df)
+    codes = [c for c in df.columns if code_like(c, df[c], schema)]
+    if name.startswith("sdcmicro"):
+        assert {"urbrur", "roof", "water", "relat", "sex"} <= set(codes)
+        assert "age" not in codes and "expend" not in codes
+    else:
+        assert codes == []

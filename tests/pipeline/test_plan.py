@@ -80,7 +80,12 @@ def test_from_dict_round_trips():
          "  thresholds: {max_risk: 0.5}\n", 21, "evaluation.thresholds.max_risk",
          "unknown metric"),
         ("  dataset: ce\n", "  dataset: nope\n", 2, "data.dataset", "unknown bundled data set"),
-        ("report:\n", "reprot:\n", 22, "reprot", "unknown field"),
+        ("report:\n", "reprot:\n", 22, "reprot", "unknown field; did you mean 'report'?"),
+        # the command line's --drop is data.columns in a plan (issue 31): say what to write
+        ("  dataset: ce\n", "  dataset: ce\n  drop: [Race]\n", 3, "data.drop",
+         "unknown field; a plan lists the columns it releases instead: write data.columns:"),
+        ("  dataset: ce\n", "  dataset: ce\n  na_values: ['?']\n", 3, "data.na_values",
+         "under data.read_options"),
     ],
 )
 def test_errors_point_at_line_and_field(old, new, line, field, what):

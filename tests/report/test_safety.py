@@ -152,3 +152,19 @@ def test_winsorised_moments_hide_a_dominant_record():
     assert sd * np.sqrt(v.size) < 0.05 * 77_777_777
     clipped = np.clip(v, lo, hi)
     assert mean == pytest.approx(clipped.mean()) and sd == pytest.approx(clipped.std(ddof=1))
+
+
+def test_tail_bounds_of_years_stay_apart():
+    """Years 2007-2009 rounded to 2 significant figures were both 2,000: every year was
+    clipped to 2,000, and the report and the demo printed a mean of 2,000 and an sd of 0."""
+    from synthguard.report.safety import tail_bounds, winsorised_moments
+
+    years = np.repeat([2007.0, 2008.0, 2009.0], [110, 114, 120])
+    lo, hi, _ = tail_bounds(years)
+    assert (lo, hi) == (2007.0, 2009.0)
+    mean, sd = winsorised_moments(years, lo, hi)
+    assert mean == pytest.approx(years.mean()) and sd == pytest.approx(years.std(ddof=1))
+    # bounds already apart keep their 2 significant figures
+    incomes = np.linspace(1_234.0, 98_765.0, 500)
+    q = np.quantile(incomes, [0.02, 0.98])  # max(1%, 10 / 500) on each side
+    assert tail_bounds(incomes)[:2] == tuple(float(f"{v:.2g}") for v in q)

@@ -1,25 +1,33 @@
-"""``synthguard demo``: the main job on bundled data, as a sequence of small steps.
+"""``synthguard demo``: the main job on bundled data, as a story a data steward can follow.
 
 1. :func:`step_penguins`: fully synthetic Palmer penguins, m = 5 implicates (defaults:
    ``sample`` for the first column, ``cart`` for the rest, as synthpop);
 2. :func:`step_ce`: partially synthetic CE 2019 Q1 sample, Income and Expenditure
    synthesized with ``cart``, UrbanRural, Race and KidsCount kept;
+3. :func:`step_report`: five release options of the CE sample judged by a board's
+   thresholds, in one HTML report; four are meant to fail
+   (:data:`synthguard.pipeline.demo.DEMO_STORY` says why).
 
-each writes its implicates as CSV and prints a comparison of means, standard deviations and
-category shares between the confidential data and the synthetic data (pooled over
-implicates). Steps share a :class:`DemoContext`; a later step (e.g. writing a report) is one
-function appended to :data:`STEPS`.
+The first two write their implicates as CSV and print a comparison of winsorised means,
+standard deviations and category shares between the confidential data and the synthetic
+data (pooled over implicates), under the report's rules, so the terminal shows no
+confidential figure the report would not. Steps share a :class:`DemoContext`.
+
+Exit codes: 0 when the story ran as designed, that is every release was made and measured
+and each verdict is the one the story expects (the failures included: they are what the
+demo shows); 1 when a verdict is not the expected one (the terminal names the release); 2
+for bad options. A threshold a release fails as designed is not an error of the demo.
 """
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import click
-import numpy as np
 import pandas as pd
 
 from synthguard.data.datasets import load_dataset
@@ -41,6 +49,7 @@ class DemoContext:
     quiet: bool = False
     releases: dict[str, tuple[pd.DataFrame, Any]] = field(default_factory=dict)
     files: list[Path] = field(default_factory=list)
+    unexpected: list[str] = field(default_factory=list)
 
     def echo(self, text: str = "") -> None:
         if not self.quiet:
@@ -50,47 +59,18 @@ class DemoContext:
 def compare_frames(
     conf: pd.DataFrame, implicates: list[pd.DataFrame], kept: list[str] | None = None
 ) -> pd.DataFrame:
-    """Means and SDs of numeric columns and shares of each category (missing included),
-    confidential vs synthetic (pooled over implicates), one row per statistic; columns in
-    ``kept`` are marked (their statistics agree by construction)."""
-    schema = infer_schema(conf)
-    syn = pd.concat(implicates, ignore_index=True)
-    rows = []
-    for c in syn.columns:
-        col = schema[c]
-        if col.is_numeric:
-            for stat, fn in (("mean", "mean"), ("sd", "std")):
-                rows.append({"column": c, "statistic": stat,
-                             "confidential": getattr(conf[c], fn)(),
-                             "synthetic": getattr(syn[c], fn)()})
-            if col.has_missing:
-                rows.append({"column": c, "statistic": "share missing",
-                             "confidential": conf[c].isna().mean(),
-                             "synthetic": syn[c].isna().mean()})
-        else:
-            cs = conf[c].value_counts(normalize=True, dropna=False)
-            ss = syn[c].value_counts(normalize=True, dropna=False)
-            levels = list(col.levels or ()) + ([np.nan] if cs.index.isna().any() else [])
-            for level in levels:
-                label = "missing" if pd.isna(level) else str(level)
-                rows.append({"column": c, "statistic": f"share {label}",
-                             "confidential": float(cs.get(level, 0.0)),
-                             "synthetic": float(ss.get(level, 0.0))})
-    out = pd.DataFrame(rows)
-    out["difference"] = out["synthetic"] - out["confidential"]
-    kept_set = set(kept or ())
-    out.insert(1, "role", ["kept" if c in kept_set else "synthesized" for c in out["column"]])
-    return out
+    """Winsorised means and SDs of numeric columns and shares of each category, confidential
+    vs synthetic (pooled over implicates), one row per statistic, as text under the report's
+    rules (:func:`synthguard.report.comparison.comparison_table`): the terminal prints no
+    confidential figure the report would not. Columns in ``kept`` are marked (their
+    statistics agree by construction)."""
+    from synthguard.report.comparison import comparison_table  # heavy: the report package
+
+    return comparison_table(conf, implicates, kept=kept or (), schema=infer_schema(conf))
 
 
 def _print_comparison(ctx: DemoContext, table: pd.DataFrame) -> None:
-    fmt = table.copy()
-    for c in ("confidential", "synthetic", "difference"):
-        fmt[c] = [
-            f"{v:,.3f}" if s.startswith("share") else f"{v:,.2f}"
-            for v, s in zip(table[c], table["statistic"])
-        ]
-    ctx.echo(fmt.to_string(index=False))
+    ctx.echo(table.to_string(index=False))
 
 
 def _release(ctx: DemoContext, name: str, conf: pd.DataFrame, result: Any) -> None:
@@ -123,7 +103,10 @@ def step_penguins(ctx: DemoContext) -> None:
     """Full synthesis of the penguins, m = 5, synthpop's default methods."""
     from synthguard.synthesis import synthesize
 
-    ctx.echo("== Palmer penguins: full synthesis, m = 5 (sample, then cart)")
+    ctx.echo("== Part 1 of 3: Palmer penguins, full synthesis, m = 5 (sample, then cart)")
+    ctx.echo("   Every value is drawn from models fitted to the data; no released row is a "
+             "real penguin.")
+    ctx.echo("   Look at: the comparison below, synthetic figures close to the data's.")
     conf = load_dataset("penguins")
     result = synthesize(conf, m=5, random_state=ctx.seed)
     _release(ctx, "penguins", conf, result)
@@ -133,8 +116,11 @@ def step_ce(ctx: DemoContext) -> None:
     """Partial synthesis of the CE sample: Income and Expenditure synthesized by cart."""
     from synthguard.synthesis import Synthesizer
 
-    ctx.echo("== CE 2019 Q1: partial synthesis of Income and Expenditure (cart), m = 5;")
-    ctx.echo("   UrbanRural, Race and KidsCount kept")
+    ctx.echo("== Part 2 of 3: CE 2019 Q1, partial synthesis of Income and Expenditure (cart), "
+             "m = 5;")
+    ctx.echo("   UrbanRural, Race and KidsCount kept as they are. Each row is still a real "
+             "household:")
+    ctx.echo("   part 3 measures whether its kept values and synthetic income single it out.")
     conf = load_dataset("ce")
     syn = Synthesizer(
         keep=["UrbanRural", "Race", "KidsCount"],
@@ -145,9 +131,11 @@ def step_ce(ctx: DemoContext) -> None:
     )
     result = syn.fit(conf).sample()
     _release(ctx, "ce", conf, result)
-    conf_r = np.corrcoef(conf["Income"], conf["Expenditure"])[0, 1]
-    syn_r = np.mean([np.corrcoef(d["Income"], d["Expenditure"])[0, 1] for d in result.implicates])
-    ctx.echo(f"corr(Income, Expenditure): confidential {conf_r:.3f}, synthetic {syn_r:.3f}")
+    from synthguard.report.comparison import winsorised_correlation
+
+    pooled = pd.concat(result.implicates, ignore_index=True)
+    conf_r, syn_r = winsorised_correlation(conf, [conf, pooled], "Income", "Expenditure")
+    ctx.echo(f"corr(Income, Expenditure), winsorised: confidential {conf_r}, synthetic {syn_r}")
     ctx.echo()
 
 
@@ -165,9 +153,23 @@ def step_report(ctx: DemoContext) -> None:
 STEPS.append(step_report)
 
 
+_INTRO = """\
+synthguard demo: what a data steward checks before publishing microdata, on public data
+bundled with synthguard (treated here as if it were confidential).
+  Part 1  fully synthetic Palmer penguins: every value drawn from models of the data.
+  Part 2  partially synthetic CE sample: Income and Expenditure replaced, the rest kept.
+  Part 3  five release options for the CE sample, judged by a board's thresholds. Four are
+          meant to fail: they show what the gate catches before anything is published.
+Figures of the confidential data are printed as the report prints them: means and sds
+winsorised (clipped at rounded 1% tails), 3 significant figures, small categories withheld.
+"""
+
+
 def run_demo(out: Path, *, seed: int = DEFAULT_SEED, quiet: bool = False) -> DemoContext:
-    """Run every step of :data:`STEPS` in order; return the shared context."""
+    """Run every step of :data:`STEPS` in order; return the shared context (its
+    ``unexpected`` lists the releases whose verdict the story did not expect)."""
     ctx = DemoContext(out=Path(out), seed=seed, quiet=quiet)
+    ctx.echo(_INTRO)
     for step in STEPS:
         step(ctx)
     return ctx
@@ -180,11 +182,24 @@ def run_demo(out: Path, *, seed: int = DEFAULT_SEED, quiet: bool = False) -> Dem
               help="Random seed.")
 @click.option("--quiet", "-q", is_flag=True, help="Print nothing.")
 def demo_cmd(out: Path, seed: int, quiet: bool) -> None:
-    """Synthesize the bundled penguins (full) and CE (partial) data and compare them.
+    """Synthesize the bundled penguins (full) and CE (partial) data, compare them, and judge
+    five release options of CE in one HTML report. Four of them are meant to fail: the
+    terminal says what each release is and why.
 
+    \b
+    Exit codes:
+      0  the demo ran as designed: every verdict is the one it expects (failures included)
+      1  a release's verdict is not the one the demo expects (named on the terminal)
+      2  bad options
     \b
     Example:
       synthguard demo --out demo_output
     """
+    from synthguard.cli import EXIT_THRESHOLD_FAILED
+
     ctx = run_demo(out, seed=seed, quiet=quiet)
     ctx.echo(f"wrote {len(ctx.files)} files under {out}/")
+    if ctx.unexpected:
+        click.echo(f"demo: not as designed: unexpected verdict for {', '.join(ctx.unexpected)}",
+                   err=True)
+        sys.exit(EXIT_THRESHOLD_FAILED)

@@ -54,20 +54,44 @@ def _silent(*args: Any, **kwargs: Any) -> None:
 
 
 @contextmanager
-def warnings_to_stderr(quiet: bool) -> Any:
+def warnings_to_stderr(quiet: bool,
+                       fix: str = "rerun with --strip or --na-values") -> Any:
     """Show synthguard's warnings as one ``warning: ...`` line each on stderr (none when quiet);
     other libraries' warnings as one line naming their type and package. The warning filters
-    still apply (an ``error`` filter raises, ``ignore`` hides)."""
+    still apply (an ``error`` filter raises, ``ignore`` hides).
+
+    Advice about how the data file was read (:class:`~synthguard.errors.InputWarning`:
+    spaces around names or levels, missing-value codes; ``--strip``, ``--na-values``) is
+    printed the moment the file is read, before any work, so the user can stop and rerun
+    instead of waiting for a release made from misread data; the end of the run recalls it
+    in one line that says how to ``fix`` it. Other warnings are printed when the command
+    ends (after any progress bar).
+    """
     import warnings
 
-    from synthguard.errors import SynthguardWarning
+    from synthguard.errors import InputWarning, SynthguardWarning
 
-    with warnings.catch_warnings(record=True) as caught:
+    caught: list[warnings.WarningMessage] = []
+    seen: set[str] = set()
+    early: list[str] = []
+
+    def show(message: Any, category: type[Warning], filename: str, lineno: int,
+             file: Any = None, line: str | None = None) -> None:
+        if issubclass(category, InputWarning):
+            msg = f"warning: {message}"
+            if not quiet and msg not in seen:
+                click.echo(msg, err=True)
+                early.append(msg)
+            seen.add(msg)
+            return
+        caught.append(warnings.WarningMessage(message, category, filename, lineno, file, line))
+
+    with warnings.catch_warnings():
         warnings.simplefilter("always", SynthguardWarning)
+        warnings.showwarning = show
         try:
             yield
         finally:
-            seen: set[str] = set()
             for w in caught:
                 if issubclass(w.category, SynthguardWarning):
                     msg = f"warning: {w.message}"
@@ -78,6 +102,9 @@ def warnings_to_stderr(quiet: bool) -> Any:
                     with warnings.catch_warnings():
                         warnings.showwarning = _silent if quiet else _show_foreign
                         warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)
+            if early:
+                click.echo(f"warning: the data file drew {len(early)} warning(s) when it was "
+                           f"read (printed first, above); if they apply, {fix}", err=True)
 
 
 @contextmanager
@@ -153,7 +180,8 @@ def run_cmd(plan: str, output: str | None, force: bool, quiet: bool, dask: Any =
     p = load_plan(plan)
     if output is not None:
         p = replace(p, output=Path(output))
-    with warnings_to_stderr(quiet), progress_bar(quiet, "synthguard run") as cb:
+    fix = "set strip: true or na_values: under data.read_options in the plan"
+    with warnings_to_stderr(quiet, fix), progress_bar(quiet, "synthguard run") as cb:
         result = run_plan(p, progress=cb, force=force)
     echo = _echo(quiet)
     echo(result.evaluation.summary())

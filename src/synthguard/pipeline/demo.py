@@ -13,6 +13,11 @@ whose rows align with the data), pMSE ratio at most 10 and no record identical t
 confidential one. The partial releases fail on identification risk (the kept keys plus an
 income near the true one single people out), top coding on every count, DP on utility; the
 private full synthesis passes, with its utility shown next to theirs.
+
+:data:`DEMO_STORY` tells a steward what each release is and which verdict the demo expects
+of it, and why: the failures are the point (they show what the gate catches).
+``synthguard demo`` prints it before the releases are made, checks each verdict against it
+and exits 0 only when every verdict is the expected one.
 """
 
 from __future__ import annotations
@@ -20,6 +25,7 @@ from __future__ import annotations
 import dataclasses
 import importlib.util
 import os
+import textwrap
 import warnings
 from collections.abc import Callable
 from pathlib import Path
@@ -28,13 +34,62 @@ from typing import Any
 from synthguard.pipeline.pipeline import PipelineResult, run_plan
 from synthguard.pipeline.plan import Plan
 
-__all__ = ["build_demo_report", "demo_plan", "demo_report_step"]
+__all__ = ["DEMO_STORY", "DemoRelease", "build_demo_report", "demo_plan", "demo_report_step",
+           "unexpected_verdicts"]
 
 _KEYS = ["UrbanRural", "Race", "KidsCount"]
 # public bins (not read from the data): the DP release needs a finite public domain
 _INCOME_BINS = [-1e6, 0, 10_000, 20_000, 30_000, 40_000, 60_000, 80_000, 100_000, 150_000,
                 200_000, 300_000, 1e7]
 _EXPENDITURE_BINS = [0, 2_000, 4_000, 6_000, 8_000, 10_000, 15_000, 20_000, 30_000, 50_000, 1e7]
+
+
+@dataclasses.dataclass(frozen=True)
+class DemoRelease:
+    """One release of the demo: what it is, whether the demo expects it to pass the board's
+    thresholds, and why (what a steward learns from its verdict)."""
+
+    what: str
+    passes: bool
+    why: str
+
+
+DEMO_STORY: dict[str, DemoRelease] = {
+    "synthetic": DemoRelease(
+        "Partial synthesis (CART) of Income and Expenditure; UrbanRural, Race and KidsCount "
+        "kept as they are.", False,
+        "the kept keys plus a synthetic income close to the true one still single people "
+        "out (identification risk)."),
+    "topcoded": DemoRelease(
+        "The agency's usual practice: the real records, with incomes above the 94th "
+        "percentile top-coded.", False,
+        "every other value is published as it is, and the gate counts the copied records "
+        "and the people they identify."),
+    "risk_weighted": DemoRelease(
+        "Partial synthesis that puts the riskiest records' incomes further from the truth "
+        "(Hu, Savitsky & Williams' pairwise risk weights).", False,
+        "it lowers the identification risk a little, not below the limit; a method's promise "
+        "has to be measured."),
+    "dp": DemoRelease(
+        "Differentially private full synthesis (MST, epsilon = 1) over public bins.", False,
+        "the privacy guarantee holds, but the noise makes the release too unlike the data to "
+        "be useful (pMSE ratio): the gate catches useless releases too."),
+    "private_full": DemoRelease(
+        "Full synthesis with synthguard's private defaults (no replicated uniques, no "
+        "extreme values).", True,
+        "no released row stands for a person, and the release stays close to the data."),
+}
+
+
+def unexpected_verdicts(evaluation: Any) -> list[str]:
+    """Names of the releases of ``evaluation`` whose verdict is not the one
+    :data:`DEMO_STORY` expects (a release the story does not know counts as unexpected)."""
+    out = []
+    for r in evaluation:
+        story = DEMO_STORY.get(r.name)
+        if story is None or bool(r.passed) != story.passes:
+            out.append(r.name)
+    return out
 
 
 def _available(module: str) -> bool:
@@ -113,19 +168,44 @@ def build_demo_report(
     return run_plan(plan, progress=progress, force=True)  # the demo replaces its last run
 
 
+def _thresholds_text(plan: dict[str, Any]) -> str:
+    t = plan["evaluation"]["thresholds"]
+    return (f"identification risk <= {t['max_identification_risk']:g}, pMSE ratio <= "
+            f"{t['pmse_ratio']:g}, exact copies <= {t['exact_copies']:g}, and synthguard's "
+            "default checks")
+
+
 def demo_report_step(ctx: Any) -> None:
     """The report step of ``synthguard demo`` (appended to ``synthguard.cli.demo.STEPS``).
 
-    ``ctx`` is the demo's context: it gives ``out``, ``seed``, ``quiet``, ``files`` and
-    ``echo``. Writes the report under ``<out>/report/`` and says where it is.
+    ``ctx`` is the demo's context: it gives ``out``, ``seed``, ``quiet``, ``files``,
+    ``unexpected`` and ``echo``. Tells the story of each release (:data:`DEMO_STORY`),
+    writes the report under ``<out>/report/``, prints each verdict, says whether each is
+    the expected one (the names of those that are not go to ``ctx.unexpected``), and where
+    to look next.
     """
     from synthguard.errors import SynthguardWarning
 
+    out = Path(ctx.out) / "report"
+    plan = demo_plan(out, seed=int(ctx.seed))
+    names = list(plan["releases"])
+    width = max(len(n) for n in names)
     ctx.echo("")
-    ctx.echo("Release options for the CE sample: making, measuring and reporting them ...")
+    ctx.echo(f"== Part 3 of 3: {len(names)} release options for the CE sample, judged by a "
+             "board's thresholds")
+    ctx.echo(f"   ({_thresholds_text(plan)})")
+    indent = " " * (width + 5)
+    for name in names:
+        story = DEMO_STORY[name]
+        verdict = "PASS" if story.passes else "FAIL"
+        ctx.echo(textwrap.fill(story.what, 96, initial_indent=f"   {name:<{width}}  ",
+                               subsequent_indent=indent))
+        ctx.echo(textwrap.fill(f"Meant to {verdict}: {story.why}", 96,
+                               initial_indent=indent, subsequent_indent=indent + "  "))
+    ctx.echo("Making, measuring and reporting them (about a minute) ...")
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always", SynthguardWarning)
-        result = build_demo_report(Path(ctx.out) / "report", seed=int(ctx.seed))
+        result = build_demo_report(out, seed=int(ctx.seed))
     for w in caught:
         if not issubclass(w.category, SynthguardWarning):
             warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)
@@ -144,4 +224,30 @@ def demo_report_step(ctx: Any) -> None:
     if n_warn:
         ctx.echo(f"  ({n_warn} disclosure/privacy warning(s) while making the releases; "
                  f"see the report's notes)")
-    ctx.echo(f"Report (open it in a browser): {result.report_path.resolve()}")
+    unexpected = unexpected_verdicts(ev)
+    ctx.unexpected.extend(unexpected)
+    stopped = [r.name for r in ev if not r.passed]
+    ctx.echo("")
+    if not unexpected:
+        ctx.echo(f"As designed: the gate stopped {len(stopped)} release(s) "
+                 f"({', '.join(stopped) or 'none'}) and passed {', '.join(passing) or 'none'}.")
+        ctx.echo("The failures are the point: they show what the gate catches before anything "
+                 "is published.")
+    for name in unexpected:
+        r = ev[name]
+        told = DEMO_STORY.get(name)
+        expected = "no verdict" if told is None else ("PASS" if told.passes else "FAIL")
+        ctx.echo(f"NOT AS DESIGNED: release '{name}' {'passed' if r.passed else 'failed'}; "
+                 f"the demo expects {expected}. Its verdict line above says why.")
+    report = result.report_path.resolve()
+    ctx.echo("")
+    ctx.echo("What to look at next:")
+    ctx.echo(f"  1. The report (open it in a browser): {report}")
+    ctx.echo("     Its Summary says, for each release, which threshold it fails, by how much, "
+             "and what to try.")
+    ctx.echo(f"  2. The plan that made these releases: {report.parent / 'plan.yaml'}")
+    ctx.echo(f"     Run it yourself: synthguard run {report.parent / 'plan.yaml'} --out "
+             "my_demo_run")
+    ctx.echo("     (run exits 1 when a release fails a threshold, as four do here by design)")
+    ctx.echo("  3. Your own data: synthguard init yourdata.csv --out plan.yaml, edit the "
+             "guesses, then synthguard run plan.yaml")

@@ -51,6 +51,7 @@ each line as ``plan.yaml, line 12, releases.synthetic.m: expected ...``.
 
 from __future__ import annotations
 
+import difflib
 import inspect
 import os
 import re
@@ -366,8 +367,37 @@ def _check_keys(section: Any, allowed: tuple[str, ...], path: Path_, p: _Problem
         return {}
     for k in section:
         if k not in allowed:
-            p.add((*path, k), f"unknown field; expected one of {', '.join(allowed)}")
+            p.add((*path, k), f"unknown field; {_unknown_field_hint(path, k, allowed)}")
     return dict(section)
+
+
+_DROP_HINT = ("a plan lists the columns it releases instead: write data.columns: [the columns "
+              "to keep] (the command line's --drop names the ones to leave out)")
+_READ_HINT = "reader options go under data.read_options, e.g. read_options: {{{0}: ...}}"
+
+#: fields a user writes from the command line's habits, and what a plan says instead
+_FIELD_HINTS: dict[tuple[str, ...], str] = {
+    ("data", "drop"): _DROP_HINT,
+    ("drop",): _DROP_HINT,
+    ("data", "exclude"): _DROP_HINT,
+    ("data", "na_values"): _READ_HINT.format("na_values"),
+    ("data", "strip"): _READ_HINT.format("strip"),
+    ("data", "keep"): ("to release some columns only, list them under data.columns; to keep "
+                       "columns unsynthesized, write keep: under a release"),
+    ("data", "file"): "the data file goes under data.path",
+}
+
+
+def _unknown_field_hint(path: Path_, key: Any, allowed: tuple[str, ...]) -> str:
+    """What to write instead of an unknown field: the plan's word for a command-line habit
+    (``data.drop`` -> ``data.columns``), a near spelling, or the fields allowed there."""
+    where = tuple(str(x) for x in path)
+    hint = _FIELD_HINTS.get((*where, str(key)))
+    if hint:
+        return hint
+    close = difflib.get_close_matches(str(key), allowed, n=1, cutoff=0.7)
+    near = f"did you mean '{close[0]}'? " if close else ""
+    return f"{near}expected one of {', '.join(allowed)}"
 
 
 _SIMPLE_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,99}")

@@ -21,6 +21,16 @@ The plan guesses what a steward would choose, and says each guess is one ("# gue
   ``passive`` with break points (``passive:of=age:breaks=24.5,34.5``), chosen as rounded
   midpoints between the groups' observed ranges, to be checked against the groups' public
   definitions (:func:`synthguard.synthesis.dependencies.propose_methods`).
+* **integer codes are categorical**: the library infers a column of non-negative integers as
+  a ``count`` (:func:`synthguard.data.schema.infer_schema`), which a coded category (race
+  1..6, urban/rural 1..2) is not. ``init`` proposes ``categorical`` for an integer column
+  that looks like codes (:func:`code_like`): at most ``MAX_CODE_LEVELS`` (12) distinct values,
+  none of them 0 (a count of people, rooms or events has zeros; codes start at 1), all at most
+  ``MAX_CODE`` (20) (years and ages stay numbers), and a name that does not say count, number,
+  size, age, year, hours, ... (a household size of 1..9 stays a count). On the data the
+  project ships and tests with it turns CE's Race and UrbanRural, ACS's and sdcMicro's coded
+  columns into categories and leaves KidsCount, hsize, Adult's education_num (16 levels),
+  penguins' year and SD2011's columns as they were.
 * **never an identifier**: columns :func:`synthguard.data.schema.identifier_reason` flags
   (an id-like name, nearly all values distinct, an integer sequence) are left out of
   ``data.columns`` and of every key, target and formula, with the reason.
@@ -42,8 +52,15 @@ from synthguard.data.schema import Kind, Schema, identifier_reason, infer_schema
 from synthguard.dp.synthesizers.registry import DP_SYNTHESIZERS
 from synthguard.synthesis.dependencies import propose_methods
 
-__all__ = ["guess_keys_targets", "init_plan"]
+__all__ = ["code_like", "guess_keys_targets", "init_plan"]
 
+MAX_CODE_LEVELS = 12
+MAX_CODE = 20
+# names that say a column counts or measures something (never a coded category)
+_COUNT_NAME = re.compile(
+    r"count|num|number|size|total|^n_|_n$|^n[A-Z]|kid|child|person|people|member|room|"
+    r"year|^age|_age|age$|hour|day|week|month|time|freq|qty|quantit|visit|score",
+    re.IGNORECASE)
 MAX_KEYS = 4
 MAX_KEY_LEVELS = 50
 MAX_DEMOGRAPHIC_LEVELS = 100
@@ -72,6 +89,20 @@ def _skewness(x: pd.Series) -> float:
     if len(v) < 3 or np.std(v) == 0:
         return -np.inf
     return float(np.mean((v - v.mean()) ** 3) / np.std(v) ** 3)
+
+
+def code_like(name: str, values: pd.Series, schema: Schema) -> bool:
+    """True when a column inferred as ``count`` looks like integer codes of a category (the
+    rule in this module's docstring: few levels, no zero, small values, no count-like name)."""
+    if name not in schema.names or schema[name].kind is not Kind.COUNT:
+        return False
+    if _COUNT_NAME.search(str(name)):
+        return False
+    v = pd.to_numeric(values, errors="coerce").dropna()
+    if v.empty:
+        return False
+    n_levels = int(v.nunique())
+    return 2 <= n_levels <= MAX_CODE_LEVELS and v.min() >= 1 and v.max() <= MAX_CODE
 
 
 def identifiers(data: pd.DataFrame, schema: Schema | None = None) -> dict[str, str]:
@@ -152,6 +183,10 @@ def init_plan(data_path: str | os.PathLike[str], *, plan_dir: str | os.PathLike[
     read_options = dict(read_options or {})
     data = validate_frame(read_table(data_path, **read_options))
     schema = infer_schema(data)
+    codes = [c for c in schema.names if code_like(c, data[c], schema)
+             and identifier_reason(str(c), data[c]) is None]
+    if codes:
+        schema = infer_schema(data, overrides=dict.fromkeys(codes, "categorical"))
     ids = identifiers(data, schema)
     keys, targets = guess_keys_targets(data, schema)
     start = Path(plan_dir) if plan_dir is not None else Path.cwd()
@@ -191,6 +226,9 @@ def init_plan(data_path: str | os.PathLike[str], *, plan_dir: str | os.PathLike[
         note = ""
         if c in coded:
             note = "   # numbers used as codes? declare categorical"
+        elif c in codes:
+            note = (f"   # guess: integer codes ({int(data[c].nunique())} levels, none 0); "
+                    "a count? write count")
         lines.append(f"    {_quote(c)}: {schema[c].kind.value}{note}")
     lines += [
         "",

@@ -158,7 +158,9 @@ def tail_bounds(values: np.ndarray, min_cell: int = 10, digits: int = 2
                 ) -> tuple[float, float, float]:
     """The rounded quantiles ``(lo, hi)`` beyond which values count as extreme, and the tail
     share ``p`` they cut: ``p = max(1%, min_cell / n)`` on each side, so at least ``min_cell``
-    records lie beyond each bound; the quantiles are rounded to ``digits`` significant figures.
+    records lie beyond each bound; the quantiles are rounded to ``digits`` significant figures,
+    or to as many more as keep two different quantiles apart (years 2007 and 2009 are not
+    both 2,000).
 
     The same bounds make the histograms' edges (:mod:`synthguard.report.figures`), clip the
     printed moments (:func:`winsorised_moments`) and pool extreme records
@@ -171,6 +173,12 @@ def tail_bounds(values: np.ndarray, min_cell: int = 10, digits: int = 2
     if n < 2 * min_cell or p >= 0.5:
         return math.nan, math.nan, p
     lo, hi = rounded_quantiles(v, [p, 1 - p], digits=digits)
+    raw_lo, raw_hi = np.quantile(v, [p, 1 - p])
+    # a column far from zero (years 2007-2009) rounds both bounds to one number and would
+    # print every value as that number: add digits until the bounds part as the data's do
+    while lo == hi and raw_lo < raw_hi and digits < 8:
+        digits += 1
+        lo, hi = rounded_quantiles(v, [p, 1 - p], digits=digits)
     return float(lo), float(hi), p
 
 
