@@ -196,6 +196,10 @@ class HouseholdModel:
         self.plain_ = [c for c in rules if not c.members]
         self.rules_ = [c for c in rules if c.members]
         self.rules_data_: dict[str, str] = {}
+        self.checked_ = list(rules)  # every rule is checked and counted on the release
+        if rules:
+            every = check_constraints(members, rules, household=lay.id)
+            self.rules_data_ = {t: rounded_count(int(v)) for t, v in every["violations"].items()}
         if self.rules_:
             check = check_constraints(members, self.rules_, household=lay.id)
             broken = check[check["violations"] > 0]
@@ -207,7 +211,6 @@ class HouseholdModel:
                      f"data or the rule, or pass allow_violations=True (command line: "
                      f"--allow-violations) to accept it knowingly"
                      for t, v in broken["violations"].items()])
-            self.rules_data_ = {t: rounded_count(int(v)) for t, v in check["violations"].items()}
             self._enforced = [c for c in self.rules_ if c.text not in set(broken.index)]
         else:
             self._enforced = []
@@ -270,7 +273,7 @@ class HouseholdModel:
         start = hh_cols
         cols = [*start, *strata, *person]
         w = None if pw is None or isinstance(pw, str) else pw[members[POSITION].to_numpy() == 1]
-        self.head_syn_ = self._part(cols, cols, start, strata=strata,
+        self.head_syn_ = self._part(cols, [*start, *person], start, strata=strata,
                                     weights=pw if isinstance(pw, str) else w,
                                     constraints=self.plain_,
                                     schema=self._schema(cols, {})).fit(heads[cols])
@@ -287,7 +290,7 @@ class HouseholdModel:
             w = None if pw is None or isinstance(pw, str) else pw[
                 members[POSITION].to_numpy() > 1]
             self.member_syn_ = self._part(
-                mcols, mcols, mstart, strata=strata,
+                mcols, [*mstart, *person], mstart, strata=strata,
                 weights=pw if isinstance(pw, str) else w, constraints=self.plain_,
                 schema=self._schema(mcols, copies)).fit(frame[mcols])
         self.member_start_ = [] if self.member_syn_ is None else mstart
@@ -345,7 +348,7 @@ class HouseholdModel:
             n_h = max(1, int(round(n * self.table_n_ / self.members_n_)))
         frames, hh_counts, p_counts = [], [], []
         found, redrawn, removed = [], [], []
-        rule_counts: dict[str, list[int]] = {c.text: [] for c in self.rules_}
+        rule_counts: dict[str, list[int]] = {c.text: [] for c in self.checked_}
         for i, child in enumerate(spawn(rng, m)):
             r_h, r_m, r_s = spawn(child, 3)
             if self.kind_ == "partial":
@@ -357,8 +360,8 @@ class HouseholdModel:
             found.append(stats[0])
             redrawn.append(stats[1])
             removed.append(stats[2])
-            if self.rules_:
-                check = check_constraints(frame, self.rules_, household=lay.id)
+            if self.checked_:
+                check = check_constraints(frame, self.checked_, household=lay.id)
                 for t in rule_counts:
                     rule_counts[t].append(int(check.loc[t, "violations"]))
             frames.append(frame)
