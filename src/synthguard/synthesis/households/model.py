@@ -51,6 +51,10 @@ from synthguard.synthesis.result import SyntheticData
 
 __all__ = ["HouseholdModel", "HouseholdReport", "N_CONTEXT"]
 
+#: A numeric person-level column with more distinct values than this has its running
+#: household total as a predictor of the next member.
+SUM_MIN_VALUES = 20
+
 #: Context columns of a member read by the next members (the first person-level columns in
 #: the visit order).
 N_CONTEXT = 3
@@ -110,6 +114,14 @@ class HouseholdReport:
         return "\n".join(lines)
 
 
+def _source(column: str) -> str | None:
+    """The person-level column a context column is derived from (None: not one)."""
+    for prefix in ("_sg_head_", "_sg_prev_", "_sg_sum_"):
+        if column.startswith(prefix):
+            return column[len(prefix):]
+    return None
+
+
 def _subset(value: Any, columns: Sequence[str]) -> Any:
     if value is None or not isinstance(value, Mapping):
         return value
@@ -140,11 +152,35 @@ class HouseholdModel:
             methods[c] = "sample"
         kw["methods"] = methods or None
         usable = [c.text for c in constraints if set(c.columns) <= set(columns)]
+        kw["predictor_matrix"] = self._predictors(columns, visit, start)
         return Synthesizer(
             visit_sequence=list(start) + [c for c in visit if c not in set(start)],
             keep=list(keep) or None, strata=list(strata) or None, weights=weights,
             schema=schema, constraints=usable or None, replicated_uniques="keep",
             random_state=0, **kw)
+
+    def _predictors(self, columns: Sequence[str], visit: Sequence[str], start: Sequence[str]
+                    ) -> dict[str, list[str]] | None:
+        """The user's predictor matrix restricted to a part: its predictors within the part,
+        and in a member part the size, the position and the context copies of the allowed
+        predictors (``_sg_head_<c>``, ``_sg_prev_<c>``)."""
+        pm = self.est.predictor_matrix
+        if pm is None:
+            return None
+        if isinstance(pm, pd.DataFrame):
+            pm = {str(t): [str(c) for c in pm.columns if pm.loc[t, c]] for t in pm.index}
+        have = set(columns)
+        order = [*start, *[c for c in visit if c not in set(start)]]
+        out: dict[str, list[str]] = {}
+        for t, preds in pm.items():
+            if t not in have or t in set(start):
+                continue
+            allowed = [p for p in preds if p in have]
+            allowed += [c for c in start if c in (self.layout_.size, POSITION)
+                        or _source(c) in set(preds)]
+            earlier = set(order[:order.index(t)])
+            out[t] = [p for p in dict.fromkeys(allowed) if p in earlier]
+        return out or None
 
     def _schema(self, columns: Sequence[str], copies: Mapping[str, str]) -> dict[str, Any] | None:
         over = self.est.schema
@@ -279,12 +315,14 @@ class HouseholdModel:
                                     schema=self._schema(cols, {})).fit(heads[cols])
         ctx = self._context()
         self.context_ = ctx
+        self.sums_ = self._sum_columns(members, ctx)
         others = members[members[POSITION] > 1]
         self.member_syn_ = None
         if len(others):
             frame = self._with_context(members, others.index, ctx)
             mstart = [lay.size, POSITION, *[c for c in start if c != lay.size],
-                      *[f"_sg_head_{c}" for c in ctx], *[f"_sg_prev_{c}" for c in ctx]]
+                      *[f"_sg_head_{c}" for c in ctx], *[f"_sg_prev_{c}" for c in ctx],
+                      *[f"_sg_sum_{c}" for c in self.sums_]]
             mcols = [*mstart, *strata, *person]
             copies = {f"_sg_{k}_{c}": c for c in ctx for k in ("head", "prev")}
             w = None if pw is None or isinstance(pw, str) else pw[
@@ -296,10 +334,24 @@ class HouseholdModel:
         self.member_start_ = [] if self.member_syn_ is None else mstart
         self.head_start_ = start
 
+    def _sum_columns(self, members: pd.DataFrame, ctx: Sequence[str]) -> list[str]:
+        """Numeric person-level columns (more than :data:`SUM_MIN_VALUES` distinct values,
+        not context) whose running household total over the members already drawn is a
+        predictor of the next member: a household's incomes are read together."""
+        out = []
+        for c in self.person_cols_:
+            v = members[c]
+            if (c not in set(ctx) and c not in set(self.keep_)
+                    and pd.api.types.is_numeric_dtype(v) and not pd.api.types.is_bool_dtype(v)
+                    and v.nunique() > SUM_MIN_VALUES):
+                out.append(c)
+        return out
+
     def _with_context(self, members: pd.DataFrame, rows: pd.Index, ctx: Sequence[str]
                       ) -> pd.DataFrame:
         """``members``' rows ``rows`` with the head's and the previous member's context
-        columns (members sorted by :func:`ordered`)."""
+        columns and the running totals of the members before (members sorted by
+        :func:`ordered`)."""
         lay = self.layout_
         codes = pd.factorize(members[lay.id], sort=False)[0]
         pos = members[POSITION].to_numpy()
@@ -311,6 +363,10 @@ class HouseholdModel:
             v = members[c].to_numpy()
             out[f"_sg_head_{c}"] = v[head_at[sel]]
             out[f"_sg_prev_{c}"] = v[prev_at[sel]]
+        for c in self.sums_:
+            v = np.nan_to_num(members[c].to_numpy(dtype=float))
+            before = pd.Series(v).groupby(codes).cumsum().to_numpy() - v
+            out[f"_sg_sum_{c}"] = before[sel]
         return out
 
     def _fit_partial(self, members: pd.DataFrame, table: pd.DataFrame, hh_visit: list[str],
@@ -398,6 +454,8 @@ class HouseholdModel:
         heads[POSITION] = 1
         parts = [heads]
         prev = heads
+        totals = {c: np.nan_to_num(heads[c].to_numpy(dtype=float)) for c in self.sums_}
+        totals_at = pd.Index(heads.index)
         sizes = table[lay.size].to_numpy()
         for p in range(2, int(sizes.max()) + 1):
             rows = table.index[sizes >= p]
@@ -412,6 +470,8 @@ class HouseholdModel:
                     st[c] = heads.loc[rows, c[len("_sg_head_"):]].to_numpy()
                 elif c.startswith("_sg_prev_"):
                     st[c] = prev.loc[rows, c[len("_sg_prev_"):]].to_numpy()
+                elif c.startswith("_sg_sum_"):
+                    st[c] = totals[c[len("_sg_sum_"):]][totals_at.get_indexer(rows)]
                 else:
                     st[c] = table.loc[rows, c].to_numpy()
             for c in self.strata_:
@@ -423,6 +483,9 @@ class HouseholdModel:
             drawn.index = rows[order]
             drawn = drawn.sort_index()
             drawn[POSITION] = p
+            at = totals_at.get_indexer(drawn.index)
+            for c in self.sums_:
+                totals[c][at] += np.nan_to_num(drawn[c].to_numpy(dtype=float))
             parts.append(drawn)
             prev = drawn
         cols = [*self.person_cols_, POSITION]
