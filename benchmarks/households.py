@@ -132,7 +132,7 @@ def figures(conf: pd.DataFrame, syn_df: pd.DataFrame, spec: dict, hh_cols: list[
 
 def run_hma(conf: pd.DataFrame, spec: dict, seed: int) -> tuple | None:
     try:
-        from sdv.metadata import MultiTableMetadata
+        from sdv.metadata import Metadata
         from sdv.multi_table import HMASynthesizer
     except ImportError:
         return None
@@ -143,22 +143,21 @@ def run_hma(conf: pd.DataFrame, spec: dict, seed: int) -> tuple | None:
     persons = conf.drop(columns=hh_cols).reset_index(drop=True)
     persons.insert(0, "pid", np.arange(len(persons)))
     tables = {"households": households, "persons": persons}
-    meta = MultiTableMetadata()
-    meta.detect_from_dataframes(tables)
+    meta = Metadata.detect_from_dataframes(tables)
     for t, k in (("households", hid), ("persons", "pid")):
-        meta.update_column(t, k, sdtype="id")
-        meta.set_primary_key(t, k)
-    meta.update_column("persons", hid, sdtype="id")
+        meta.update_column(table_name=t, column_name=k, sdtype="id")
+        meta.set_primary_key(table_name=t, column_name=k)
+    meta.update_column(table_name="persons", column_name=hid, sdtype="id")
     try:
-        meta.add_relationship("households", "persons", hid, hid)
+        meta.add_relationship(parent_table_name="households", child_table_name="persons",
+                              parent_primary_key=hid, child_foreign_key=hid)
     except Exception:  # noqa: BLE001 - detection may already have added it
         pass
     t = time.perf_counter()
     np.random.seed(seed)
-    hma = HMASynthesizer(meta, verbose=False) if "verbose" in HMASynthesizer.__init__.__code__\
-        .co_varnames else HMASynthesizer(meta)
+    hma = HMASynthesizer(meta, verbose=False)
     hma.fit(tables)
-    out = hma.sample(scale=1.0)
+    out = hma.sample(num_rows=len(households), main_table_name="households")
     secs = time.perf_counter() - t
     peak = _peak()
     df = out["persons"].merge(out["households"], on=hid, how="left")
