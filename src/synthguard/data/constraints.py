@@ -33,7 +33,7 @@ from __future__ import annotations
 import ast
 import re
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
@@ -80,7 +80,7 @@ class Constraint:
     condition: str | None
     requirement: str
     columns: tuple[str, ...]
-    members: MemberTerms = MemberTerms()
+    members: MemberTerms = field(default_factory=MemberTerms)
 
     def _names(self) -> dict[str, str]:
         """Column -> identifier used in the parsed (backtick-free) expressions."""

@@ -369,7 +369,7 @@ class Synthesizer(ParamsRepr):
         if self.household_columns is not None or self.member_order is not None:
             raise ParameterError("parameters 'household_columns' and 'member_order' apply to "
                                  "household synthesis; give household=<id column> too")
-        self.households_ = None
+        self.households_: Any = None
         plan = resolve_plan(self, data)
         data, schema, specs = plan.data, plan.schema, plan.specs
         arrays = {c: to_working(data[c], schema[c]) for c in plan.needed}

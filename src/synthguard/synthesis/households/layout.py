@@ -23,7 +23,7 @@ import pandas as pd
 
 from synthguard.errors import DataError, ParameterError
 
-__all__ = ["HouseholdLayout", "household_table", "resolve_layout", "SIZE", "POSITION"]
+__all__ = ["POSITION", "SIZE", "HouseholdLayout", "household_table", "resolve_layout"]
 
 #: Derived columns (never released unless the data hold a size column).
 SIZE = "_sg_size_"

@@ -35,13 +35,15 @@ import numpy as np
 import pandas as pd
 
 from synthguard._random import spawn
-from synthguard.data.constraints import Constraint, check_constraints, parse_constraints
-from synthguard.data.constraints import rounded_count
+from synthguard.data.constraints import (
+    Constraint,
+    check_constraints,
+    parse_constraints,
+    rounded_count,
+)
 from synthguard.errors import DataError, ParameterError
 from synthguard.synthesis.households.layout import (
     POSITION,
-    SIZE,
-    HouseholdLayout,
     household_table,
     ordered,
     resolve_layout,
@@ -49,7 +51,7 @@ from synthguard.synthesis.households.layout import (
 from synthguard.synthesis.households.replicated import HouseholdSignatures
 from synthguard.synthesis.result import SyntheticData
 
-__all__ = ["HouseholdModel", "HouseholdReport", "N_CONTEXT"]
+__all__ = ["N_CONTEXT", "HouseholdModel", "HouseholdReport"]
 
 #: A numeric person-level column with more distinct values than this has its running
 #: household total as a predictor of the next member.
@@ -194,7 +196,7 @@ class HouseholdModel:
     def fit(self, data: pd.DataFrame) -> HouseholdModel:
         est = self.est
         drop = [est.drop] if isinstance(est.drop, str) else list(est.drop or [])
-        data = data.drop(columns=[c for c in drop if c in data.columns])
+        data = data.drop(columns=[c for c in drop if c in data.columns]).reset_index(drop=True)
         lay = resolve_layout(data, est.household, est.household_columns, est.member_order)
         self.layout_ = lay
         self.columns_ = list(data.columns)
@@ -235,7 +237,8 @@ class HouseholdModel:
         self.checked_ = list(rules)  # every rule is checked and counted on the release
         if rules:
             every = check_constraints(members, rules, household=lay.id)
-            self.rules_data_ = {t: rounded_count(int(v)) for t, v in every["violations"].items()}
+            self.rules_data_ = {str(t): rounded_count(int(v))
+                                for t, v in every["violations"].items()}
         if self.rules_:
             check = check_constraints(members, self.rules_, household=lay.id)
             broken = check[check["violations"] > 0]
@@ -261,11 +264,10 @@ class HouseholdModel:
             w = np.asarray(weights, dtype=float)
             if w.shape != (len(data),):
                 raise ParameterError("parameter 'weights': expected one weight per record")
-            pw = w[members.index.map(data.index.get_loc).to_numpy()] if not isinstance(
-                data.index, pd.RangeIndex) else w[members.index.to_numpy()]
+            pw = w[members.index.to_numpy()]  # data's index was reset: positions
         self.kind_ = "partial" if keep else "full"
         table = household_table(members, lay)
-        hh_visit = [lay.size] + hh
+        hh_visit = [lay.size, *hh]
         if isinstance(hw, str) and hw not in hh_visit:
             hh_visit.append(hw)
         self.table_n_ = len(table)
@@ -301,9 +303,10 @@ class HouseholdModel:
         lay = self.layout_
         strata = self.strata_
         hh_cols = [c for c in hh_visit if c not in set(strata)]
-        self.hh_syn_ = self._part(table.columns, hh_cols, (), strata=strata, weights=hw,
+        tcols = [str(c) for c in table.columns]
+        self.hh_syn_ = self._part(tcols, hh_cols, (), strata=strata, weights=hw,
                                   constraints=self.plain_,
-                                  schema=self._schema(table.columns, {})).fit(table)
+                                  schema=self._schema(tcols, {})).fit(table)
         person = self.person_cols_
         heads = members[members[POSITION] == 1]
         start = hh_cols
@@ -401,7 +404,7 @@ class HouseholdModel:
         lay = self.layout_
         n_h = None
         if n is not None:
-            n_h = max(1, int(round(n * self.table_n_ / self.members_n_)))
+            n_h = max(1, round(n * self.table_n_ / self.members_n_))
         frames, hh_counts, p_counts = [], [], []
         found, redrawn, removed = [], [], []
         rule_counts: dict[str, list[int]] = {c.text: [] for c in self.checked_}
@@ -419,7 +422,7 @@ class HouseholdModel:
             if self.checked_:
                 check = check_constraints(frame, self.checked_, household=lay.id)
                 for t in rule_counts:
-                    rule_counts[t].append(int(check.loc[t, "violations"]))
+                    rule_counts[t].append(int(check["violations"].to_dict()[t]))
             frames.append(frame)
             hh_counts.append(int(frame[lay.id].nunique()))
             p_counts.append(len(frame))
@@ -565,7 +568,7 @@ class HouseholdModel:
             for c in self._enforced:
                 _, breaks = c.evaluate_in(frame, lay.id)
                 bad.update(np.unique(rows[breaks]).tolist())
-        return np.array(sorted(bad), dtype=members["_sg_row_"].dtype)
+        return np.array(sorted(bad), dtype=np.int64)
 
     def _partial_implicate(self, r_h: np.random.Generator, r_m: np.random.Generator
                            ) -> pd.DataFrame:

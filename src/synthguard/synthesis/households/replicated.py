@@ -11,6 +11,7 @@ household has its signature.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -32,7 +33,7 @@ def _mix(h: np.ndarray) -> np.ndarray:
 def _row_hashes(frame: pd.DataFrame) -> np.ndarray:
     """One uint64 per row over the columns' values; numbers compared as float64, the rest as
     text, so a release's dtypes need not match the data's."""
-    norm = {}
+    norm: dict[str, Any] = {}
     for c in frame.columns:
         s = frame[c]
         if pd.api.types.is_numeric_dtype(s) and not pd.api.types.is_bool_dtype(s):
