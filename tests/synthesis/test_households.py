@@ -170,3 +170,44 @@ def test_cli_household(tmp_path, data):
     r = CliRunner().invoke(main, ["synthesize", str(path), "--out", str(tmp_path / "s2"),
                                   "--household", "hid", "--household-columns", "age"])
     assert r.exit_code == 2
+
+
+def test_household_and_person_weights_reach_their_models(data):
+    df = data.assign(hw=data.groupby("hid")["rent"].transform(lambda r: 1 + (r > 600)),
+                     pw=np.where(data["age"] >= 16, 2.0, 1.0))
+    # as for persons, likelihood weights need weighted methods (rf here)
+    syn = Synthesizer(household="hid", weights="hw", default_method="rf",
+                      random_state=1).fit(df)
+    hm = syn.households_
+    np.testing.assert_array_equal(hm.hh_syn_.weights_,
+                                  df.groupby("hid", sort=False)["hw"].first().to_numpy())
+    assert hm.head_syn_.weights_ is None
+    syn = Synthesizer(household="hid", weights="pw", default_method="rf",
+                      random_state=1).fit(df)
+    hm = syn.households_
+    assert hm.hh_syn_.weights_ is None
+    heads = df.groupby("hid", sort=False).head(1)  # the simulation lists the head first
+    np.testing.assert_array_equal(hm.head_syn_.weights_, heads["pw"].to_numpy())
+    out = syn.sample().implicates[0]
+    assert (out.groupby("hid")["hw"].nunique() == 1).all()
+
+
+def test_a_plan_takes_household(tmp_path):
+    from synthguard.errors import PlanError
+    from synthguard.pipeline.plan import parse_plan
+
+    (tmp_path / "persons.csv").write_text("hid,x\n1,2\n")
+    head = "data:\n  path: persons.csv\nevaluation:\n  keys: [x]\n  targets: [x]\n"
+    plan = parse_plan(head + "releases:\n  h:\n    method: synthesis\n    household: hid\n"
+                      "    household_columns: [x]\n", base_dir=tmp_path)
+    assert "'household': 'hid'" in repr(plan)
+    with pytest.raises(PlanError, match="househld"):
+        parse_plan(head + "releases:\n  h:\n    method: synthesis\n    househld: hid\n",
+                   base_dir=tmp_path)
+
+
+def test_an_index_that_is_not_a_range_gives_the_same_release(data):
+    shuffled_index = data.set_axis(np.arange(len(data))[::-1] * 3)
+    a = Synthesizer(household="hid", random_state=7).fit(data).sample().implicates[0]
+    b = Synthesizer(household="hid", random_state=7).fit(shuffled_index).sample().implicates[0]
+    pd.testing.assert_frame_equal(a, b)

@@ -48,6 +48,7 @@ from synthguard.synthesis.households.layout import (
     ordered,
     resolve_layout,
 )
+from synthguard.synthesis.households.marginal import WeightedMarginal
 from synthguard.synthesis.households.replicated import HouseholdSignatures
 from synthguard.synthesis.result import SyntheticData
 
@@ -151,10 +152,16 @@ class HouseholdModel:
             kw[k] = _subset(getattr(est, k), visit)
         methods = dict(kw["methods"] or {})
         for c in start:  # start columns are given at draw time; their models are never drawn
-            methods[c] = "sample"
+            methods[c] = "sample" if weights is None else WeightedMarginal()
+        first = [c for c in visit if c not in set(start)][:1]
+        if weights is not None and first and first[0] == self.layout_.size and not start:
+            methods.setdefault(first[0], WeightedMarginal())  # the size, with weights
         kw["methods"] = methods or None
         usable = [c.text for c in constraints if set(c.columns) <= set(columns)]
-        kw["predictor_matrix"] = self._predictors(columns, visit, start)
+        pm = self._predictors(columns, visit, start)
+        if start:  # no model reads predictors for a start column
+            pm = {**{c: [] for c in start}, **(pm or {})}
+        kw["predictor_matrix"] = pm
         return Synthesizer(
             visit_sequence=list(start) + [c for c in visit if c not in set(start)],
             keep=list(keep) or None, strata=list(strata) or None, weights=weights,
