@@ -49,7 +49,7 @@ from synthguard.synthesis.households.layout import (
     resolve_layout,
 )
 from synthguard.synthesis.households.marginal import WeightedMarginal
-from synthguard.synthesis.households.replicated import HouseholdSignatures
+from synthguard.synthesis.households.replicated import HouseholdSignatures, PersonUniques
 from synthguard.synthesis.result import SyntheticData
 
 __all__ = ["N_CONTEXT", "HouseholdModel", "HouseholdReport"]
@@ -77,7 +77,10 @@ class HouseholdReport:
     layout : the id, household-level columns, size column and member order.
     households, persons : per implicate.
     replicated_found, replicated_redrawn, replicated_removed : households replicating a
-        household unique in the data: found at the first draw, drawn again, removed.
+        household unique in the data: found at the first draw; households drawn again
+        (replicating a unique household or person, or breaking a rule), and removed.
+    replicated_persons : members replicating a person unique in the data, at the first
+        draw.
     rules : rule text -> per implicate, members of the release breaking it.
     rules_data : rule text -> members of the data breaking it (rounded as counts of
         confidential records are).
@@ -89,6 +92,7 @@ class HouseholdReport:
     replicated_found: tuple[int, ...] = ()
     replicated_redrawn: tuple[int, ...] = ()
     replicated_removed: tuple[int, ...] = ()
+    replicated_persons: tuple[int, ...] = ()
     rules: dict[str, tuple[int, ...]] = field(default_factory=dict)
     rules_data: dict[str, str] = field(default_factory=dict)
 
@@ -97,7 +101,8 @@ class HouseholdReport:
             **self.layout, "households": list(self.households), "persons": list(self.persons),
             "replicated_households": {"found": list(self.replicated_found),
                                       "redrawn": list(self.replicated_redrawn),
-                                      "removed": list(self.replicated_removed)},
+                                      "removed": list(self.replicated_removed),
+                                      "unique_persons_found": list(self.replicated_persons)},
             "rules": {k: list(v) for k, v in self.rules.items()},
             "rules_data": dict(self.rules_data),
         }
@@ -108,8 +113,9 @@ class HouseholdReport:
             + (", ".join(self.layout["household_columns"]) or "none")
             + f"; {', '.join(map(str, self.households))} households, "
             f"{', '.join(map(str, self.persons))} persons per implicate",
-            f"replicated unique households: found {sum(self.replicated_found)}, redrawn "
-            f"{sum(self.replicated_redrawn)}, removed {sum(self.replicated_removed)}",
+            f"replicated unique households: found {sum(self.replicated_found)} (and "
+            f"{sum(self.replicated_persons)} members replicating a unique person); households "
+            f"redrawn {sum(self.replicated_redrawn)}, removed {sum(self.replicated_removed)}",
         ]
         for text, counts in self.rules.items():
             lines.append(f"rule '{text}': {max(counts) if counts else 0} members break it in "
@@ -143,7 +149,9 @@ class HouseholdModel:
     def _part(self, columns: Sequence[str], visit: Sequence[str], start: Sequence[str],
               *, keep: Sequence[str] = (), strata: Sequence[str] = (),
               weights: Any = None, constraints: Sequence[Constraint] = (),
-              schema: Mapping[str, Any] | None = None) -> Any:
+              schema: Mapping[str, Any] | None = None, policy: str = "keep") -> Any:
+        """A Synthesizer for one part; ``policy`` is its replicated-uniques policy (the
+        full synthesis parts keep theirs: the household safeguards judge whole members)."""
         from synthguard.synthesis.synthesizer import Synthesizer
 
         est = self.est
@@ -165,7 +173,7 @@ class HouseholdModel:
         return Synthesizer(
             visit_sequence=list(start) + [c for c in visit if c not in set(start)],
             keep=list(keep) or None, strata=list(strata) or None, weights=weights,
-            schema=schema, constraints=usable or None, replicated_uniques="keep",
+            schema=schema, constraints=usable or None, replicated_uniques=policy,
             random_state=0, **kw)
 
     def _predictors(self, columns: Sequence[str], visit: Sequence[str], start: Sequence[str]
@@ -283,6 +291,10 @@ class HouseholdModel:
         else:
             self._fit_full(members, table, hh_visit, pw, hw)
         self.signatures_ = HouseholdSignatures(members, lay.id, self.released_columns())
+        self.person_uniques_ = PersonUniques(members, self.released_columns())
+        from synthguard.synthesis.safeguards import check_safeguard_params
+
+        self.policy_ = check_safeguard_params(est.replicated_uniques, est.extremes)[0]
         self.methods_ = dict(self.hh_syn_.methods_) if self.hh_syn_ is not None else {}
         for part in self.member_parts():
             self.methods_.update({c: m for c, m in part.methods_.items()
@@ -400,8 +412,9 @@ class HouseholdModel:
         if p_syn:
             cols = [*p_keep, *p_syn]
             self.head_syn_ = self._part(cols, p_syn, (), keep=p_keep, weights=pw,
-                                        constraints=self.plain_,
-                                        schema=self._schema(cols, {})).fit(members[cols])
+                                        constraints=self.plain_, schema=self._schema(cols, {}),
+                                        policy=self.est.replicated_uniques
+                                        ).fit(members[cols])
         self.partial_members_ = members
 
     # ------------------------------------------------------------------ sample
@@ -413,12 +426,12 @@ class HouseholdModel:
         if n is not None:
             n_h = max(1, round(n * self.table_n_ / self.members_n_))
         frames, hh_counts, p_counts = [], [], []
-        found, redrawn, removed = [], [], []
+        found, redrawn, removed, persons_found = [], [], [], []
         rule_counts: dict[str, list[int]] = {c.text: [] for c in self.checked_}
         for i, child in enumerate(spawn(rng, m)):
             r_h, r_m, r_s = spawn(child, 3)
             if self.kind_ == "partial":
-                frame, stats = self._partial_implicate(r_h, r_m), (0, 0, 0)
+                frame, stats = self._partial_implicate(r_h, r_m), (0, 0, 0, 0)
             else:
                 table = self.hh_syn_.sample(m=1, n=n_h, random_state=r_h,
                                             diagnostics=False).implicates[0]
@@ -426,6 +439,7 @@ class HouseholdModel:
             found.append(stats[0])
             redrawn.append(stats[1])
             removed.append(stats[2])
+            persons_found.append(stats[3])
             if self.checked_:
                 check = check_constraints(frame, self.checked_, household=lay.id)
                 for t in rule_counts:
@@ -438,7 +452,7 @@ class HouseholdModel:
         report = HouseholdReport(
             layout=lay.to_dict(), households=tuple(hh_counts), persons=tuple(p_counts),
             replicated_found=tuple(found), replicated_redrawn=tuple(redrawn),
-            replicated_removed=tuple(removed),
+            replicated_removed=tuple(removed), replicated_persons=tuple(persons_found),
             rules={k: tuple(v) for k, v in rule_counts.items()},
             rules_data=dict(self.rules_data_))
         synthesized = [c for c in self.released_columns() if c not in set(self.keep_)
@@ -533,49 +547,63 @@ class HouseholdModel:
         return out
 
     def _full_implicate(self, table: pd.DataFrame, rng: np.random.Generator,
-                        r_safe: np.random.Generator) -> tuple[pd.DataFrame, tuple[int, int, int]]:
+                        r_safe: np.random.Generator
+                        ) -> tuple[pd.DataFrame, tuple[int, int, int, int]]:
+        """One implicate's members, with the household safeguards: households replicating a
+        unique data household, or holding a member who replicates a unique data person, or
+        breaking a rule within households, are drawn again (``replicated_uniques="redraw"``,
+        up to ``max_redraws`` rounds); those still replicating are then removed (``"redraw"``,
+        ``"remove"``) or kept and counted (``"keep"``)."""
         lay = self.layout_
         members = self._draw_members(table, rng)
         max_rounds = int(self.est.max_redraws)
-        found = redrawn = 0
+        redraw_replicas = self.policy_ == "redraw"
+        found = persons = redrawn = 0
         for round_, r in enumerate(spawn(r_safe, max_rounds + 1)):
             frame = self._assemble(table, members)
-            bad_rows = self._bad_households(frame, members, count_found=round_ == 0)
+            replic, n_households, n_persons = self._replicated_rows(frame, members)
             if round_ == 0:
-                found = self._found
-            if not len(bad_rows) or round_ == max_rounds:
+                found, persons = n_households, n_persons
+            bad = set(replic.tolist()) if redraw_replicas else set()
+            bad |= self._breaking_rows(frame, members)
+            if not bad or round_ == max_rounds:
                 break
+            bad_rows = np.array(sorted(bad), dtype=np.int64)
             redrawn += len(bad_rows)
             again = self._draw_members(table.loc[bad_rows], r)
             members = pd.concat([members[~members["_sg_row_"].isin(bad_rows)], again])
             members = members.sort_values(["_sg_row_", POSITION], kind="stable")
-        replic = self._replicated_rows(frame, members)
-        if len(replic):
+        removed = 0
+        if len(replic) and self.policy_ != "keep":
             keep = ~members["_sg_row_"].isin(replic).to_numpy()
             members = members[keep]
             frame = self._assemble(table, members)
+            removed = len(replic)
         frame[lay.id] = pd.factorize(frame[lay.id], sort=False)[0] + 1
-        return frame, (found, redrawn, len(replic))
+        return frame, (found, redrawn, removed, persons)
 
-    def _replicated_rows(self, frame: pd.DataFrame, members: pd.DataFrame) -> np.ndarray:
+    def _replicated_rows(self, frame: pd.DataFrame, members: pd.DataFrame
+                         ) -> tuple[np.ndarray, int, int]:
+        """Household rows (of the table) replicating a unique data household or holding a
+        member who replicates a unique data person; and the counts of each."""
         lay = self.layout_
         ids, mask = self.signatures_.replicated(frame, lay.id)
         rows = pd.unique(members["_sg_row_"])  # ids are 1.. in order of the rows
-        return np.asarray(rows[np.asarray(ids)[mask] - 1])
+        households = np.asarray(rows[np.asarray(ids)[mask] - 1])
+        person = self.person_uniques_.replicated(frame)
+        holding = np.unique(members["_sg_row_"].to_numpy()[person])
+        both = np.union1d(households, holding).astype(np.int64)
+        return both, int(mask.sum()), int(person.sum())
 
-    def _bad_households(self, frame: pd.DataFrame, members: pd.DataFrame, *,
-                        count_found: bool) -> np.ndarray:
-        replic = self._replicated_rows(frame, members)
-        if count_found:
-            self._found = len(replic)
-        bad = set(replic.tolist())
-        if self._enforced:
-            lay = self.layout_
-            rows = members["_sg_row_"].to_numpy()
-            for c in self._enforced:
-                _, breaks = c.evaluate_in(frame, lay.id)
-                bad.update(np.unique(rows[breaks]).tolist())
-        return np.array(sorted(bad), dtype=np.int64)
+    def _breaking_rows(self, frame: pd.DataFrame, members: pd.DataFrame) -> set[int]:
+        """Household rows with a member breaking a rule within households (those the data
+        keep)."""
+        bad: set[int] = set()
+        rows = members["_sg_row_"].to_numpy()
+        for c in self._enforced:
+            _, breaks = c.evaluate_in(frame, self.layout_.id)
+            bad.update(int(v) for v in np.unique(rows[breaks]))
+        return bad
 
     def _partial_implicate(self, r_h: np.random.Generator, r_m: np.random.Generator
                            ) -> pd.DataFrame:

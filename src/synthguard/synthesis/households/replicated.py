@@ -16,7 +16,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-__all__ = ["HouseholdSignatures", "household_signatures"]
+__all__ = ["HouseholdSignatures", "PersonUniques", "household_signatures"]
 
 _M1 = np.uint64(0xBF58476D1CE4E5B9)
 _M2 = np.uint64(0x94D049BB133111EB)
@@ -82,3 +82,18 @@ class HouseholdSignatures:
         household."""
         ids, sig = household_signatures(release, household, self.columns)
         return ids, np.isin(sig, self._unique)
+
+
+class PersonUniques:
+    """Row hashes of the confidential records unique on ``columns`` (every released column
+    but the id): a released member equal to one is a real person released, whatever
+    household it is drawn in (synthpop's replicated uniques, Raab et al. 2017)."""
+
+    def __init__(self, data: pd.DataFrame, columns: Sequence[str]) -> None:
+        self.columns = list(columns)
+        values, counts = np.unique(_row_hashes(data[self.columns]), return_counts=True)
+        self._unique = values[counts == 1]
+
+    def replicated(self, release: pd.DataFrame) -> np.ndarray:
+        """Per released record: whether it equals a record unique in the data."""
+        return np.isin(_row_hashes(release[self.columns]), self._unique)
