@@ -211,3 +211,12 @@ def test_an_index_that_is_not_a_range_gives_the_same_release(data):
     a = Synthesizer(household="hid", random_state=7).fit(data).sample().implicates[0]
     b = Synthesizer(household="hid", random_state=7).fit(shuffled_index).sample().implicates[0]
     pd.testing.assert_frame_equal(a, b)
+
+
+def test_saved_household_synthesizer_draws_the_same(tmp_path, data, release):
+    syn, res = release
+    path = tmp_path / "hh.confidential.pkl"
+    syn.save_confidential(path)
+    again = Synthesizer.load(path).sample(m=2, random_state=3)
+    for a, b in zip(res.implicates, again.implicates):
+        pd.testing.assert_frame_equal(a, b)

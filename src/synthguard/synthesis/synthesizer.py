@@ -520,7 +520,7 @@ class Synthesizer(ParamsRepr):
         # a saved synthesizer carries the diagnostics' hashes, not the confidential frame
         state = dict(self.__dict__)
         state["noise"] = without_ledgers(state.get("noise"))  # a ledger is never pickled
-        if "blocks_" in state:
+        if "blocks_" in state and getattr(self, "households_", None) is None:
             state["_fingerprint"] = self.fingerprint_
             if hasattr(self, "replicated_uniques_"):  # 'keep' still counts them at sample
                 state["_unique_guard"] = self.unique_guard_
