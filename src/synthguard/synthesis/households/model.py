@@ -55,8 +55,14 @@ from synthguard.synthesis.result import SyntheticData
 __all__ = ["N_CONTEXT", "HouseholdModel", "HouseholdReport"]
 
 #: A numeric person-level column with more distinct values than this has its running
-#: household total as a predictor of the next member.
+#: household total as a predictor of the next member, when :data:`RUNNING_TOTALS` is on.
 SUM_MIN_VALUES = 20
+
+#: Running household totals as predictors: off by default, from measurements
+#: (benchmarks/households.py, seeds 1-3): on eusilcS they moved the at-risk-of-poverty rate
+#: by -1.1 to -1.7 pp from the data's (without: +0.2, -0.3 on seeds 1 and 3); on sdcMicro's
+#: testdata they helped a little (+1.2 to +3.0 pp, without +2.8 to +3.5).
+RUNNING_TOTALS = False
 
 #: Context columns of a member read by the next members (the first person-level columns in
 #: the visit order).
@@ -360,7 +366,9 @@ class HouseholdModel:
         """Numeric person-level columns (more than :data:`SUM_MIN_VALUES` distinct values,
         not context) whose running household total over the members already drawn is a
         predictor of the next member: a household's incomes are read together."""
-        out = []
+        out: list[str] = []
+        if not RUNNING_TOTALS:
+            return out
         for c in self.person_cols_:
             v = members[c]
             if (c not in set(ctx) and c not in set(self.keep_)
