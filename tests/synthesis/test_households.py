@@ -220,3 +220,14 @@ def test_saved_household_synthesizer_draws_the_same(tmp_path, data, release):
     again = Synthesizer.load(path).sample(m=2, random_state=3)
     for a, b in zip(res.implicates, again.implicates):
         pd.testing.assert_frame_equal(a, b)
+
+
+def test_no_member_replicates_a_person_unique_in_the_data(data, release):
+    _, res = release
+    rows = data.drop(columns="hid").astype(str).apply(tuple, axis=1)
+    counts = rows.value_counts()
+    unique = set(counts[counts == 1].index)
+    for df in res.implicates:
+        released = set(df.drop(columns="hid").astype(str).apply(tuple, axis=1))
+        assert not released & unique  # brute force over every released member
+    assert res.households.replicated_removed == (0, 0)
