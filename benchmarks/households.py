@@ -205,6 +205,7 @@ def main() -> None:
                         syn_df, spec, hh_cols, hm.signatures_)
             rows.append({"file": name, "method": "synthguard", "seed": seed, **f,
                          "seconds": secs, "cpu_s": cpu, "peak_MiB": peak})
+            print(rows[-1], flush=True)  # each run as it ends (HMA runs are long)
         if not (args.quick or args.no_hma):
             for seed in seeds[:args.hma_seeds]:
                 got = run_hma(conf, spec, seed)
@@ -215,6 +216,7 @@ def main() -> None:
                 f = figures(conf, df, spec, hh_cols, hm.signatures_)
                 rows.append({"file": name, "method": "sdv-hma", "seed": seed, **f,
                              "seconds": secs, "cpu_s": cpu, "peak_MiB": peak})
+                print(rows[-1], flush=True)
     table = pd.DataFrame(rows)
     with pd.option_context("display.width", 200, "display.max_columns", 20):
         print(table.round(4).to_string(index=False))
