@@ -91,7 +91,7 @@ def _write_outputs(result: Any, out: Path, prefix: str, diagnostics: bool, *, fo
             columns=tuple(str(c) for c in result.implicates[0].columns),
             metadata=tuple(meta),
             details={**{k: result.provenance[k] for k in ("constraints", "transforms",
-                                                          "noise", "start")
+                                                          "noise", "start", "household")
                         if result.provenance.get(k)},
                      **({"safeguards": result.safeguards.to_record()}
                         if result.safeguards is not None else {})},
@@ -125,6 +125,15 @@ def _write_outputs(result: Any, out: Path, prefix: str, diagnostics: bool, *, fo
                    "chooses one by mutual information (docs/methods.md).")
 @click.option("--strata", default=None, metavar="COL,COL",
               help="Synthesize separately within each combination of these columns.")
+@click.option("--household", default=None, metavar="COL",
+              help="Household id of a household-person file: households are synthesized, "
+                   "then their members in order; the release has new households and ids.")
+@click.option("--household-columns", "household_columns", default=None, metavar="COL,COL",
+              help="Columns with one value per household (default: detected, every column "
+                   "constant within every household); needs --household.")
+@click.option("--member-order", "member_order", default=None, metavar="COL",
+              help="Column ordering members within a household (relationship to head: 1 "
+                   "head, 2 partner, ...); default: detected; needs --household.")
 @click.option("--min-stratum-size", "min_stratum_size", default=None,
               type=click.IntRange(min=0),
               help="Smallest stratum allowed (default 10 + 10 x synthesized columns, as "
@@ -215,6 +224,9 @@ def synthesize_cmd(
     keep: str | None,
     visit: str | None,
     strata: str | None,
+    household: str | None,
+    household_columns: str | None,
+    member_order: str | None,
     min_stratum_size: int | None,
     replicated_uniques: str,
     uniques_on: str | None,
@@ -264,6 +276,8 @@ def synthesize_cmd(
       synthguard synthesize ce.csv --out syn/ --keep UrbanRural,Race,KidsCount \\
           --schema Race=categorical --schema UrbanRural=categorical
       synthguard synthesize survey.dta --out syn/ --strata region --m 3
+      synthguard synthesize testdata.csv --out syn/ --household ori_hid \\
+          --constraints household_rules.yaml
       synthguard synthesize adult.csv --out syn/ --constraints rules.yaml \\
           --transform capital_gain=log1p
       synthguard synthesize conf_parquet/ --out syn/ --strata state --dask local:4
@@ -330,6 +344,11 @@ def synthesize_cmd(
         transforms=parse_pairs(transforms, "--transform") or None,
         random_state=seed,
     )
+    if household is not None or household_columns is not None or member_order is not None:
+        if dask is not None:
+            raise click.UsageError("--household is not available with --dask yet")
+        params.update(household=household, household_columns=split_columns(household_columns),
+                      member_order=member_order)
     if df is None:
         synthesize_on_dask(data, out, dask, params, fmt=output_format or "parquet",
                            prefix=prefix, force=force, quiet=quiet,

@@ -33,12 +33,13 @@ from __future__ import annotations
 import ast
 import re
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 import pandas as pd
 
+from synthguard.data.household_rules import MemberTerms, member_frame, rewrite_members
 from synthguard.errors import DataError, FileFormatError, ParameterError
 
 __all__ = [
@@ -71,12 +72,15 @@ class Constraint:
     condition : the expression before ``->`` (None: the rule always applies).
     requirement : the expression after ``->`` (or the whole text).
     columns : the columns it names, in order of first appearance.
+    members : the member terms (``count(...)``, ``head.<column>``) of a rule within a
+        household (:mod:`synthguard.data.household_rules`); empty for a plain constraint.
     """
 
     text: str
     condition: str | None
     requirement: str
     columns: tuple[str, ...]
+    members: MemberTerms = field(default_factory=MemberTerms)
 
     def _names(self) -> dict[str, str]:
         """Column -> identifier used in the parsed (backtick-free) expressions."""
@@ -106,6 +110,21 @@ class Constraint:
             applies &= _eval(cond, frame, self.text)
         breaks: np.ndarray = applies & ~_eval(req, frame, self.text)
         return applies, breaks
+
+    def evaluate_in(
+        self, data: pd.DataFrame, household: str | None = None
+    ) -> tuple[np.ndarray, np.ndarray]:
+        """``(applies, breaks)`` over the records of ``data``; a rule with member terms reads
+        the households of the ``household`` id column (required for it)."""
+        frame = self.frame(data)
+        if self.members:
+            if household is None:
+                raise ParameterError(
+                    f"constraint '{self.text}' counts or reads household members: give the "
+                    f"household id (household=...)")
+            for name, values in member_frame(data, household, self.members, self.text).items():
+                frame[name] = values
+        return self.evaluate(frame)
 
 
 def _identifier(column: str, i: int) -> str:
@@ -223,7 +242,8 @@ def _from_text(text: str, columns: Sequence[str] | None) -> Constraint:
             "\"<condition> -> <requirement>\", or a table of rules"
         )
     text = " ".join(text.split())
-    cond, req = _split_arrow(text)
+    written, terms = rewrite_members(text)
+    cond, req = _split_arrow(written)
     if cond == "" or req == "":
         raise ParameterError(
             f"constraint '{text}': a side of '->' is empty; write "
@@ -233,7 +253,10 @@ def _from_text(text: str, columns: Sequence[str] | None) -> Constraint:
     for part in (cond, req):
         if part is not None:
             names += _names_in(part, text)
-    names = list(dict.fromkeys(names))
+    derived = set(terms.derived)
+    inner = [n for _, e in terms.counts for n in _names_in(e, text)]
+    names = list(dict.fromkeys([n for n in names if n not in derived] + inner
+                               + [c for _, c in terms.heads]))
     if columns is not None:
         unknown = [c for c in names if c not in set(columns)]
         if unknown:
@@ -243,7 +266,8 @@ def _from_text(text: str, columns: Sequence[str] | None) -> Constraint:
             )
     if not names:
         raise ParameterError(f"constraint '{text}' names no column")
-    return Constraint(text=text, condition=cond, requirement=req, columns=tuple(names))
+    return Constraint(text=text, condition=cond, requirement=req, columns=tuple(names),
+                      members=terms)
 
 
 def _quote(name: str) -> str:
@@ -361,7 +385,9 @@ def parse_constraints(spec: Any, columns: Sequence[str] | None = None) -> list[C
     return out
 
 
-def check_constraints(data: pd.DataFrame, constraints: Any) -> pd.DataFrame:
+def check_constraints(
+    data: pd.DataFrame, constraints: Any, *, household: str | None = None
+) -> pd.DataFrame:
     """How many records of ``data`` each constraint applies to, and how many break it.
 
     Parameters
@@ -369,6 +395,9 @@ def check_constraints(data: pd.DataFrame, constraints: Any) -> pd.DataFrame:
     data : DataFrame
         Confidential data or one implicate of a release.
     constraints : see :func:`parse_constraints`
+    household : str, optional
+        The household id column: needed by rules within a household (``count(...)``,
+        ``head.<column>``; :mod:`synthguard.data.household_rules`).
 
     Returns
     -------
@@ -390,7 +419,7 @@ def check_constraints(data: pd.DataFrame, constraints: Any) -> pd.DataFrame:
     parsed = parse_constraints(constraints, list(data.columns))
     rows = []
     for c in parsed:
-        applies, breaks = c.evaluate(c.frame(data))
+        applies, breaks = c.evaluate_in(data, household)
         a, b = int(applies.sum()), int(breaks.sum())
         rows.append((c.text, a, b, b / a if a else np.nan))
     out = pd.DataFrame(rows, columns=["constraint", "applies_to", "violations", "share"])

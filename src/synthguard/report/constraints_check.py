@@ -55,20 +55,25 @@ class ConstraintEvaluation:
 
 
 def evaluate_constraints(
-    conf: pd.DataFrame, implicates: Mapping[str, Sequence[pd.DataFrame]], constraints: Any
+    conf: pd.DataFrame, implicates: Mapping[str, Sequence[pd.DataFrame]], constraints: Any,
+    *, household: str | None = None,
 ) -> ConstraintEvaluation | None:
     """Check ``constraints`` on the data and on each release's implicates (None: no
     constraints). A release lacking a column a constraint names is not checked for it
-    (its row is left out of that release's table)."""
+    (its row is left out of that release's table). Rules within a household
+    (``count(...)``, ``head.<column>``; :mod:`synthguard.data.household_rules`) read the
+    ``household`` id column of the data and of each implicate."""
     parsed = parse_constraints(constraints, list(conf.columns))
     if not parsed:
         return None
-    data = check_constraints(conf, parsed)
+    data = check_constraints(conf, parsed, household=household)
     out: dict[str, pd.DataFrame] = {}
     for name, impl in implicates.items():
         usable = [c for c in parsed if all(all(k in df.columns for k in c.columns)
+                                            and (not c.members or household in df.columns)
                                             for df in impl)]
-        cols = {i: check_constraints(df, usable)["violations"] if usable else pd.Series(
+        cols = {i: check_constraints(df, usable, household=household)["violations"]
+                if usable else pd.Series(
             dtype="int64") for i, df in enumerate(impl, start=1)}
         out[str(name)] = pd.DataFrame(cols)
     return ConstraintEvaluation(tuple(c.text for c in parsed), data, out)

@@ -315,7 +315,9 @@ def refuse_identifiers(data: pd.DataFrame, schema: Schema, used: list[str]) -> N
         problems.append(
             f"column '{c}' looks like an identifier ({reason}); identifiers must not be "
             f"synthesized, released or used as predictors. Drop it with drop=['{c}'] "
-            f"(command line: --drop {c}), or, if it is not an identifier, declare its "
+            f"(command line: --drop {c}); if it is a household id, synthesize households "
+            f"with household='{c}' (command line: --household {c}); if it is not an "
+            f"identifier, declare its "
             f"kind in the schema (schema={{'{c}': '{kind}'}}; command line: "
             f"--schema {c}={kind})"
         )

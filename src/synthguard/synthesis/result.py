@@ -55,6 +55,10 @@ class SyntheticData(Summarized):
     constraints : ConstraintReport or None
         Records redrawn and forced per constraint and implicate
         (:class:`synthguard.synthesis.enforce.ConstraintReport`); None without constraints.
+    households : HouseholdReport or None
+        Household synthesis (``household=``): households and persons per implicate,
+        replicated unique households found, redrawn and removed, members breaking each rule
+        within a household (:class:`synthguard.synthesis.households.HouseholdReport`).
     """
 
     implicates: list[pd.DataFrame]
@@ -69,6 +73,7 @@ class SyntheticData(Summarized):
     provenance: dict[str, Any] = field(default_factory=dict)
     safeguards: Any = None
     constraints: Any = None
+    households: Any = None
 
     def __len__(self) -> int:
         return self.m
@@ -120,6 +125,8 @@ class SyntheticData(Summarized):
             lines.append(self.safeguards.summary())
         if self.constraints is not None and hasattr(self.constraints, "summary"):
             lines.append(self.constraints.summary())
+        if self.households is not None and hasattr(self.households, "summary"):
+            lines.append(self.households.summary())
         return "\n".join(lines)
 
     def __repr__(self) -> str:
@@ -160,8 +167,10 @@ class SyntheticData(Summarized):
             methods=dict(self.methods), kept=tuple(self.kept),
             dropped=tuple(self.dropped),
             columns=tuple(str(c) for c in self.implicates[0].columns) if self.implicates else (),
-            details=({"safeguards": self.safeguards.to_record()}
-                     if hasattr(self.safeguards, "to_record") else {}),
+            details={**({"safeguards": self.safeguards.to_record()}
+                        if hasattr(self.safeguards, "to_record") else {}),
+                     **({} if self.households is None else {
+                         "household": self.households.to_dict()})},
         ))
         return paths
 

@@ -227,6 +227,22 @@ class Synthesizer(ParamsRepr):
         Accept constraints the confidential data break. By default :meth:`fit` refuses them
         with a :class:`~synthguard.errors.DataError` naming each and how many records break
         it: a rule the data break is not a rule.
+    household : str, optional
+        The household id column of a household–person file: households are synthesized
+        first (their household-level columns and size), then their members in order, each
+        conditional on the household and the members already drawn; the release holds new
+        households with new ids (:mod:`synthguard.synthesis.households`). Strata must then
+        be household-level; constraints may be rules within a household (``count(...)``,
+        ``head.<column>``; :mod:`synthguard.data.household_rules`).
+    household_columns : str or list of str, optional
+        Columns with one value per household (with ``household``). Default: detected, every
+        column constant within every household. A declared column that varies within a
+        household is refused with a :class:`~synthguard.errors.DataError`.
+    member_order : str, optional
+        Person-level column ordering the members within a household, ascending (a
+        relationship-to-head code: 1 head, 2 partner, 3 child, ...). Default: a column named
+        like ``relat``/``relationship`` when there is one, else ``age`` descending, else the
+        file's order.
     random_state : None, int or Generator
         Seed of :meth:`sample` when it is not given one there.
 
@@ -306,6 +322,9 @@ class Synthesizer(ParamsRepr):
         noise: Mapping[str, Any] | None = None,
         max_redraws: int = DEFAULT_MAX_REDRAWS,
         allow_violations: bool = False,
+        household: str | None = None,
+        household_columns: str | Sequence[str] | None = None,
+        member_order: str | None = None,
         random_state: RandomState = None,
     ) -> None:
         self.methods = methods
@@ -334,6 +353,9 @@ class Synthesizer(ParamsRepr):
         self.noise = noise
         self.max_redraws = max_redraws
         self.allow_violations = allow_violations
+        self.household = household
+        self.household_columns = household_columns
+        self.member_order = member_order
         self.random_state = random_state
 
     # ----------------------------------------------------------------- fit
@@ -362,6 +384,12 @@ class Synthesizer(ParamsRepr):
             that cannot take weights.
         """
         refuse_dask(data, "data", "synthguard.scale.synthesize")
+        if getattr(self, "household", None) is not None:
+            return self._fit_households(data)
+        if self.household_columns is not None or self.member_order is not None:
+            raise ParameterError("parameters 'household_columns' and 'member_order' apply to "
+                                 "household synthesis; give household=<id column> too")
+        self.households_: Any = None
         plan = resolve_plan(self, data)
         data, schema, specs = plan.data, plan.schema, plan.specs
         arrays = {c: to_working(data[c], schema[c]) for c in plan.needed}
@@ -383,6 +411,21 @@ class Synthesizer(ParamsRepr):
         self.blocks_ = thread_map(fit_stratum, range(len(row_blocks)), plan.n_jobs)
         self.fit_seed_ = fit_seed
         self._set_plan(plan, arrays)
+        return self
+
+    def _fit_households(self, data: pd.DataFrame) -> Synthesizer:
+        """Household synthesis (``household=``): :class:`~synthguard.synthesis.households.
+        HouseholdModel` fits the household table and the members' models."""
+        from synthguard._params import validate_params
+        from synthguard.synthesis.households import HouseholdModel
+
+        validate_params(self)
+        if self.n is not None and self.keep:
+            raise ParameterError("parameter 'n': not allowed with 'keep' (partial synthesis "
+                                 "keeps the confidential rows); drop 'n'")
+        self.households_ = HouseholdModel(self).fit(data)
+        self.blocks_ = []  # fitted: the household model holds the parts
+        self.kind_ = self.households_.kind_
         return self
 
     def _set_plan(self, plan: FitPlan, arrays: dict[str, np.ndarray]) -> None:
@@ -546,7 +589,7 @@ class Synthesizer(ParamsRepr):
         # a saved synthesizer carries the diagnostics' hashes, not the confidential frame
         state = dict(self.__dict__)
         state["noise"] = without_ledgers(state.get("noise"))  # a ledger is never pickled
-        if "blocks_" in state:
+        if "blocks_" in state and getattr(self, "households_", None) is None:
             state["_fingerprint"] = self.fingerprint_
             if hasattr(self, "replicated_uniques_"):  # 'keep' still counts them at sample
                 state["_unique_guard"] = self.unique_guard_
@@ -611,6 +654,15 @@ class Synthesizer(ParamsRepr):
         """
         self._check_fitted()
         n_out = check_count(n, "n", allow_none=True)
+        if getattr(self, "households_", None) is not None:
+            if start is not None:
+                raise ParameterError("parameter 'start': not available with household=")
+            m_h = check_count(self.m if m is None else m, "m")
+            rng_h, seed_h = resolve_seed(self.random_state if random_state is None
+                                         else random_state)
+            return self.households_.sample(
+                m=m_h, n=self.n if n_out is None else n_out, random_state=random_state,
+                diagnostics=diagnostics, progress=progress, seed=seed_h, rng=rng_h)
         if n_out is not None and (self.kind_ == "partial" or start is not None):
             raise ParameterError(
                 "parameter 'n': applies to full synthesis without a start only (partial "
