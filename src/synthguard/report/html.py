@@ -403,6 +403,7 @@ def build_report(
         dp_names=sorted(dp_names),
         all_passed=ev.passed,
         any_checks=bool(ev.thresholds),
+        any_not_judged=any(r.not_judged for r in ev),
         errors=errors,
         notes=notes,
         utility_details=detail_table(ev, "utility", redactor),

@@ -142,6 +142,16 @@ def computed_by_evaluate(bundle: Any) -> None:
     return None
 
 
+def _closer_excess(bundle: Any) -> Any:
+    """The closer-to-data share less its no-memorization baseline (None when not computed)."""
+    d = _step(bundle, "distance")
+    share = _step(d, "share_closer_to_conf")
+    base = _step(d, "baseline_share")
+    if share is None or base is None:
+        return None
+    return float(share) - float(base)
+
+
 def _bound(x: float) -> float | None:
     return None if math.isinf(x) else float(x)
 
@@ -263,6 +273,13 @@ METRICS: dict[str, Metric] = {
             "share of released records closer to the training data than to the holdout; about "
             "the training data's share of the pooled training and holdout records, "
             "n_train / (n_train + n_holdout), when nothing was memorized",
+        ),
+        Metric(
+            "closer_to_data_excess", "closer to data, excess", "risk", "min", -1.0, 1.0,
+            _closer_excess,
+            "share of released records closer to the training data than to the holdout, less "
+            "that share when nothing was memorized (n_train / (n_train + n_holdout)); 0 when "
+            "nothing was memorized, positive when the release sits closer to its own records",
         ),
         Metric(
             "singling_out_risk", "singling out", "attacks", "min", 0.0, 1.0,

@@ -62,21 +62,41 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+import numpy as np
+
 from synthguard.errors import ParameterError
 from synthguard.report.metrics import METRICS
 
 __all__ = [
     "ATTACK_THRESHOLDS",
     "DEFAULT_THRESHOLDS",
+    "PMSE_RATIO_HIGH",
+    "PMSE_RATIO_LOW",
     "SYNTHETIC_ONLY",
     "Threshold",
     "ThresholdCheck",
     "check_thresholds",
+    "full_only_lower",
     "parse_thresholds",
+    "pmse_ratio_words",
 ]
 
 #: The thresholds that apply when none are given (see the module docstring for why).
-DEFAULT_THRESHOLDS: dict[str, float] = {"replicated_uniques": 0.0, "disco": 0.15}
+DEFAULT_THRESHOLDS: dict[str, float] = {
+    "replicated_uniques": 0.0,
+    "disco": 0.15,
+    "pmse_ratio": {"max": 10.0, "min": 0.01},  # type: ignore[dict-item]
+    "max_identification_risk": 0.5,
+    "membership_auc": 0.75,
+    "closer_to_data_excess": 0.1,
+}
+
+#: Below this pMSE ratio the release is closer to the data than a fresh sample would be: not
+#: a failure (module docstring), but said in words (:func:`pmse_ratio_words`).
+PMSE_RATIO_LOW = 0.5
+#: Above this pMSE ratio the release is easier to tell from the data than a fresh sample is,
+#: said in words even below the threshold.
+PMSE_RATIO_HIGH = 3.0
 
 #: Default thresholds added when the anonymeter attacks run (see the module docstring).
 ATTACK_THRESHOLDS: dict[str, float] = {"singling_out_risk": 0.05,
@@ -113,10 +133,11 @@ class ThresholdCheck:
     threshold: Threshold
     value: float | None
     passed: bool | None
+    why: str = ""
 
     def describe(self) -> str:
         if self.passed is None:
-            return f"{self.threshold.describe()}: not applicable"
+            return f"{self.threshold.describe()}: not judged ({self.why or 'not applicable'})"
         if self.value is None:
             return f"{self.threshold.describe()}: FAIL (could not be computed)"
         word = "pass" if self.passed else "FAIL"
@@ -162,14 +183,17 @@ def check_thresholds(
     thresholds: tuple[Threshold, ...],
     metrics: Mapping[str, float | None],
     undefined: frozenset[str] | set[str] = frozenset(),
+    why: Mapping[str, str] | None = None,
 ) -> tuple[ThresholdCheck, ...]:
     """Check one release's headline ``metrics`` against every threshold; metrics in
-    ``undefined`` do not apply to the release, other missing metrics fail."""
+    ``undefined`` do not apply to the release (``why`` says why, by metric: the verdict names
+    what it did not judge), other missing metrics fail."""
     checks = []
+    why = why or {}
     for t in thresholds:
         v = metrics.get(t.metric)
         if t.metric in undefined:
-            checks.append(ThresholdCheck(t, None, None))
+            checks.append(ThresholdCheck(t, None, None, why.get(t.metric, "")))
         elif v is None:
             checks.append(ThresholdCheck(t, None, False))
         elif t.bound == "max":
@@ -177,3 +201,50 @@ def check_thresholds(
         else:
             checks.append(ThresholdCheck(t, v, bool(v >= t.limit)))
     return tuple(checks)
+
+
+def full_only_lower(checks: tuple[ThresholdCheck, ...], kind: str,
+                    defaults_only: frozenset[str] | set[str]) -> tuple[ThresholdCheck, ...]:
+    """The default lower limit of the pMSE ratio judges fully synthetic releases only.
+
+    A partially synthetic or protected release keeps most of the confidential values, so its
+    pMSE ratio is near 0 by construction (0.003 and 0.0002 on CE); the lower limit, which
+    fails a fully synthetic release that hands back the data's own marginals exactly (a copy,
+    a permutation of its columns), is not judged for them. ``defaults_only`` are the default
+    thresholds in force that the caller did not name: a lower limit the caller names is always
+    judged."""
+    if kind == "full" or "pmse_ratio" not in defaults_only:
+        return checks
+    out = []
+    for c in checks:
+        if c.threshold.metric == "pmse_ratio" and c.threshold.bound == "min":
+            c = ThresholdCheck(c.threshold, c.value, None,
+                               "the lower limit judges fully synthetic releases; this one "
+                               "keeps the confidential records")
+        out.append(c)
+    return tuple(out)
+
+
+def pmse_ratio_words(ratio: float | None) -> str | None:
+    """A pMSE ratio far from 1, on either side, in words (None near 1 or when absent).
+
+    The ratio is the release's pMSE over its expectation when the release is a fresh sample
+    from the same model as the data (Snoke et al. 2018): about 1 is ideal. Far above it, a
+    classifier tells the release from the data more easily than it would a fresh sample: the
+    release is less useful (:data:`DEFAULT_THRESHOLDS` fails it above 10). Far below it, the
+    release is *closer* to the data than a fresh sample would be: it reproduces the data's
+    own sampling noise (copied values, a partially synthetic or masked file that keeps most
+    records), which is not better utility but a sign that records may be copied or kept.
+    """
+    if ratio is None or not np.isfinite(ratio):
+        return None
+    if ratio < PMSE_RATIO_LOW:
+        return (f"pMSE ratio {ratio:.3g}, far below 1: the release is closer to the data than "
+                f"a fresh sample from the same population would be, so it carries the data's "
+                f"own sampling noise (values copied, records kept or masked); that is not "
+                f"better utility, and the risk measures say whether it discloses")
+    if ratio > PMSE_RATIO_HIGH:
+        return (f"pMSE ratio {ratio:.3g}, far above 1: a classifier tells the release from the "
+                f"data much more easily than a fresh sample from the same population; its "
+                f"relationships between columns are not those of the data")
+    return None

@@ -21,14 +21,20 @@ from synthguard import risk as _risk
 from synthguard import utility as _utility
 from synthguard.report.attacks import run_attacks
 from synthguard.report.constraints_check import METRIC as CONSTRAINT_METRIC
-from synthguard.report.evaluation.kinds import RECORD_LEVEL, aligned, is_sample, kind_of, undefined
+from synthguard.report.evaluation.kinds import (
+    RECORD_LEVEL,
+    aligned,
+    is_sample,
+    kind_of,
+    why_undefined,
+)
 from synthguard.report.evaluation.notes import Notes
 from synthguard.report.evaluation.options import NEEDS_TARGET, Setting
 from synthguard.report.evaluation.record_risk import record_risk
 from synthguard.report.evaluation.results import ReleaseEvaluation
 from synthguard.report.metrics import METRICS, extract_metric
 from synthguard.report.safety import safe_error
-from synthguard.report.thresholds import check_thresholds
+from synthguard.report.thresholds import check_thresholds, full_only_lower
 from synthguard.report.workload_error import workload_metrics
 
 __all__ = ["measure_release"]
@@ -77,19 +83,29 @@ def measure_release(
                                     w.errors, w.notes.run, n_attacks=s.n_attacks)
     bundles = {"utility": utility, "risk": risk, "attacks": attack_result}
     metrics = _metrics(s, w, bundles, conf_u, checked, per_record)
-    not_applicable = undefined(kind, implicates, s.conf, s.holdout)
+    why = why_undefined(kind, implicates, s.conf, s.holdout)
+    if "identification risk" in w.inapplicable:
+        for m in RECORD_LEVEL:
+            why[m] = why.get(m) or "not defined for this release (see what was not computed)"
+    not_applicable = frozenset(why)
     if kind != "full" and "identification risk" not in w.inapplicable:
         # rows that stand for records: a record-level figure missing is not computed (a
         # threshold on it fails), never "not applicable"
         not_applicable = not_applicable - RECORD_LEVEL
     if kind == "protected":
         not_applicable = not_applicable | s.synthetic_only
+        why.update(dict.fromkeys(s.synthetic_only, "a measure of synthetic releases: a "
+                                 "protected release publishes the confidential records "
+                                 "themselves"))
     if checked is not None and metrics.get(CONSTRAINT_METRIC) is None:
         not_applicable = not_applicable | {CONSTRAINT_METRIC}  # lacks every constrained column
+        why[CONSTRAINT_METRIC] = "the release has none of the constrained columns"
+    checks = full_only_lower(
+        check_thresholds(s.thresholds, metrics, not_applicable, why), kind, s.defaulted)
     return ReleaseEvaluation(
         name=name, kind=kind, m=len(implicates), n_rows=len(implicates[0]),
         utility=utility, risk=risk, metrics=metrics, record_risk=per_record,
-        errors=w.errors, checks=check_thresholds(s.thresholds, metrics, not_applicable),
+        errors=w.errors, checks=checks,
         seconds=time.perf_counter() - t0, notes=tuple(w.notes.messages),
         inapplicable=frozenset(w.inapplicable), attacks=attack_result,
         safeguards=getattr(release, "safeguards", None),
