@@ -36,6 +36,7 @@ from synthguard.report.metrics import METRICS, extract_metric
 from synthguard.report.safety import safe_error
 from synthguard.report.thresholds import check_thresholds, full_only_lower
 from synthguard.report.workload_error import workload_metrics
+from synthguard.risk.rare_released import rare_released
 
 __all__ = ["measure_release"]
 
@@ -267,6 +268,12 @@ def _metrics(
             if t.metric in NEEDS_TARGET:
                 w.errors[t.metric] = ("not computed: no target was given; the threshold needs "
                                       "the variable an intruder seeks (--target, targets=)")
+    try:  # what the synthesizer's rare_values and extremes change
+        rr = rare_released(conf_u, [df[w.common] for df in w.implicates])
+        metrics["rare_values_released"] = rr.rare_values
+        metrics["extremes_released"] = rr.extremes
+    except Exception as e:
+        w.errors["rare values"] = safe_error(e)
     if checked is not None:
         metrics[CONSTRAINT_METRIC] = checked.violations(w.name)
     if per_record is not None:

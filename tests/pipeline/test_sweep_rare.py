@@ -1,0 +1,59 @@
+"""Issue 31, N3: a sweep over the guards' settings is judged by what those settings change."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from synthguard.pipeline.sweep import sweep
+from synthguard.risk.rare_released import rare_released
+
+PLANTED_LEVEL = "ZZ_PLANTED"
+PLANTED_INCOMES = (987_654_321.0, 525_986_018.0)
+
+
+@pytest.fixture(scope="module")
+def planted() -> tuple[pd.DataFrame, pd.DataFrame]:
+    rng = np.random.default_rng(31)
+    n = 400
+    df = pd.DataFrame({
+        "occupation": rng.choice(["clerk", "driver", "nurse"], n),
+        "sex": rng.choice(["F", "M"], n),
+        "income": np.round(rng.lognormal(10, 0.6, n), 0),
+    })
+    df.loc[7, "occupation"] = PLANTED_LEVEL  # one record holds it
+    df.loc[11, "income"], df.loc[12, "income"] = PLANTED_INCOMES
+    return df.iloc[:320].reset_index(drop=True), df.iloc[320:].reset_index(drop=True)
+
+
+def test_rare_released_by_hand():
+    conf = pd.DataFrame({"c": ["a"] * 6 + ["b"], "x": [1.0, 2, 3, 4, 5, 6, 7]})
+    # rare: level 'b' (1 record) and every x value (1 record each); tails with k=2:
+    # u = 3rd largest = 5, l = 3rd smallest = 3
+    rel = pd.DataFrame({"c": ["a", "b", "a", "a"], "x": [1.0, 2.5, 6.0, 4.0]})
+    r = rare_released(conf, [rel], k=2)
+    # rare cells: 'b', x=1, x=6, x=4 -> 4 of 8 cells; tails: 1 < 3, 2.5 < 3, 6 > 5 -> 3 of 4
+    assert r.rare_values == pytest.approx(4 / 8)
+    assert r.extremes == pytest.approx(3 / 4)
+
+
+@pytest.mark.slow
+def test_sweep_over_the_guards_no_longer_releases_planted_values(planted):
+    train, holdout = planted
+    res = sweep(train, {"rare_values": [0, 5], "extremes": [0, 5]}, keys=["occupation", "sex"],
+                targets=["income"], holdout=holdout, attacks=False, random_state=3,
+                base={"min_rows": 0})
+    t = res.table
+    # every configuration that switches a guard off hands back what it guards
+    assert t.loc["rare_values=0, extremes=5", "rare_values_released"] > 0
+    assert t.loc["rare_values=5, extremes=0", "extremes_released"] > 0
+    for label in ("rare_values=0, extremes=0", "rare_values=0, extremes=5",
+                  "rare_values=5, extremes=0"):
+        assert not t.loc[label, "passed"], label
+    assert t.loc["rare_values=5, extremes=5", "rare_values_released"] == 0
+    assert t.loc["rare_values=5, extremes=5", "extremes_released"] == 0
+    assert res.chosen == "rare_values=5, extremes=5"
+    for imp in res.release.implicates:
+        assert PLANTED_LEVEL not in set(imp["occupation"].astype(str))
+        assert imp["income"].max() < min(PLANTED_INCOMES)
