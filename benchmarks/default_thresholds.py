@@ -10,7 +10,7 @@ holdout for membership inference and the distance to closest record, and 10 % fo
 sample below):
 
 * **Adult** complete cases (``synthpop_releases/adult_complete_cases.csv``, 30,162 records);
-  keys ``age, sex, race, marital_status``, target ``income``;
+  keys ``age, sex, race, marital_status``, targets ``income, hours_per_week``;
 * **CE**, the bundled Consumer Expenditure sample (``synthguard datasets ce``, 5,133
   records); keys ``UrbanRural, Race, KidsCount``, target ``Income``;
 * **SD2011**, the 10 columns of synthpop's utility vignette (``sd2011/SD2011.csv``, 5,000
@@ -38,10 +38,10 @@ Releases of each (``m = 1``, seed 1):
   (useless too, but with a fresh sample's marginals: what the pMSE ratio of a main-effects
   model cannot see);
 * ``copy``: the training data itself (the worst release there is: pMSE ratio 0);
-* ``partial``: synthguard's partial synthesis of the target, every other column kept
+* ``partial``: synthguard's partial synthesis of the (numeric) target, every other column kept
   (record-level identification risk defined);
-* ``noise``: the training data with additive noise of 10 % of the target's standard deviation
-  on the target (a protected, SDC release; identification risk defined).
+* ``noise``: the training data with additive noise of 10 % of the (numeric) target's standard
+  deviation on it (a protected, SDC release; identification risk defined).
 
 Run:  .venv/bin/python benchmarks/default_thresholds.py [--data adult ce sd2011]
           [--max-distance-records 5000]
@@ -69,7 +69,7 @@ DATA = Path("/work/shared/data")
 SD2011_COLUMNS = ["sex", "income", "age", "edu", "socprof", "trust", "height", "weight", "smoke",
                   "region"]
 SETUP = {
-    "adult": (["age", "sex", "race", "marital_status"], ["income"]),
+    "adult": (["age", "sex", "race", "marital_status"], ["income", "hours_per_week"]),
     "ce": (["UrbanRural", "Race", "KidsCount"], ["Income"]),
     "sd2011": (["sex", "age", "edu", "region"], ["income"]),
 }
@@ -99,7 +99,7 @@ def _same_types(conf: pd.DataFrame, rel: pd.DataFrame) -> pd.DataFrame:
             by_text = {str(v): v for v in cats}
             out[c] = pd.Categorical(out[c].map(lambda v: by_text.get(str(v), np.nan)),
                                     categories=cats)
-        elif conf[c].dtype == object:
+        elif not pd.api.types.is_numeric_dtype(conf[c]):  # text (object or str dtype)
             out[c] = out[c].astype(str).where(out[c].notna())
         else:
             out[c] = pd.to_numeric(out[c], errors="coerce")
@@ -218,7 +218,8 @@ def main() -> None:
         holdout = conf.iloc[np.sort(idx[cut:cut2])].reset_index(drop=True)
         fresh = conf.iloc[np.sort(idx[cut2:])].reset_index(drop=True)
         print(f"{name}: {len(train):,} training records, {len(holdout):,} holdout")
-        rel, kinds = releases(name, train, args.data_dir, targets[0])
+        numeric = [t for t in targets if pd.api.types.is_numeric_dtype(train[t])]
+        rel, kinds = releases(name, train, args.data_dir, numeric[0])
         # the fresh sample: records of the population the release was not made from
         rel["fresh sample"] = fresh
         kinds["fresh sample"] = "full"
@@ -233,7 +234,12 @@ def main() -> None:
         else:
             print(f"  synthpop: no release of {name} in {args.data_dir}; skipped")
         print(f"  {time.perf_counter() - t0:.0f} s")
-    table = pd.DataFrame(rows)
+        _print(pd.DataFrame([r for r in rows if r["data"] == name]))
+    print("all data sets:")
+    _print(pd.DataFrame(rows))
+
+
+def _print(table: pd.DataFrame) -> None:
     with pd.option_context("display.width", 250, "display.max_columns", 20,
                            "display.max_colwidth", 90, "display.float_format", "{:.3g}".format):
         print(table.to_string(index=False))

@@ -351,9 +351,13 @@ def build_report(
             dists[n] = (np.asarray(d.dcr), getattr(d, "holdout_dcr", None))
     _fig(figs_risk, "fig-dcr", "Distance to closest record",
          F.dcr_ecdf(dists, colors),
-         "ECDF of each released record's distance to its closest confidential record (solid) "
-         "and of each holdout record's (dashed): a release whose records sit much closer to the "
-         "data than fresh records do copies or memorizes them (the course's holdout baseline).")
+         ("ECDF of each released record's distance to its closest confidential record (solid) "
+          "and of each holdout record's (dashed): a release whose records sit much closer to the "
+          "data than fresh records do copies or memorizes them (the course's holdout baseline)."
+          if ev.holdout is not None else
+          "ECDF of each released record's distance to its closest confidential record. No "
+          "holdout was given, so there is no curve of fresh records to compare with: give "
+          "--holdout to see whether the release sits closer to the data than fresh records."))
     summary_tables = _summary_tables(ev, count)
     baseline = _baseline_share(ev)
     verdicts = []

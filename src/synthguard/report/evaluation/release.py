@@ -34,7 +34,7 @@ from synthguard.report.evaluation.record_risk import record_risk
 from synthguard.report.evaluation.results import ReleaseEvaluation
 from synthguard.report.metrics import METRICS, extract_metric
 from synthguard.report.safety import safe_error
-from synthguard.report.thresholds import check_thresholds, full_only_lower
+from synthguard.report.thresholds import FULL_ONLY, check_thresholds, full_only_lower
 from synthguard.report.workload_error import workload_metrics
 from synthguard.risk.rare_released import rare_released
 
@@ -98,6 +98,12 @@ def measure_release(
         why.update(dict.fromkeys(s.synthetic_only, "a measure of synthetic releases: a "
                                  "protected release publishes the confidential records "
                                  "themselves"))
+    if kind != "full":
+        rows_are_records = FULL_ONLY & s.defaulted
+        not_applicable = not_applicable | rows_are_records
+        for m in rows_are_records:
+            why.setdefault(m, "its rows are the confidential records, so that a record is in "
+                              "the file is no secret the release keeps")
     if checked is not None and metrics.get(CONSTRAINT_METRIC) is None:
         not_applicable = not_applicable | {CONSTRAINT_METRIC}  # lacks every constrained column
         why[CONSTRAINT_METRIC] = "the release has none of the constrained columns"
@@ -211,7 +217,8 @@ def _record_level(s: Setting, w: _Work, risk: Any) -> np.ndarray | None:
     """IR_i of each confidential record under the release (aligned rows only), or why not."""
     if s.no_ball and w.aligned:
         w.inapplicable.add("identification risk")
-        w.errors["identification risk"] = s.no_ball
+        # keyed by the measure already: its text without the measure's name again
+        w.errors["identification risk"] = s.no_ball.removeprefix("identification risk: ")
     elif w.aligned and "identification risk" in w.errors:
         pass  # evaluate_risk failed on it (_measure_risk): its reason is recorded
     elif w.aligned:
