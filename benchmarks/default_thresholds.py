@@ -97,7 +97,7 @@ def _same_types(conf: pd.DataFrame, rel: pd.DataFrame) -> pd.DataFrame:
         if isinstance(conf[c].dtype, pd.CategoricalDtype):
             cats = conf[c].cat.categories
             by_text = {str(v): v for v in cats}
-            out[c] = pd.Categorical(out[c].map(lambda v: by_text.get(str(v), np.nan)),
+            out[c] = pd.Categorical([by_text.get(str(v), np.nan) for v in out[c]],
                                     categories=cats)
         elif not pd.api.types.is_numeric_dtype(conf[c]):  # text (object or str dtype)
             out[c] = out[c].astype(str).where(out[c].notna())
@@ -210,6 +210,7 @@ def main() -> None:
             continue
         conf, synthpop = load(name, args.data_dir)
         keys, targets = SETUP[name]
+        whole = conf  # synthpop's release was made from every record
         conf = conf.dropna(subset=[*keys, *targets]).reset_index(drop=True)
         rng = np.random.default_rng(0)
         idx = rng.permutation(len(conf))
@@ -227,8 +228,8 @@ def main() -> None:
                          random_state=1, max_distance_records=args.max_distance_records)
         rows += show(ev, name)
         if synthpop is not None:
-            sp = _same_types(conf, synthpop)
-            ev_sp = sg.evaluate(conf, {"synthpop": sp}, keys, targets, kinds={"synthpop": "full"},
+            sp = _same_types(whole, synthpop)
+            ev_sp = sg.evaluate(whole, {"synthpop": sp}, keys, targets, kinds={"synthpop": "full"},
                                 random_state=1, max_distance_records=args.max_distance_records)
             rows += show(ev_sp, name)
         else:

@@ -42,8 +42,8 @@ from synthguard.report.thresholds import (
     check_thresholds,
     full_only_lower,
 )
-from synthguard.risk.release_attacks import release_attacks
 from synthguard.risk.rare_released import rare_released
+from synthguard.risk.release_attacks import release_attacks
 from synthguard.risk.release_disclosure import release_disclosure
 from synthguard.risk.singling_out import singling_out
 from synthguard.utility import compare_regression, pmse

@@ -49,8 +49,7 @@ from synthguard.errors import DataError, ParameterError
 from synthguard.pipeline.gate import GateDecision, decide, failures, gate_thresholds
 from synthguard.pipeline.gate_measures import ATTACK_ONLY, SWEEP_METRICS, measure_release
 from synthguard.report.metrics import METRICS, utility_loss
-from synthguard.report.thresholds import pmse_ratio_words
-from synthguard.report.thresholds import Threshold
+from synthguard.report.thresholds import Threshold, pmse_ratio_words
 from synthguard.synthesis import Synthesizer
 from synthguard.synthesis.encoding import to_working
 from synthguard.synthesis.params import resolve_plan
@@ -208,7 +207,7 @@ class SweepResult(Summarized):
         words = []
         label = self.chosen if self.chosen is not None else self.closest
         if label is not None and "pmse_ratio" in self.table.columns:
-            w = pmse_ratio_words(float(self.table.loc[label, "pmse_ratio"]))
+            w = pmse_ratio_words(float(self.table["pmse_ratio"].astype(float)[label]))
             if w:
                 words.append(f"{label}: {w}")
         if self.utility_metric in METRICS and METRICS[self.utility_metric].goal == "target":

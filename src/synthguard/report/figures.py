@@ -272,7 +272,7 @@ def metric_bars(
         ys = [values[n].get(m) for n in names]
         xs = [i for i, y in enumerate(ys) if y is not None]
         ax.set_title(_wrap(labels[m], 24), fontsize=9)
-        if all(float(ys[i]) == 0.0 for i in xs):  # bars of height 0 are empty axes: say it
+        if all(float(ys[i] or 0.0) == 0.0 for i in xs):  # bars of height 0 are empty axes: say it
             ax.text(0.5, 0.5, _wrap(f"0 for every release measured ({len(xs)}): "
                                     f"nothing to plot", 22),
                     ha="center", va="center", fontsize=8, transform=ax.transAxes)

@@ -72,7 +72,7 @@ def frontier_figure(result: Any) -> Any:
             ax.axvline(th.limit, color="#d95f02", ls="--", lw=1)
     ax.set_xlabel(METRICS[um].label + axis_reading(um))
     if METRICS[um].goal == "target" and METRICS[um].target:
-        ax.axvline(float(METRICS[um].target), color="#1b9e77", ls=":", lw=1)
+        ax.axvline(float(METRICS[um].target or 1.0), color="#1b9e77", ls=":", lw=1)
         if np.all(x[np.isfinite(x)] > 0) and np.isfinite(x).any():
             ax.set_xscale("log")  # 0.25 and 4 equally far from the ideal 1
     ax.set_ylabel(METRICS[rm].label + " risk (lower is safer)")

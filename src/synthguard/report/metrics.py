@@ -144,13 +144,14 @@ def computed_by_evaluate(bundle: Any) -> None:
 
 
 def _closer_excess(bundle: Any) -> Any:
-    """The closer-to-data share less its no-memorization baseline (None when not computed)."""
+    """``(share − b) / (1 − b)``: the closer-to-data share's excess over its no-memorization
+    baseline ``b``, as a share of the largest excess possible (None when not computed)."""
     d = _step(bundle, "distance")
     share = _step(d, "share_closer_to_conf")
     base = _step(d, "baseline_share")
-    if share is None or base is None:
+    if share is None or base is None or not float(base) < 1.0:
         return None
-    return float(share) - float(base)
+    return (float(share) - float(base)) / (1.0 - float(base))
 
 
 def _bound(x: float) -> float | None:
@@ -290,11 +291,12 @@ METRICS: dict[str, Metric] = {
             "synthesizer's extremes changes)",
         ),
         Metric(
-            "closer_to_data_excess", "closer to data, excess", "risk", "min", -1.0, 1.0,
+            "closer_to_data_excess", "closer to data, excess", "risk", "min", None, 1.0,
             _closer_excess,
-            "share of released records closer to the training data than to the holdout, less "
-            "that share when nothing was memorized (n_train / (n_train + n_holdout)); 0 when "
-            "nothing was memorized, positive when the release sits closer to its own records",
+            "how far the share of released records closer to the training data than to the "
+            "holdout exceeds its no-memorization value b = n_train / (n_train + n_holdout), as "
+            "a share of the most it can: (share − b) / (1 − b); 0 when nothing was memorized, "
+            "1 for a copy of the training data, whatever the holdout's size",
         ),
         Metric(
             "singling_out_risk", "singling out", "attacks", "min", 0.0, 1.0,
