@@ -26,13 +26,13 @@ def test_gate_thresholds_merge_defaults_gate_and_user():
                    ("singling_out_risk", "max"): 0.05,
                    ("singling_out_multivariate_risk", "max"): 0.25,
                    ("pmse_ratio", "max"): 2.0, ("max_identification_risk", "max"): 0.5,
-                   ("membership_auc", "max"): 0.75, ("closer_to_data_excess", "max"): 0.1,
+                   ("membership_auc", "max"): 0.75, ("closer_to_data_excess", "max"): 0.75,
                    ("rare_values_released", "max"): 0.0, ("extremes_released", "max"): 0.0}
     assert GATE_THRESHOLDS == {"singling_out_multivariate_risk": 0.25}
     # without the attacks no attack threshold, and naming one is refused
     no_attacks = _rules(gate_thresholds(None, attacks=False))
     assert not any(m.startswith("singling_out") for m, _ in no_attacks)
-    assert no_attacks[("pmse_ratio", "max")] == 10 and no_attacks[("pmse_ratio", "min")] == 0.01
+    assert no_attacks[("pmse_ratio", "max")] == 5 and no_attacks[("pmse_ratio", "min")] == 0.01
     with pytest.raises(ParameterError, match=r"singling_out_risk.*attacks"):
         gate_thresholds({"singling_out_risk": 0.1}, attacks=False)
     assert _rules(gate_thresholds({"ci_overlap": 0.5}, default_thresholds=False)) == {

@@ -218,7 +218,7 @@ def release_story(
             sentences.append(f"Not judged: {labels} ({why}).")
     words = pmse_ratio_words((getattr(release, "metrics", None) or {}).get("pmse_ratio"))
     if words:
-        sentences.append(words[0].upper() + words[1:] + ".")
+        sentences.append(words + ".")  # "pMSE ratio …": the measure's own spelling
     word = "pass" if release.passed else "FAIL"
     return Story(release.name, word, tuple(sentences))
 
