@@ -54,6 +54,11 @@ def test_sweep_over_the_guards_no_longer_releases_planted_values(planted):
     assert t.loc["rare_values=5, extremes=5", "rare_values_released"] == 0
     assert t.loc["rare_values=5, extremes=5", "extremes_released"] == 0
     assert res.chosen == "rare_values=5, extremes=5"
+    # the summary says how the most useful was chosen, and a far-off ratio in words
+    text = res.summary()
+    assert "closest to 1 (|log ratio|), not the lowest" in text
+    ratio = float(t.loc[res.chosen, "pmse_ratio"])
+    assert (ratio < 0.5 or ratio > 3) == ("far below 1" in text or "far above 1" in text)
     for imp in res.release.implicates:
         assert PLANTED_LEVEL not in set(imp["occupation"].astype(str))
         assert imp["income"].max() < min(PLANTED_INCOMES)

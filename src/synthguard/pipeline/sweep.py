@@ -204,6 +204,12 @@ class SweepResult(Summarized):
         shown = list(dict.fromkeys(shown))
         t = self.table[[*shown, "passed", "pareto"]].rename(
             columns=lambda c: METRICS[c].label if c in METRICS else c)
+        return (t.to_string(float_format=lambda v: f"{v:.3g}") + "\n"
+                + "\n".join([*self.decision.lines, *self.reading_lines(), self.verdict]))
+
+    def reading_lines(self) -> list[str]:
+        """How to read the choice: the chosen (or closest) configuration's pMSE ratio in words
+        when it is far from 1, and that the most useful is the ratio closest to 1."""
         words = []
         label = self.chosen if self.chosen is not None else self.closest
         if label is not None and "pmse_ratio" in self.table.columns:
@@ -213,8 +219,7 @@ class SweepResult(Summarized):
         if self.utility_metric in METRICS and METRICS[self.utility_metric].goal == "target":
             words.append(f"most useful: the {METRICS[self.utility_metric].label} closest to "
                          f"{METRICS[self.utility_metric].target:g} (|log ratio|), not the lowest")
-        return (t.to_string(float_format=lambda v: f"{v:.3g}") + "\n"
-                + "\n".join([*self.decision.lines, *words, self.verdict]))
+        return words
 
 
 def _split(data: pd.DataFrame, holdout: float | pd.DataFrame | None,

@@ -134,7 +134,10 @@ class SweepRun(Summarized):
         if not self.released:
             failed = "; ".join(c.describe() for c in ev.checks if c.passed is False)
             return (f"{s.verdict}; but its full evaluation fails ({failed}); nothing released")
-        return f"{s.verdict}; released to {self.release_path}"
+        text = f"{s.verdict}; released to {self.release_path}"
+        if ev.not_judged:  # a pass says nothing about these
+            text += "; its full evaluation did not judge: " + "; ".join(ev.not_judged)
+        return text
 
     def summary(self) -> str:
         return "\n".join([self.sweep.summary(), self.verdict, f"report: {self.report_path}"])
