@@ -62,3 +62,25 @@ def test_sweep_over_the_guards_no_longer_releases_planted_values(planted):
     for imp in res.release.implicates:
         assert PLANTED_LEVEL not in set(imp["occupation"].astype(str))
         assert imp["income"].max() < min(PLANTED_INCOMES)
+
+
+@pytest.mark.slow
+def test_plan_sweep_does_not_declare_the_datas_levels_public(planted, tmp_path):
+    # the plan route passed the schema inferred from the data to the synthesizer: it lists
+    # every level, so the one-record level counted as declared public and came back
+    from synthguard.pipeline import run_sweep
+
+    train, _ = planted
+    train.to_csv(tmp_path / "planted.csv", index=False)
+    (tmp_path / "sweep.yaml").write_text(
+        "data: {path: planted.csv, schema: {occupation: categorical}}\nseed: 1\n"
+        "holdout: 0.2\noutput: out\nreleases:\n  syn:\n    method: synthesis\n"
+        "    min_rows: 0\n    sweep:\n      rare_values: [0, 5]\n      extremes: [0, 5]\n"
+        "evaluation:\n  keys: [occupation, sex]\n  targets: [income]\n", encoding="utf-8")
+    res = run_sweep(tmp_path / "sweep.yaml")
+    s = res.sweep
+    assert s.chosen == "rare_values=5, extremes=5"
+    rel = s.releases[s.chosen]
+    for imp in rel.implicates:
+        assert PLANTED_LEVEL not in set(imp["occupation"].astype(str))
+        assert imp["income"].max() < min(PLANTED_INCOMES)
