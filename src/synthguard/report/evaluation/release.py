@@ -86,8 +86,9 @@ def measure_release(
     metrics = _metrics(s, w, bundles, conf_u, checked, per_record)
     why = why_undefined(kind, implicates, s.conf, s.holdout)
     if "identification risk" in w.inapplicable:
-        for m in RECORD_LEVEL:
-            why[m] = why.get(m) or "not defined for this release (see what was not computed)"
+        reason = w.errors.get("identification risk") or "not defined for this release"
+        for m in RECORD_LEVEL:  # the specific reason (a sample, a categorical target)
+            why[m] = reason
     not_applicable = frozenset(why)
     if kind != "full" and "identification risk" not in w.inapplicable:
         # rows that stand for records: a record-level figure missing is not computed (a
