@@ -16,7 +16,13 @@ import pytest
 import yaml
 from click.testing import CliRunner
 
-from synthguard.cli import EXIT_BAD_INPUT, EXIT_NOT_COMPUTED, EXIT_OK, main
+from synthguard.cli import (
+    EXIT_BAD_INPUT,
+    EXIT_NOT_COMPUTED,
+    EXIT_OK,
+    EXIT_THRESHOLD_FAILED,
+    main,
+)
 from synthguard.data.manifest import MANIFEST_NAME, read_manifest
 
 
@@ -245,7 +251,9 @@ def test_protect_writes_a_protected_release_folder(conf):
     assert dict(man.methods) == {"income": "topcode"} and man.kept == ("region", "kids")
     assert json.loads((out / "metadata" / "steps.json").read_text())[0]["step"] == "topcode"
     res = _evaluate(conf, out, "--table", conf / "t.csv")
-    assert res.exit_code == EXIT_OK, res.output
+    # a top-coded file keeps every other record as it is: the default max IR <= 0.5 fails it
+    assert res.exit_code == EXIT_THRESHOLD_FAILED, res.output
+    assert "max IR ≤ 0.5: FAIL" in res.output
     table = pd.read_csv(conf / "t.csv").set_index("release")
     assert table.loc["prot", "kind"] == "protected"
     assert 0 < table.loc["prot", "max_identification_risk"] <= 1  # rows align: measured

@@ -39,7 +39,7 @@ population, a copy, a partially synthetic and a masked release; the table is in
 * ``0.01 <= pmse_ratio <= 5``: the general utility of every release, judged on both sides
   (the logistic pMSE over its expectation for a fresh sample from the same model, Snoke et
   al. 2018; about 1 is ideal). Fresh samples of the population measured 0.76-1.22,
-  synthpop's default releases 0.95-1.25, synthguard's 0.07-0.26, MST releases 12.7-87 (the
+  synthpop's default releases 0.95-1.25, synthguard's 0.07-0.20, MST releases 12.7-87 (the
   issue's MST and AIM releases of Adult 21 and 41): the upper limit 5 lies between them,
   about the geometric middle of the worst good (1.25) and the best bad (12.7). Below 1 the
   release is closer to the data than a fresh sample would be; synthguard's CART releases sit
