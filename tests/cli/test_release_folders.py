@@ -223,7 +223,10 @@ def test_run_refuses_earlier_releases_and_force_replaces(conf):
     plan = {"data": {"path": "conf.csv"}, "seed": 3,
             "releases": {"top": {"method": "sdc",
                                  "steps": [{"topcode": {"column": "income", "percentile": 90}}]}},
-            "evaluation": {"keys": ["region", "kids"], "targets": ["income"]}}
+            # a top-coded file keeps the records: relax the default max IR (issue 31) so the
+            # run releases it and this test can check the folder's refusal
+            "evaluation": {"keys": ["region", "kids"], "targets": ["income"],
+                           "thresholds": {"max_identification_risk": 1.0}}}
     (conf / "plan.yaml").write_text(yaml.safe_dump(plan))
     res = _run("run", conf / "plan.yaml", "--quiet")
     assert res.exit_code == EXIT_OK, res.output
