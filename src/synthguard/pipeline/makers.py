@@ -46,10 +46,7 @@ def _synthesis(spec: ReleaseSpec, data: pd.DataFrame, schema: Schema, plan: Plan
     cls = resolve_maker("synthesis", spec.params)
     params = dict(spec.params)
     start = params.pop("start", None)
-    # the plan's own overrides, not the inferred ``schema``: a whole Schema lists every level
-    # the data hold, which the synthesizer takes as declared public, so a one-record level
-    # would be released (issue 31, N3)
-    model = cls(**params, schema=dict(plan.schema), random_state=rng)
+    model = cls(**params, schema=schema, random_state=rng)
     if start is None:
         return _fit_sample(model, data)
     # the start: an earlier release of the plan (e.g. a DP synthesis of the key variables)
