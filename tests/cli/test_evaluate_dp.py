@@ -92,7 +92,10 @@ def test_evaluate_without_target_skips_target_measures_and_says_so(tmp_path):
     assert ("release 'mst': no target given: identification risk, match rates, attribute "
             "disclosure, repU, DiSCO and replicated uniques not computed") in res.output
     assert "2-way TV" in res.output and "DiSCO" not in res.output.split("no target")[0]
-    assert "no thresholds set" in res.output  # the target defaults are not applied
+    # the target defaults are not applied; usefulness is still judged (issue 31)
+    verdict = next(t for t in res.output.splitlines() if t.startswith("mst: PASS"))
+    assert "DiSCO" not in verdict and "replicated uniques" not in verdict
+    assert "pMSE ratio ≤ 5" in verdict
     # asked for (a threshold on DiSCO): exit 3, named with why
     res = runner.invoke(main, [*base, "--threshold", "disco=0.1"])
     assert res.exit_code == 3, res.output
@@ -113,4 +116,8 @@ def test_library_targets_must_be_named_or_explicitly_empty(tmp_path):
     r = ev["s"]
     assert r.metrics["disco"] is None and r.metrics["replicated_uniques"] is None
     assert r.metrics["tv_2way"] is not None and r.metrics["exact_copies"] is not None
-    assert r.checks == () and ev.status == "passed"
+    # without a target only the defaults that need none judge it: usefulness, and (not
+    # judged here, no holdout) membership and DCR
+    assert {c.threshold.metric for c in r.checks} == {"pmse_ratio", "membership_auc",
+                                                     "closer_to_data_excess"}
+    assert ev.status == "passed"

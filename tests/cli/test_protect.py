@@ -101,7 +101,7 @@ def test_a_subsample_folder_is_evaluated_as_a_sample(conf_csv, tmp_path):
     res = _run(args)
     assert res.exit_code == 0, res.output
     assert "not defined: the release is a sample of the confidential records" in res.output
-    assert "max IR ≤ 0.5: not applicable" in res.output
+    assert "max IR ≤ 0.5 (not defined: the release is a sample" in res.output
     # the same folder without the record: what evaluate could do before
     del manifest["details"]["sample"]
     (folder / "synthguard_manifest.json").write_text(json.dumps(manifest))

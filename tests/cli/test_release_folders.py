@@ -16,7 +16,13 @@ import pytest
 import yaml
 from click.testing import CliRunner
 
-from synthguard.cli import EXIT_BAD_INPUT, EXIT_NOT_COMPUTED, EXIT_OK, main
+from synthguard.cli import (
+    EXIT_BAD_INPUT,
+    EXIT_NOT_COMPUTED,
+    EXIT_OK,
+    EXIT_THRESHOLD_FAILED,
+    main,
+)
 from synthguard.data.manifest import MANIFEST_NAME, read_manifest
 
 
@@ -217,7 +223,10 @@ def test_run_refuses_earlier_releases_and_force_replaces(conf):
     plan = {"data": {"path": "conf.csv"}, "seed": 3,
             "releases": {"top": {"method": "sdc",
                                  "steps": [{"topcode": {"column": "income", "percentile": 90}}]}},
-            "evaluation": {"keys": ["region", "kids"], "targets": ["income"]}}
+            # a top-coded file keeps the records: relax the default max IR (issue 31) so the
+            # run releases it and this test can check the folder's refusal
+            "evaluation": {"keys": ["region", "kids"], "targets": ["income"],
+                           "thresholds": {"max_identification_risk": 1.0}}}
     (conf / "plan.yaml").write_text(yaml.safe_dump(plan))
     res = _run("run", conf / "plan.yaml", "--quiet")
     assert res.exit_code == EXIT_OK, res.output
@@ -245,7 +254,9 @@ def test_protect_writes_a_protected_release_folder(conf):
     assert dict(man.methods) == {"income": "topcode"} and man.kept == ("region", "kids")
     assert json.loads((out / "metadata" / "steps.json").read_text())[0]["step"] == "topcode"
     res = _evaluate(conf, out, "--table", conf / "t.csv")
-    assert res.exit_code == EXIT_OK, res.output
+    # a top-coded file keeps every other record as it is: the default max IR <= 0.5 fails it
+    assert res.exit_code == EXIT_THRESHOLD_FAILED, res.output
+    assert "max IR ≤ 0.5: FAIL" in res.output
     table = pd.read_csv(conf / "t.csv").set_index("release")
     assert table.loc["prot", "kind"] == "protected"
     assert 0 < table.loc["prot", "max_identification_risk"] <= 1  # rows align: measured

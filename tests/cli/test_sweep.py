@@ -83,7 +83,9 @@ def test_sweep_releases_the_gates_choice_exit_0(folder):
     r = CliRunner().invoke(main, ["sweep", plan, "--n-attacks", "50"])
     assert r.exit_code == 0, r.output
     assert "left to the chosen release's full evaluation: max IR ≤ 0.5" in r.output
-    assert "rare_values=0: FAIL: singling out ≤ 0.05 by" in r.output
+    # the gate measures what rare_values changes (issue 31, N3), and singling out still fails
+    line = next(t for t in r.output.splitlines() if t.strip().startswith("rare_values=0: FAIL"))
+    assert "rare values released ≤ 0 by" in line and "singling out ≤ 0.05 by" in line
     assert "rare_values=5: PASS" in r.output
     assert "chosen: rare_values=5" in r.output
     out = folder / "out"

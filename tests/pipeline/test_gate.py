@@ -20,21 +20,26 @@ def _rules(ths):
 
 def test_gate_thresholds_merge_defaults_gate_and_user():
     got = _rules(gate_thresholds({"disco": 0.3, "pmse_ratio": 2}))
+    # the evaluation's defaults (a named rule replacing one: pMSE ratio <= 2 drops both of
+    # the default's sides), the gate's rare and tail values, the attacks'
     assert got == {("replicated_uniques", "max"): 0.0, ("disco", "max"): 0.3,
                    ("singling_out_risk", "max"): 0.05,
                    ("singling_out_multivariate_risk", "max"): 0.25,
-                   ("pmse_ratio", "max"): 2.0}
+                   ("pmse_ratio", "max"): 2.0, ("max_identification_risk", "max"): 0.5,
+                   ("membership_auc", "max"): 0.75, ("closer_to_data_excess", "max"): 0.75,
+                   ("rare_values_released", "max"): 0.0, ("extremes_released", "max"): 0.0}
     assert GATE_THRESHOLDS == {"singling_out_multivariate_risk": 0.25}
     # without the attacks no attack threshold, and naming one is refused
-    assert _rules(gate_thresholds(None, attacks=False)) == {
-        ("replicated_uniques", "max"): 0.0, ("disco", "max"): 0.15}
+    no_attacks = _rules(gate_thresholds(None, attacks=False))
+    assert not any(m.startswith("singling_out") for m, _ in no_attacks)
+    assert no_attacks[("pmse_ratio", "max")] == 5 and no_attacks[("pmse_ratio", "min")] == 0.01
     with pytest.raises(ParameterError, match=r"singling_out_risk.*attacks"):
         gate_thresholds({"singling_out_risk": 0.1}, attacks=False)
     assert _rules(gate_thresholds({"ci_overlap": 0.5}, default_thresholds=False)) == {
         ("ci_overlap", "min"): 0.5}
     # a sweep measures a fixed set: a threshold on anything else is refused, not ignored
     with pytest.raises(ParameterError, match="membership_auc"):
-        check_measurable(gate_thresholds({"membership_auc": 0.6}))
+        check_measurable(gate_thresholds({"membership_auc": 0.6}, default_thresholds=False))
 
 
 def test_failures_state_the_excess_by_hand():

@@ -11,6 +11,7 @@ from synthguard.errors import DataError, ParameterError
 from synthguard.report import evaluate
 from synthguard.report.metrics import METRICS
 from synthguard.report.narrative import release_story
+from synthguard.report.thresholds import DEFAULT_THRESHOLDS
 
 KEYS = ["region", "sex", "kids"]
 
@@ -223,14 +224,18 @@ def test_default_thresholds_judge_replicated_uniques_and_disco(conf):
     copy = conf.copy()
     ev = evaluate(conf, {"copy": copy}, keys=KEYS, targets="income", random_state=1)
     checks = {c.threshold.metric: c for c in ev["copy"].checks}
-    assert set(checks) == {"replicated_uniques", "disco"}
+    assert set(checks) == set(DEFAULT_THRESHOLDS)
     assert checks["replicated_uniques"].passed is False
     assert checks["replicated_uniques"].value > 0
     assert ev.failed == ["copy"]
     relaxed = evaluate(conf, {"copy": copy}, keys=KEYS, targets="income", random_state=1,
                        thresholds={"replicated_uniques": 1.0, "disco": 1.0})
     limits = {c.threshold.metric: c.threshold.limit for c in relaxed["copy"].checks}
-    assert limits == {"replicated_uniques": 1.0, "disco": 1.0}
+    assert limits["replicated_uniques"] == 1.0 and limits["disco"] == 1.0
+    # the copy still fails the pMSE ratio's lower limit: its marginals are the data's own
+    assert [c.threshold.metric for c in relaxed["copy"].failures] == ["pmse_ratio"]
+    relaxed = evaluate(conf, {"copy": copy}, keys=KEYS, targets="income", random_state=1,
+                       thresholds={"replicated_uniques": 1.0, "disco": 1.0, "pmse_ratio": 10})
     assert relaxed.failed == []
     off = evaluate(conf, {"copy": copy}, keys=KEYS, targets="income", random_state=1,
                    default_thresholds=False)

@@ -283,8 +283,9 @@ def _constraints(path: str | None) -> Any:
 @click.option("--formula", "formulas", multiple=True, help="Regression formula to compare.")
 @click.option("--threshold", "thresholds", multiple=True,
               help="METRIC=LIMIT, e.g. max_identification_risk=0.5 (repeatable). Added to the "
-                   "default thresholds (replicated_uniques=0, disco=0.15); naming one of those "
-                   "replaces its default.")
+                   "default thresholds (pmse_ratio between 0.01 and 5, replicated_uniques=0, "
+                   "disco=0.15, max_identification_risk=0.5, membership_auc=0.75, "
+                   "closer_to_data_excess=0.75); naming one of those replaces its default.")
 @click.option("--no-default-thresholds", "no_defaults", is_flag=True,
               help="Judge by the --threshold rules alone, without the default thresholds.")
 @click.option("--schema", "schema", multiple=True, help="COLUMN=KIND override (repeatable).")

@@ -74,11 +74,14 @@ def sweep_cmd(plan: str, output: str | None, force: bool, n_attacks: int, quiet:
     if not quiet:
         click.echo(s.table[[c for c in ("pmse_ratio", "ci_overlap", "singling_out_risk",
                                         "singling_out_multivariate_risk", "replicated_uniques",
-                                        "disco", "seconds") if c in s.table]]
+                                        "disco", "rare_values_released", "extremes_released",
+                                        "seconds") if c in s.table]]
                    .to_string(float_format=lambda v: f"{v:.3g}"))
         click.echo("gate:")
         for line in s.decision.lines:
             click.echo(f"  {line}")
+        for line in s.reading_lines():
+            click.echo(line)
         click.echo(f"sweep table: {result.table_path}")
         click.echo(f"frontier figure: {result.figure_path}")
         click.echo(f"report: {result.report_path}")

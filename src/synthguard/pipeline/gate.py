@@ -3,8 +3,11 @@
 A configuration **passes** when every threshold holds for it (:mod:`synthguard.report.
 thresholds`: ``metric <= limit`` for a risk, ``>= limit`` for a utility where higher is better;
 a measure that applies but could not be computed fails). Among the passing configurations the
-gate **chooses** the most useful: the best ``utility_metric`` by its goal (lowest pMSE ratio by
-default), ties broken by the lower ``risk_metric``, then by the grid's order. When none passes,
+gate **chooses** the most useful: the best ``utility_metric`` by its goal (by default the pMSE
+ratio closest to its ideal 1, measured as ``|log ratio|``: a ratio of 0.25 is as far from 1 as
+one of 4, because a ratio far below 1 means a release closer to the data than a fresh sample
+from the same population, not a more useful one; :func:`synthguard.report.metrics.
+utility_loss`), ties broken by the lower ``risk_metric``, then by the grid's order. When none passes,
 nothing is chosen and the verdict names the configuration closest to passing (fewest failed
 thresholds, then the smallest relative excess ``(value - limit) / |limit|``) with each threshold
 it failed and by how much.
@@ -18,6 +21,16 @@ it failed and by how much.
   the training data no more than 25 points more often than one of the holdout. It is now one
   of the evaluation's own attack thresholds (why 0.25: :mod:`synthguard.report.thresholds`),
   so the full evaluation of the chosen configuration judges it by the same rule.
+
+and always :data:`RARE_THRESHOLDS` (issue 31, N3): a sweep over ``rare_values`` and
+``extremes`` used to pass every configuration, because no threshold measured what they change,
+and released ``rare_values=0, extremes=0`` with a planted one-record level and the data's
+largest incomes in the file. The gate now measures the share of released cells holding a value
+held by fewer than 5 confidential records and the share of numeric cells beyond the data's
+5-record tails (:mod:`synthguard.risk.rare_released`), and requires both to be 0, which the
+default safeguards (``rare_values=5``, ``extremes=5``) guarantee. They are the gate's, not the
+evaluation's defaults: a release made without those safeguards (synthpop's) is judged by the
+evaluation's measures of disclosure, not refused for handing back a common-looking value.
 
 Names and labels only: the verdict prints configuration labels (the settings tried),
 threshold limits and the measures' values (rates and ratios), never a confidential value.
@@ -34,7 +47,7 @@ import pandas as pd
 
 from synthguard._display import Summarized
 from synthguard.errors import ParameterError
-from synthguard.report.metrics import METRICS
+from synthguard.report.metrics import METRICS, utility_loss
 from synthguard.report.thresholds import (
     ATTACK_THRESHOLDS,
     DEFAULT_THRESHOLDS,
@@ -43,11 +56,14 @@ from synthguard.report.thresholds import (
     parse_thresholds,
 )
 
-__all__ = ["GATE_THRESHOLDS", "GateDecision", "decide", "failures", "gate_thresholds"]
+__all__ = ["GATE_THRESHOLDS", "RARE_THRESHOLDS", "GateDecision", "decide", "failures", "gate_thresholds"]
 
 #: Thresholds the gate adds to the evaluation's defaults when the attacks run (module doc).
 GATE_THRESHOLDS: dict[str, float] = {
     "singling_out_multivariate_risk": ATTACK_THRESHOLDS["singling_out_multivariate_risk"]}
+
+#: Thresholds the gate always adds: no rare value, no tail value released (module doc).
+RARE_THRESHOLDS: dict[str, float] = {"rare_values_released": 0.0, "extremes_released": 0.0}
 
 
 def gate_thresholds(
@@ -68,8 +84,8 @@ def gate_thresholds(
             f"threshold '{attack_only[0]}': an attack's risk is measured only when the attacks "
             f"run; keep attacks on (a plan's evaluation: {{attacks: true}}) with a holdout"
         )
-    defaults = {**DEFAULT_THRESHOLDS, **({**ATTACK_THRESHOLDS, **GATE_THRESHOLDS}
-                                         if attacks else {})}
+    defaults = {**DEFAULT_THRESHOLDS, **RARE_THRESHOLDS,
+                **({**ATTACK_THRESHOLDS, **GATE_THRESHOLDS} if attacks else {})}
     merged = {**defaults, **user} if default_thresholds else user
     return parse_thresholds(merged)
 
@@ -157,13 +173,12 @@ def decide(table: pd.DataFrame, *, utility_metric: str = "pmse_ratio",
     nan = pd.Series(np.nan, index=table.index)
     util = table[utility_metric] if utility_metric in table else nan
     risk = table[risk_metric] if risk_metric in table else nan
-    sign = -1.0 if METRICS[utility_metric].goal == "max" else 1.0
     passing = table.index[table["passed"].astype(bool)] if n else table.index
     chosen = closest = None
     closest_failed = ""
     values: dict[str, float] = {}
     if len(passing):
-        order = pd.DataFrame({"u": sign * util[passing].astype(float),
+        order = pd.DataFrame({"u": utility_loss(utility_metric, util[passing].astype(float)),
                               "r": risk[passing].astype(float),
                               "pos": np.arange(len(passing))}, index=passing)
         order = order.fillna({"u": np.inf, "r": np.inf})

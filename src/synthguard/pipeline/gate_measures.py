@@ -10,6 +10,8 @@ computes, with the very functions the evaluation calls and the same definitions,
   combining rule of the release's kind), as :func:`synthguard.utility.evaluate_utility`;
 * disclosure: replicated uniques, repU and DiSCO (Raab, Nowok & Dibben), as
   :func:`synthguard.risk.release_disclosure`;
+* the rare values and tail values the release hands back (:mod:`synthguard.risk.
+  rare_released`): what a sweep's ``rare_values`` and ``extremes`` change;
 * with ``attacks``: anonymeter's univariate and multivariate singling out on the first
   implicate with the holdout as control (Giomi et al. 2023), as
   :func:`synthguard.risk.release_attacks`; linkability and inference too when a threshold
@@ -34,7 +36,13 @@ from synthguard.data import as_implicates
 from synthguard.errors import ParameterError
 from synthguard.report.metrics import METRICS, extract_metric
 from synthguard.report.safety import safe_error
-from synthguard.report.thresholds import Threshold, ThresholdCheck, check_thresholds
+from synthguard.report.thresholds import (
+    Threshold,
+    ThresholdCheck,
+    check_thresholds,
+    full_only_lower,
+)
+from synthguard.risk.rare_released import rare_released
 from synthguard.risk.release_attacks import release_attacks
 from synthguard.risk.release_disclosure import release_disclosure
 from synthguard.risk.singling_out import singling_out
@@ -45,7 +53,8 @@ __all__ = ["ATTACK_ONLY", "SWEEP_METRICS", "check_measurable", "measure_release"
 #: Metrics a sweep measures for every configuration.
 SWEEP_METRICS: tuple[str, ...] = (
     "pmse_ratio", "specks", "auc", "ci_overlap", "replicated_uniques", "repu", "disco",
-    "singling_out_risk", "singling_out_multivariate_risk",
+    "singling_out_risk", "singling_out_multivariate_risk", "rare_values_released",
+    "extremes_released",
 )
 #: Metrics measured only when a threshold names them (the slower attacks).
 ATTACK_ONLY: tuple[str, ...] = ("linkability_risk", "inference_risk")
@@ -76,6 +85,7 @@ def measure_release(
     n_attacks: int = 500,
     kind: str = "full",
     random_state: RandomState = None,
+    defaulted: frozenset[str] = frozenset(),
 ) -> tuple[dict[str, float | None], tuple[ThresholdCheck, ...], dict[str, str]]:
     """The sweep's measures of one release (module doc) and its threshold checks.
 
@@ -145,6 +155,13 @@ def measure_release(
         except AttributeError:
             v = None
         metrics[name] = None if v is None or not np.isfinite(v) else float(v)
+    try:  # what the rare_values and extremes settings change
+        rr = rare_released(conf_c, imps_c)
+        metrics["rare_values_released"] = rr.rare_values
+        metrics["extremes_released"] = rr.extremes
+    except Exception as e:
+        errors["rare values"] = safe_error(e)
     undefined = set(ATTACK_ONLY) - named  # not asked for, so not judged
-    checks = check_thresholds(tuple(thresholds), metrics, frozenset(undefined))
+    checks = full_only_lower(check_thresholds(tuple(thresholds), metrics, frozenset(undefined)),
+                             kind, defaulted)
     return metrics, checks, errors

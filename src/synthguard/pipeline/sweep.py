@@ -48,8 +48,8 @@ from synthguard._random import RandomState, resolve_seed, spawn
 from synthguard.errors import DataError, ParameterError
 from synthguard.pipeline.gate import GateDecision, decide, failures, gate_thresholds
 from synthguard.pipeline.gate_measures import ATTACK_ONLY, SWEEP_METRICS, measure_release
-from synthguard.report.metrics import METRICS
-from synthguard.report.thresholds import Threshold
+from synthguard.report.metrics import METRICS, utility_loss
+from synthguard.report.thresholds import Threshold, pmse_ratio_words
 from synthguard.synthesis import Synthesizer
 from synthguard.synthesis.encoding import to_working
 from synthguard.synthesis.params import resolve_plan
@@ -205,7 +205,21 @@ class SweepResult(Summarized):
         t = self.table[[*shown, "passed", "pareto"]].rename(
             columns=lambda c: METRICS[c].label if c in METRICS else c)
         return (t.to_string(float_format=lambda v: f"{v:.3g}") + "\n"
-                + "\n".join([*self.decision.lines, self.verdict]))
+                + "\n".join([*self.decision.lines, *self.reading_lines(), self.verdict]))
+
+    def reading_lines(self) -> list[str]:
+        """How to read the choice: the chosen (or closest) configuration's pMSE ratio in words
+        when it is far from 1, and that the most useful is the ratio closest to 1."""
+        words = []
+        label = self.chosen if self.chosen is not None else self.closest
+        if label is not None and "pmse_ratio" in self.table.columns:
+            w = pmse_ratio_words(float(self.table["pmse_ratio"].astype(float)[label]))
+            if w:
+                words.append(f"{label}: {w}")
+        if self.utility_metric in METRICS and METRICS[self.utility_metric].goal == "target":
+            words.append(f"most useful: the {METRICS[self.utility_metric].label} closest to "
+                         f"{METRICS[self.utility_metric].target:g} (|log ratio|), not the lowest")
+        return words
 
 
 def _split(data: pd.DataFrame, holdout: float | pd.DataFrame | None,
@@ -286,6 +300,9 @@ def sweep(
     measurable = set(SWEEP_METRICS) | set(ATTACK_ONLY)
     measured = tuple(t for t in parsed if t.metric in measurable)
     deferred = tuple(t for t in parsed if t.metric not in measurable)
+    named = set(thresholds or {})
+    defaulted = (frozenset(t.metric for t in parsed if t.metric not in named)
+                 if default_thresholds else frozenset())
     if attacks and holdout is None:
         raise ParameterError("parameter 'holdout': the attacks need records the synthesizer "
                              "never saw; give a share or a DataFrame, or pass attacks=False")
@@ -328,7 +345,8 @@ def sweep(
         metrics, checks, errs = measure_release(
             train, release, keys=keys, targets=targets, holdout=hold, thresholds=measured,
             formulas=formulas, attacks=attacks, n_attacks=n_attacks,
-            kind=getattr(release, "kind", "full"), random_state=measure_rng)
+            kind=getattr(release, "kind", "full"), random_state=measure_rng,
+            defaulted=defaulted)
         failed, worst = failures(checks)
         row: dict[str, Any] = {"configuration": label,
                                **{k: _text(v) if isinstance(v, Mapping | list | tuple) else v
@@ -349,8 +367,8 @@ def sweep(
     nan = pd.Series(np.nan, index=table.index)
     risk = table[risk_metric] if risk_metric in table else nan
     util = table[utility_metric] if utility_metric in table else nan
-    sign = -1.0 if METRICS[utility_metric].goal == "max" else 1.0
-    table["pareto"] = pareto_front(risk.to_numpy(float), (sign * util).to_numpy(float))
+    table["pareto"] = pareto_front(risk.to_numpy(float),
+                                   utility_loss(utility_metric, util.to_numpy(float)))
     decision = decide(table, utility_metric=utility_metric, risk_metric=risk_metric)
     return SweepResult(table=table, decision=decision, configurations=configurations,
                        releases=releases, errors=errors, risk_metric=risk_metric,

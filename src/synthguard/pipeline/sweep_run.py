@@ -135,7 +135,10 @@ class SweepRun(Summarized):
         if not self.released:
             failed = "; ".join(c.describe() for c in ev.checks if c.passed is False)
             return (f"{s.verdict}; but its full evaluation fails ({failed}); nothing released")
-        return f"{s.verdict}; released to {self.release_path}"
+        text = f"{s.verdict}; released to {self.release_path}"
+        if ev.not_judged:  # a pass says nothing about these
+            text += "; its full evaluation did not judge: " + "; ".join(ev.not_judged)
+        return text
 
     def summary(self) -> str:
         return "\n".join([self.sweep.summary(), self.verdict, f"report: {self.report_path}"])
@@ -182,7 +185,11 @@ def run_sweep(plan: Plan | str | os.PathLike[str], *, progress: Progress | None 
             train, grid, keys=list(plan.keys), targets=list(plan.targets), holdout=holdout,
             formulas=list(plan.formulas) or None, thresholds=dict(plan.thresholds) or None,
             default_thresholds=plan.default_thresholds, attacks=attacks, n_attacks=n_attacks,
-            base={**base, "schema": schema}, random_state=sweep_rng, progress=progress,
+            # the plan's own overrides, not the schema inferred from the data: a whole Schema
+            # lists every level the data hold, and the synthesizer takes listed levels as
+            # declared public, releasing a one-record level (issue 31, N3)
+            base={**base, "schema": dict(plan.schema)}, random_state=sweep_rng,
+            progress=progress,
             risk_metric="singling_out_risk" if attacks else "disco",
         )
     except PlanError:

@@ -271,6 +271,14 @@ def metric_bars(
     for ax, m in zip(axes, metrics):
         ys = [values[n].get(m) for n in names]
         xs = [i for i, y in enumerate(ys) if y is not None]
+        ax.set_title(_wrap(labels[m], 24), fontsize=9)
+        if all(float(ys[i] or 0.0) == 0.0 for i in xs):  # bars of height 0 are empty axes: say it
+            ax.text(0.5, 0.5, _wrap(f"0 for every release measured ({len(xs)}): "
+                                    f"nothing to plot", 22),
+                    ha="center", va="center", fontsize=8, transform=ax.transAxes)
+            ax.set_xticks([])
+            ax.set_yticks([])
+            continue
         ax.bar(xs, [float(ys[i]) for i in xs], color=[colors.get(names[i]) for i in xs])  # type: ignore[arg-type]
         ax.set_xticks(range(len(names)), [_wrap(str(n), 16) for n in names], rotation=30,
                       ha="right", fontsize=7)
@@ -451,5 +459,8 @@ def dcr_ecdf(distances: Mapping[str, tuple[np.ndarray, np.ndarray | None]],
     ax.set_ylabel("share of records", fontsize=8)
     ax.set_ylim(0, 1)
     ax.tick_params(labelsize=7)
-    ax.legend(fontsize=7, loc="lower right", title="dashed: holdout", title_fontsize=7)
+    drawn_holdout = any(h is not None and len(h) for _, h in distances.values())
+    ax.legend(fontsize=7, loc="lower right",
+              title="dashed: holdout" if drawn_holdout else "no holdout given",
+              title_fontsize=7)
     return fig

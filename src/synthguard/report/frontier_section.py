@@ -23,8 +23,9 @@ from typing import Any
 import numpy as np
 
 from synthguard.report.metrics import METRICS
+from synthguard.report.thresholds import pmse_ratio_words
 
-__all__ = ["frontier_context", "frontier_figure"]
+__all__ = ["axis_reading", "frontier_context", "frontier_figure"]
 
 #: Columns of the frontier table, in order, when measured.
 _SHOWN = ("pmse_ratio", "ci_overlap", "singling_out_risk", "singling_out_multivariate_risk",
@@ -69,14 +70,29 @@ def frontier_figure(result: Any) -> Any:
             ax.axhline(th.limit, color="#d95f02", ls="--", lw=1)
         elif th.metric == um:
             ax.axvline(th.limit, color="#d95f02", ls="--", lw=1)
-    ax.set_xlabel(METRICS[um].label + (" (higher is better)" if METRICS[um].goal == "max"
-                                       else " (lower is better)"))
+    ax.set_xlabel(METRICS[um].label + axis_reading(um))
+    if METRICS[um].goal == "target" and METRICS[um].target:
+        ax.axvline(float(METRICS[um].target or 1.0), color="#1b9e77", ls=":", lw=1)
+        if np.all(x[np.isfinite(x)] > 0) and np.isfinite(x).any():
+            ax.set_xscale("log")  # 0.25 and 4 equally far from the ideal 1
     ax.set_ylabel(METRICS[rm].label + " risk (lower is safer)")
     ax.set_title("Risk–utility frontier: one point per configuration (numbers: table rows)",
                  fontsize=9)
     ax.legend(fontsize=7, loc="best")
     fig.tight_layout()
     return fig
+
+
+def axis_reading(metric: str) -> str:
+    """How to read a utility axis, by the metric's goal: ``" (≈ 1 is ideal; …)"`` for a
+    target such as the pMSE ratio, never "lower is better" for it."""
+    m = METRICS[metric]
+    if m.goal == "max":
+        return " (higher is better)"
+    if m.goal == "min":
+        return " (lower is better)"
+    return (f" (≈ {m.target:g} is ideal; far below: closer to the data than a fresh sample, "
+            f"far above: less useful)")
 
 
 def _cell(v: Any) -> str:
@@ -103,6 +119,16 @@ def _settings_only(frontier: Any) -> bool:
         return False
     return all(v is None or isinstance(v, bool | int | float)
                for params in configs.values() for v in _leaves(dict(params)))
+
+
+def _chosen_pmse_words(frontier: Any, released: bool) -> str | None:
+    """The chosen configuration's pMSE ratio in words when it is far from 1."""
+    t = frontier.table
+    label = frontier.chosen if frontier.chosen is not None else getattr(frontier, "closest", None)
+    if label is None or "pmse_ratio" not in t.columns:
+        return None
+    words = pmse_ratio_words(float(t.loc[label, "pmse_ratio"]))
+    return None if words is None else f"{'Chosen' if released else 'Closest'} configuration: {words}"
 
 
 def frontier_context(frontier: Any, scrub: Any, to_png: Any) -> dict[str, Any]:
@@ -142,6 +168,10 @@ def frontier_context(frontier: Any, scrub: Any, to_png: Any) -> dict[str, Any]:
         "released": released,
         "risk": METRICS[frontier.risk_metric].label,
         "utility": METRICS[frontier.utility_metric].label,
+        "utility_reading": (", the one closest to its ideal: " + axis_reading(
+            frontier.utility_metric).strip(" ()")
+            if METRICS[frontier.utility_metric].goal == "target" else ""),
+        "pmse_words": _chosen_pmse_words(frontier, released),
         "thresholds": "; ".join(th.describe() for th in frontier.thresholds) or "none",
         "seconds": f"{getattr(frontier, 'seconds', 0.0):.0f}",
     }}

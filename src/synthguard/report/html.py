@@ -360,9 +360,13 @@ def build_report(
             dists[n] = (np.asarray(d.dcr), getattr(d, "holdout_dcr", None))
     _fig(figs_risk, "fig-dcr", "Distance to closest record",
          F.dcr_ecdf(dists, colors),
-         "ECDF of each released record's distance to its closest confidential record (solid) "
-         "and of each holdout record's (dashed): a release whose records sit much closer to the "
-         "data than fresh records do copies or memorizes them (the course's holdout baseline).")
+         ("ECDF of each released record's distance to its closest confidential record (solid) "
+          "and of each holdout record's (dashed): a release whose records sit much closer to the "
+          "data than fresh records do copies or memorizes them (the course's holdout baseline)."
+          if ev.holdout is not None else
+          "ECDF of each released record's distance to its closest confidential record. No "
+          "holdout was given, so there is no curve of fresh records to compare with: give "
+          "--holdout to see whether the release sits closer to the data than fresh records."))
     summary_tables = _summary_tables(ev, count)
     baseline = _baseline_share(ev)
     verdicts = []
@@ -414,6 +418,7 @@ def build_report(
         not_dp_names=sorted(not_dp_names),
         all_passed=ev.passed,
         any_checks=bool(ev.thresholds),
+        any_not_judged=any(r.not_judged for r in ev),
         errors=errors,
         notes=notes,
         utility_details=detail_table(ev, "utility", redactor),

@@ -34,7 +34,8 @@ from synthguard.utility.ecdf import ECDFUtility
 from synthguard.utility.marginals import KWayMarginalScore
 from synthguard.utility.regression import RegressionComparison
 
-__all__ = ["METRICS", "Metric", "extract_metric", "mean_of", "path", "register_metric"]
+__all__ = ["METRICS", "Metric", "extract_metric", "mean_of", "path", "register_metric",
+           "utility_loss"]
 
 GOALS = ("min", "max", "target")
 SECTIONS = ("utility", "risk", "attacks")
@@ -140,6 +141,17 @@ def computed_by_evaluate(bundle: Any) -> None:
     """The reader of a metric :func:`~synthguard.report.evaluate` computes itself (the
     workload error of report/workload_error.py): nothing to read from a bundle."""
     return None
+
+
+def _closer_excess(bundle: Any) -> Any:
+    """``(share − b) / (1 − b)``: the closer-to-data share's excess over its no-memorization
+    baseline ``b``, as a share of the largest excess possible (None when not computed)."""
+    d = _step(bundle, "distance")
+    share = _step(d, "share_closer_to_conf")
+    base = _step(d, "baseline_share")
+    if share is None or base is None or not float(base) < 1.0:
+        return None
+    return (float(share) - float(base)) / (1.0 - float(base))
 
 
 def _bound(x: float) -> float | None:
@@ -295,6 +307,28 @@ METRICS: dict[str, Metric] = {
             "n_train / (n_train + n_holdout), when nothing was memorized",
         ),
         Metric(
+            "rare_values_released", "rare values released", "risk", "min", 0.0, 1.0,
+            computed_by_evaluate,
+            "share of released cells holding a value held by fewer than 5 confidential records "
+            "(a one-record level, a one-person income): a query for it isolates them "
+            "(synthguard.risk.rare_released; what the synthesizer's rare_values changes)",
+        ),
+        Metric(
+            "extremes_released", "tail values released", "risk", "min", 0.0, 1.0,
+            computed_by_evaluate,
+            "share of released numeric cells beyond the data's 5-record tails (above the 6th "
+            "largest or below the 6th smallest value; synthguard.risk.rare_released; what the "
+            "synthesizer's extremes changes)",
+        ),
+        Metric(
+            "closer_to_data_excess", "closer to data, excess", "risk", "min", None, 1.0,
+            _closer_excess,
+            "how far the share of released records closer to the training data than to the "
+            "holdout exceeds its no-memorization value b = n_train / (n_train + n_holdout), as "
+            "a share of the most it can: (share − b) / (1 − b); 0 when nothing was memorized, "
+            "1 for a copy of the training data, whatever the holdout's size",
+        ),
+        Metric(
             "singling_out_risk", "singling out", "attacks", "min", 0.0, 1.0,
             path("singling_out_risk"),
             "anonymeter's univariate singling-out risk: queries on one column that isolate one "
@@ -356,3 +390,24 @@ def extract_metric(bundle: Any, metric: Metric) -> float | None:
 
 
 MetricFn = Callable[[Any], float | None]
+
+
+def utility_loss(metric: str, values: Any) -> np.ndarray:
+    """How far each value of ``metric`` is from its ideal, lower meaning more useful: the
+    value itself for a ``"min"`` metric, its negative for a ``"max"`` one, and for a
+    ``"target"`` metric ``|log(value / target)|`` (``|value - target|`` when the target is 0
+    or a value is not positive). So a pMSE ratio of 0.25 is as far from the ideal 1 as one of
+    4, and neither beats 1.2: a ratio far below 1 means a release closer to the data than a
+    fresh sample from the same population, not a more useful one. NaN stays NaN."""
+    m = METRICS[metric]
+    v = np.asarray(values, dtype=float)
+    if m.goal == "min":
+        return v
+    if m.goal == "max":
+        return -v
+    target = float(m.target or 0.0)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        if target > 0:
+            out = np.abs(np.log(np.where(v > 0, v, np.nan) / target))
+            return np.where(np.isnan(v), np.nan, np.where(v > 0, out, np.inf))
+        return np.abs(v - target)

@@ -21,7 +21,7 @@ import pandas as pd
 
 from synthguard.report.metrics import METRICS
 from synthguard.report.safety import format_number
-from synthguard.report.thresholds import SYNTHETIC_ONLY
+from synthguard.report.thresholds import SYNTHETIC_ONLY, pmse_ratio_words
 
 __all__ = ["IDEAL", "KIND_TEXT", "Story", "release_story", "verdict_line"]
 
@@ -119,7 +119,8 @@ def _check_text(check: Any) -> str:
     t = check.threshold
     label = METRICS[t.metric].label if t.metric in METRICS else t.metric
     if check.passed is None:
-        return f"{label} (limit {t.limit:g}): not applicable to this kind of release"
+        why = getattr(check, "why", "") or "not applicable to this kind of release"
+        return f"{label} (limit {t.limit:g}): not judged, {why}"
     if check.value is None:
         return f"{label} (limit {t.limit:g}): could not be computed"
     return f"{label} {format_number(check.value, 3)} {_op(t.bound, bool(check.passed))} {t.limit:g}"
@@ -204,14 +205,23 @@ def release_story(
         sentences.append(f"{_check_text(c)}, which counts as a failure: see \"What could not "
                          f"be computed\" below.")
     if na:
-        labels = ", ".join(METRICS[c.threshold.metric].label for c in na
-                           if c.threshold.metric in METRICS)
-        if kind == "protected" and all(c.threshold.metric in SYNTHETIC_ONLY for c in na):
-            why = ("a measure of synthetic releases: a protected release publishes the "
-                   "confidential records themselves and is judged by the other measures")
+        if all(getattr(c, "why", "") for c in na):
+            sentences.append("Not judged: " + "; ".join(
+                f"{METRICS[c.threshold.metric].label if c.threshold.metric in METRICS else c.threshold.metric}"
+                f" ({c.why})" for c in na) + ".")
         else:
-            why = "its rows do not stand for confidential records, or no holdout was set aside"
-        sentences.append(f"{labels}: not applicable to this kind of release ({why}).")
+            labels = ", ".join(METRICS[c.threshold.metric].label for c in na
+                               if c.threshold.metric in METRICS)
+            if kind == "protected" and all(c.threshold.metric in SYNTHETIC_ONLY for c in na):
+                why = ("a measure of synthetic releases: a protected release publishes the "
+                       "confidential records themselves and is judged by the other measures")
+            else:
+                why = ("its rows do not stand for confidential records, or no holdout was set "
+                       "aside")
+            sentences.append(f"Not judged: {labels} ({why}).")
+    words = pmse_ratio_words((getattr(release, "metrics", None) or {}).get("pmse_ratio"))
+    if words:
+        sentences.append(words + ".")  # "pMSE ratio …": the measure's own spelling
     word = "pass" if release.passed else "FAIL"
     return Story(release.name, word, tuple(sentences))
 

@@ -52,14 +52,14 @@ from synthguard._random import RandomState, resolve_seed, spawn
 from synthguard.data.schema import Schema
 from synthguard.errors import DataError, ParameterError
 from synthguard.report.evaluation.kinds import aligned as _aligned
-from synthguard.report.evaluation.kinds import undefined
+from synthguard.report.evaluation.kinds import why_undefined
 from synthguard.report.evaluation.notes import Notes
 from synthguard.report.evaluation.options import NEEDS_TARGET, check_setting
 from synthguard.report.evaluation.release import _combining_rule
 from synthguard.report.evaluation.results import Evaluation, ReleaseEvaluation
 from synthguard.report.metrics import METRICS, extract_metric
 from synthguard.report.safety import safe_error
-from synthguard.report.thresholds import check_thresholds
+from synthguard.report.thresholds import check_thresholds, full_only_lower
 from synthguard.risk._on_dask import disclosure as _disclosure
 from synthguard.risk.evaluate import NO_TARGET_NOTE, RiskEvaluation
 from synthguard.scale import individual as _individual
@@ -310,7 +310,7 @@ def _measure(
             "(fully synthetic); see distance to closest record and membership inference")
     elif s.no_ball:
         inapplicable.add("identification risk")
-        errors["identification risk"] = s.no_ball
+        errors["identification risk"] = s.no_ball.removeprefix("identification risk: ")
     for part, measures in NOT_ON_DASK.items():
         if s.targets or not measures or not NEEDS_TARGET.issuperset(measures):
             errors[part] = _WHY  # (without a target, as on pandas, not asked for)
@@ -323,16 +323,21 @@ def _measure(
             metrics[m.name] = None
             errors[m.name] = f"could not be read from the {m.section} result: {safe_error(e)}"
     metrics.update({f"tv_{k}way": v for k, v in workload.items()})
-    not_applicable = undefined(kind, rows, cast(pd.DataFrame, range(n_conf)), None)
+    why = why_undefined(kind, rows, cast(pd.DataFrame, range(n_conf)), None)
+    not_applicable = frozenset(why)
     if kind == "protected":
         not_applicable = not_applicable | s.synthetic_only
+        why.update(dict.fromkeys(s.synthetic_only, "a measure of synthetic releases: a "
+                                 "protected release publishes the confidential records "
+                                 "themselves"))
     n_sample = max(1, sample_size // max(1, len(imps)))
     samples = [_sample(f[common], k, n_sample, seeds[2] + li)
                for li, (f, k) in enumerate(zip(imps, lens, strict=True))]
     ev = ReleaseEvaluation(
         name=name, kind=kind, m=len(imps), n_rows=lens[0], utility=utility, risk=risk,
         metrics=metrics, record_risk=None, errors=errors,
-        checks=check_thresholds(s.thresholds, metrics, not_applicable),
+        checks=full_only_lower(check_thresholds(s.thresholds, metrics, not_applicable, why),
+                               kind, s.defaulted),
         seconds=time.perf_counter() - t0, notes=tuple(notes.messages),
         inapplicable=frozenset(inapplicable),
     )

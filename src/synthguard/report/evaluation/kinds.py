@@ -12,7 +12,8 @@ from synthguard.data.implicates import release_kind
 from synthguard.errors import ParameterError
 
 __all__ = ["RECORD_LEVEL", "SAMPLE_KEY", "aligned", "from_disk", "is_sample", "kind_of",
-           "sample_details", "undefined"]
+           "sample_details", "undefined",
+           "why_undefined"]
 
 SAMPLE_KEY = "sample"
 """Key of a release manifest's ``details``: True when the release's rows are a sample of the
@@ -86,15 +87,24 @@ def aligned(kind: str, implicates: list[pd.DataFrame], conf: pd.DataFrame) -> bo
 
 RECORD_LEVEL = frozenset({"mean_identification_risk", "max_identification_risk",
                            "expected_match_risk", "true_match_rate"})
-_NEEDS_HOLDOUT = frozenset({"membership_auc", "closer_to_data"})
+_NEEDS_HOLDOUT = frozenset({"membership_auc", "closer_to_data", "closer_to_data_excess"})
 
 
 def undefined(kind: str, implicates: list[pd.DataFrame], conf: pd.DataFrame,
                holdout: pd.DataFrame | None) -> frozenset[str]:
     """Metrics that do not apply to a release (rather than failed on it)."""
-    out: set[str] = set()
+    return frozenset(why_undefined(kind, implicates, conf, holdout))
+
+
+def why_undefined(kind: str, implicates: list[pd.DataFrame], conf: pd.DataFrame,
+                  holdout: pd.DataFrame | None) -> dict[str, str]:
+    """Metric -> why it does not apply to a release, in words for the verdict's "not
+    judged" (e.g. ``"no holdout given"``)."""
+    out: dict[str, str] = {}
     if not aligned(kind, implicates, conf):
-        out |= RECORD_LEVEL
+        why = ("not defined for a fully synthetic release: its rows are not the records"
+               if kind == "full" else "the release's rows do not line up with the records")
+        out.update(dict.fromkeys(RECORD_LEVEL, why))
     if holdout is None:
-        out |= _NEEDS_HOLDOUT
-    return frozenset(out)
+        out.update(dict.fromkeys(_NEEDS_HOLDOUT, "no holdout given"))
+    return out

@@ -65,6 +65,8 @@ class Setting:
     constrained: bool
     household: str | None = None
     household_roles: Mapping[str, Any] | None = None
+    #: the default thresholds in force that the caller did not name
+    defaulted: frozenset[str] = frozenset()
 
     @property
     def ir_targets(self) -> tuple[str, ...]:
@@ -121,7 +123,7 @@ def _check_thresholds(
     constraints: Any,
     no_target: bool = False,
     household: bool = False,
-) -> tuple[tuple[Threshold, ...], frozenset[str], bool]:
+) -> tuple[tuple[Threshold, ...], frozenset[str], frozenset[str], bool]:
     """The thresholds to check: the documented defaults (with the attacks' and the
     constraints' when they run) unless switched off, a rule the caller names replacing the
     default for its metric (so a board can relax or tighten it)."""
@@ -152,7 +154,9 @@ def _check_thresholds(
     # unless the caller named it
     synthetic_only = (frozenset(m for m in SYNTHETIC_ONLY if m not in user)
                       if default_thresholds else frozenset())
-    return parsed, synthetic_only, checked is not None
+    defaulted = (frozenset(m for m in defaults if m not in user) if default_thresholds
+                 else frozenset())
+    return parsed, synthetic_only, defaulted, checked is not None
 
 
 def check_setting(
@@ -194,7 +198,7 @@ def check_setting(
     if isinstance(radius, bool) or not isinstance(radius, int | float) or not radius >= 0:
         raise ParameterError("parameter 'radius': expected a number >= 0, e.g. 0.2 for 20%")
     formulas_t = as_tuple(formulas, "formulas")
-    parsed, synthetic_only, constrained = _check_thresholds(
+    parsed, synthetic_only, defaulted, constrained = _check_thresholds(
         conf, thresholds, attacks, n_attacks, default_thresholds, constraints,
         no_target=not targets_t, household=household is not None,
     )
@@ -221,4 +225,5 @@ def check_setting(
         synthetic_only=synthetic_only, kinds=kinds, attacks=attacks, n_attacks=n_attacks,
         max_distance_records=max_distance_records, weights=weights, constrained=constrained,
         household=household, household_roles=roles,
+        defaulted=defaulted,
     )

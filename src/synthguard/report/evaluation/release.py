@@ -21,15 +21,22 @@ from synthguard import risk as _risk
 from synthguard import utility as _utility
 from synthguard.report.attacks import run_attacks
 from synthguard.report.constraints_check import METRIC as CONSTRAINT_METRIC
-from synthguard.report.evaluation.kinds import RECORD_LEVEL, aligned, is_sample, kind_of, undefined
+from synthguard.report.evaluation.kinds import (
+    RECORD_LEVEL,
+    aligned,
+    is_sample,
+    kind_of,
+    why_undefined,
+)
 from synthguard.report.evaluation.notes import Notes
 from synthguard.report.evaluation.options import NEEDS_TARGET, Setting
 from synthguard.report.evaluation.record_risk import record_risk
 from synthguard.report.evaluation.results import ReleaseEvaluation
 from synthguard.report.metrics import METRICS, extract_metric
 from synthguard.report.safety import safe_error
-from synthguard.report.thresholds import check_thresholds
+from synthguard.report.thresholds import FULL_ONLY, check_thresholds, full_only_lower
 from synthguard.report.workload_error import workload_metrics
+from synthguard.risk.rare_released import rare_released
 
 __all__ = ["measure_release"]
 
@@ -82,20 +89,37 @@ def measure_release(
     if households is not None:  # replicated households and the household utility measures
         metrics.update(households.metrics(name))
         w.errors.update(households.not_computed(name))
-    not_applicable = undefined(kind, implicates, s.conf, s.holdout)
+    why = why_undefined(kind, implicates, s.conf, s.holdout)
+    if "identification risk" in w.inapplicable:
+        reason = w.errors.get("identification risk") or "not defined for this release"
+        for m in RECORD_LEVEL:  # the specific reason (a sample, a categorical target)
+            why[m] = reason
+    not_applicable = frozenset(why)
     if kind != "full" and "identification risk" not in w.inapplicable:
         # rows that stand for records: a record-level figure missing is not computed (a
         # threshold on it fails), never "not applicable"
         not_applicable = not_applicable - RECORD_LEVEL
     if kind == "protected":
         not_applicable = not_applicable | s.synthetic_only
+        why.update(dict.fromkeys(s.synthetic_only, "a measure of synthetic releases: a "
+                                 "protected release publishes the confidential records "
+                                 "themselves"))
+    if kind != "full":
+        rows_are_records = FULL_ONLY & s.defaulted
+        not_applicable = not_applicable | rows_are_records
+        for m in rows_are_records:
+            why.setdefault(m, "its rows are the confidential records, so that a record is in "
+                              "the file is no secret the release keeps")
     if checked is not None and metrics.get(CONSTRAINT_METRIC) is None:
         not_applicable = not_applicable | {CONSTRAINT_METRIC}  # lacks every constrained column
+        why[CONSTRAINT_METRIC] = "the release has none of the constrained columns"
+    checks = full_only_lower(
+        check_thresholds(s.thresholds, metrics, not_applicable, why), kind, s.defaulted)
     safeguards = _safeguards(release, w)  # before the notes are collected: it adds one
     return ReleaseEvaluation(
         name=name, kind=kind, m=len(implicates), n_rows=len(implicates[0]),
         utility=utility, risk=risk, metrics=metrics, record_risk=per_record,
-        errors=w.errors, checks=check_thresholds(s.thresholds, metrics, not_applicable),
+        errors=w.errors, checks=checks,
         seconds=time.perf_counter() - t0, notes=tuple(w.notes.messages),
         inapplicable=frozenset(w.inapplicable), attacks=attack_result,
         safeguards=safeguards,
@@ -219,7 +243,8 @@ def _record_level(s: Setting, w: _Work, risk: Any) -> np.ndarray | None:
     """IR_i of each confidential record under the release (aligned rows only), or why not."""
     if s.no_ball and w.aligned:
         w.inapplicable.add("identification risk")
-        w.errors["identification risk"] = s.no_ball
+        # keyed by the measure already: its text without the measure's name again
+        w.errors["identification risk"] = s.no_ball.removeprefix("identification risk: ")
     elif w.aligned and "identification risk" in w.errors:
         pass  # evaluate_risk failed on it (_measure_risk): its reason is recorded
     elif w.aligned:
@@ -276,6 +301,12 @@ def _metrics(
             if t.metric in NEEDS_TARGET:
                 w.errors[t.metric] = ("not computed: no target was given; the threshold needs "
                                       "the variable an intruder seeks (--target, targets=)")
+    try:  # what the synthesizer's rare_values and extremes change
+        rr = rare_released(conf_u, [df[w.common] for df in w.implicates])
+        metrics["rare_values_released"] = rr.rare_values
+        metrics["extremes_released"] = rr.extremes
+    except Exception as e:
+        w.errors["rare values"] = safe_error(e)
     if checked is not None:
         metrics[CONSTRAINT_METRIC] = checked.violations(w.name)
     if per_record is not None:

@@ -13,7 +13,7 @@ import pandas as pd
 from synthguard._display import Summarized
 from synthguard.data.schema import Schema
 from synthguard.report.metrics import METRICS
-from synthguard.report.thresholds import Threshold, ThresholdCheck
+from synthguard.report.thresholds import Threshold, ThresholdCheck, pmse_ratio_words
 
 __all__ = ["KINDS", "Evaluation", "Progress", "ReleaseEvaluation", "Verdict"]
 
@@ -98,7 +98,23 @@ class ReleaseEvaluation(Summarized):
         if not self.checks:
             return Verdict(f"{self.name}: no thresholds set")
         word = "PASS" if self.passed else "FAIL"
-        return Verdict(f"{self.name}: {word} — " + "; ".join(c.describe() for c in self.checks))
+        judged = [c.describe() for c in self.checks if c.passed is not None]
+        text = f"{self.name}: {word} — " + ("; ".join(judged) or "no threshold applies")
+        if self.not_judged:
+            text += "; not judged: " + "; ".join(self.not_judged)
+        return Verdict(text)
+
+    @property
+    def not_judged(self) -> list[str]:
+        """The thresholds that did not judge this release, each with why, e.g. ``"membership
+        AUC ≤ 0.75 (no holdout given)"``: a pass says nothing about them."""
+        return [f"{c.threshold.describe()} ({c.why or 'not applicable'})"
+                for c in self.checks if c.passed is None]
+
+    @property
+    def pmse_words(self) -> str | None:
+        """The pMSE ratio in words when it is far from 1 on either side (None otherwise)."""
+        return pmse_ratio_words(self.metrics.get("pmse_ratio"))
 
     def summary(self) -> str:
         """The release's headline numbers and its verdict."""
@@ -108,6 +124,8 @@ class ReleaseEvaluation(Summarized):
         lines += [f"  {k}: {v:.3g}" if isinstance(v, float) else f"  {k}: {v}"
                   for k, v in shown.items()]
         lines += [f"  not computed: {k} ({v})" for k, v in self.not_computed.items()]
+        if self.pmse_words:
+            lines.append(f"  {self.pmse_words}")
         lines.append(str(self.verdict))
         return "\n".join(lines)
 
@@ -224,6 +242,8 @@ class Evaluation(Summarized):
             text.to_string(),
         ]
         lines.extend(self._reading_notes(table.columns))
+        lines.extend(f"{r.name}: {r.pmse_words}" for r in self.releases.values()
+                     if r.pmse_words)
         lines.extend(r.verdict for r in self.releases.values())
         return "\n".join(lines)
 
