@@ -84,3 +84,21 @@ def test_plan_sweep_does_not_declare_the_datas_levels_public(planted, tmp_path):
     for imp in rel.implicates:
         assert PLANTED_LEVEL not in set(imp["occupation"].astype(str))
         assert imp["income"].max() < min(PLANTED_INCOMES)
+
+
+@pytest.mark.slow
+def test_plan_run_does_not_declare_the_datas_levels_public(planted, tmp_path):
+    # the same leak on the run route (makers._synthesis): the inferred schema's level list made
+    # the one-record level 'declared public', and the default rare-values guard let it out
+    from synthguard.pipeline import run_plan
+
+    train, _ = planted
+    train.to_csv(tmp_path / "planted.csv", index=False)
+    (tmp_path / "plan.yaml").write_text(
+        "data: {path: planted.csv, schema: {occupation: categorical}}\nseed: 1\n"
+        "output: out\nreleases:\n  syn: {method: synthesis, m: 3}\n"
+        "evaluation:\n  keys: [occupation, sex]\n  targets: [income]\n", encoding="utf-8")
+    res = run_plan(tmp_path / "plan.yaml")
+    for imp in res.releases["syn"].implicates:
+        assert PLANTED_LEVEL not in set(imp["occupation"].astype(str))
+        assert imp["income"].max() < min(PLANTED_INCOMES)

@@ -46,7 +46,16 @@ def _synthesis(spec: ReleaseSpec, data: pd.DataFrame, schema: Schema, plan: Plan
     cls = resolve_maker("synthesis", spec.params)
     params = dict(spec.params)
     start = params.pop("start", None)
-    model = cls(**params, schema=schema, random_state=rng)
+    # the plan's own overrides, not the whole inferred ``schema``: a Schema lists every level
+    # the data hold, which the synthesizer takes as declared public, so a one-record level
+    # would be released past the rare-values guard (issue 31, N3). A start's columns keep the
+    # inferred kinds: their values come from the earlier release (a DP synthesis's public
+    # domain), not from the confidential data
+    started = () if start is None else tuple((made or {})[start].implicates[0].columns) \
+        if hasattr((made or {}).get(start), "implicates") else ()
+    declared: dict[str, Any] = {c: schema[c] for c in started if c in schema}
+    declared.update(dict(plan.schema))
+    model = cls(**params, schema=declared, random_state=rng)
     if start is None:
         return _fit_sample(model, data)
     # the start: an earlier release of the plan (e.g. a DP synthesis of the key variables)
