@@ -14,6 +14,7 @@ import numpy as np
 import pandas as pd
 from scipy.special import comb
 
+from synthguard._display import Summarized
 from synthguard.errors import ParameterError
 from synthguard.risk._balls import Balls, make_balls
 from synthguard.risk._common import (
@@ -31,7 +32,7 @@ __all__ = ["MultiwayIdentificationRisk", "multiway_identification_risk"]
 
 
 @dataclass(frozen=True, eq=False)
-class MultiwayIdentificationRisk(PairwiseIdentificationRisk):
+class MultiwayIdentificationRisk(PairwiseIdentificationRisk, Summarized):
     """Normalised k-way risk of every confidential record (``order`` = k).
 
     The fields are those of :class:`~synthguard.risk.PairwiseIdentificationRisk`, with

@@ -34,6 +34,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from synthguard._display import Summarized
 from synthguard._random import spawn
 from synthguard.data.constraints import (
     Constraint,
@@ -75,7 +76,7 @@ _PER_COLUMN = ("methods", "method_params", "transforms", "noise", "public_levels
 
 
 @dataclass(frozen=True)
-class HouseholdReport:
+class HouseholdReport(Summarized):
     """What household synthesis released and what its household safeguards did.
 
     Attributes
