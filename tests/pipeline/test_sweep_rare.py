@@ -64,26 +64,37 @@ def test_sweep_over_the_guards_no_longer_releases_planted_values(planted):
         assert imp["income"].max() < min(PLANTED_INCOMES)
 
 
+def _planted_plan(planted, folder, name: str, release: str) -> object:
+    """The planted training data as a CSV and a plan ``name`` with the given release block."""
+    train, _ = planted
+    train.to_csv(folder / "planted.csv", index=False)
+    path = folder / name
+    path.write_text(
+        "data: {path: planted.csv, schema: {occupation: categorical}}\nseed: 1\n"
+        f"{release}"
+        "evaluation:\n  keys: [occupation, sex]\n  targets: [income]\n", encoding="utf-8")
+    return path
+
+
+def _no_planted_values(release) -> None:
+    for imp in release.implicates:
+        assert PLANTED_LEVEL not in set(imp["occupation"].astype(str))
+        assert imp["income"].max() < min(PLANTED_INCOMES)
+
+
 @pytest.mark.slow
 def test_plan_sweep_does_not_declare_the_datas_levels_public(planted, tmp_path):
     # the plan route passed the schema inferred from the data to the synthesizer: it lists
     # every level, so the one-record level counted as declared public and came back
     from synthguard.pipeline import run_sweep
 
-    train, _ = planted
-    train.to_csv(tmp_path / "planted.csv", index=False)
-    (tmp_path / "sweep.yaml").write_text(
-        "data: {path: planted.csv, schema: {occupation: categorical}}\nseed: 1\n"
-        "holdout: 0.2\noutput: out\nreleases:\n  syn:\n    method: synthesis\n"
-        "    min_rows: 0\n    sweep:\n      rare_values: [0, 5]\n      extremes: [0, 5]\n"
-        "evaluation:\n  keys: [occupation, sex]\n  targets: [income]\n", encoding="utf-8")
-    res = run_sweep(tmp_path / "sweep.yaml")
-    s = res.sweep
+    plan = _planted_plan(planted, tmp_path, "sweep.yaml",
+                         "holdout: 0.2\noutput: out\nreleases:\n  syn:\n    method: synthesis\n"
+                         "    min_rows: 0\n    sweep:\n      rare_values: [0, 5]\n"
+                         "      extremes: [0, 5]\n")
+    s = run_sweep(plan).sweep
     assert s.chosen == "rare_values=5, extremes=5"
-    rel = s.releases[s.chosen]
-    for imp in rel.implicates:
-        assert PLANTED_LEVEL not in set(imp["occupation"].astype(str))
-        assert imp["income"].max() < min(PLANTED_INCOMES)
+    _no_planted_values(s.releases[s.chosen])
 
 
 @pytest.mark.slow
@@ -92,13 +103,6 @@ def test_plan_run_does_not_declare_the_datas_levels_public(planted, tmp_path):
     # the one-record level 'declared public', and the default rare-values guard let it out
     from synthguard.pipeline import run_plan
 
-    train, _ = planted
-    train.to_csv(tmp_path / "planted.csv", index=False)
-    (tmp_path / "plan.yaml").write_text(
-        "data: {path: planted.csv, schema: {occupation: categorical}}\nseed: 1\n"
-        "output: out\nreleases:\n  syn: {method: synthesis, m: 3}\n"
-        "evaluation:\n  keys: [occupation, sex]\n  targets: [income]\n", encoding="utf-8")
-    res = run_plan(tmp_path / "plan.yaml")
-    for imp in res.releases["syn"].implicates:
-        assert PLANTED_LEVEL not in set(imp["occupation"].astype(str))
-        assert imp["income"].max() < min(PLANTED_INCOMES)
+    plan = _planted_plan(planted, tmp_path, "plan.yaml",
+                         "output: out\nreleases:\n  syn: {method: synthesis, m: 3}\n")
+    _no_planted_values(run_plan(plan).releases["syn"])
