@@ -244,6 +244,8 @@ def identification_risk(
     records : a folder the per-record risk is written to as Parquet (the columns of
         ``IdentificationRisk.to_frame()``), by the workers on Dask.
 
+    Notes
+    -----
     Backends: ``conf`` and ``synthetic`` may be pandas or Dask DataFrames (implicates of a
     Dask release keep ``conf``'s total row order across partitions). On Dask, with one target,
     no record moves: a pass over the confidential data builds the dictionary of patterns, a

@@ -354,6 +354,8 @@ def pmse(
         weights; ``null="permutation"`` permutes the labels, the weights staying with their
         rows). Weights of 1 give the unweighted results.
 
+    Notes
+    -----
     Backends: ``conf`` and ``synthetic`` may be Dask DataFrames. The model is then fitted on
     a documented reproducible sample of about ``sample_size`` rows of each data set
     (``DataFrame.sample(frac=min(1, sample_size / n), random_state=seed)``, per-partition
