@@ -19,13 +19,12 @@ from synthguard.errors import ParameterError
 from synthguard.risk._balls import Balls, make_balls
 from synthguard.risk._common import (
     DEFAULT_QUANTILES,
-    as_list,
-    check_singletons,
-    radius_vector,
+    ball_arguments,
+    ball_settings,
     risk_summary,
     target_matrix,
 )
-from synthguard.risk._patterns import PatternEncoder, check_columns
+from synthguard.risk._patterns import PatternEncoder
 from synthguard.risk.pairwise import PairwiseIdentificationRisk
 
 __all__ = ["MultiwayIdentificationRisk", "multiway_identification_risk"]
@@ -158,15 +157,7 @@ def multiway_identification_risk(
     if isinstance(order, bool) or not isinstance(order, (int, np.integer)) or order < 2:
         raise ParameterError("parameter 'order': expected an integer of at least 2 (2 is pairwise)")
     k = int(order)
-    keys_l = as_list(keys, name="keys")
-    targets = as_list(targets, name="targets")
-    if not targets:
-        raise ParameterError("parameter 'targets': name at least one numeric target column")
-    if set(keys_l) & set(targets):
-        raise ParameterError("parameters 'keys' and 'targets': a column cannot be both; drop it from one")
-    check_columns(conf, keys_l, name="conf", role="key")
-    r = radius_vector(radius, targets)
-    policy, warn = check_singletons(singletons)
+    keys_l, targets, r, policy, warn = ball_arguments(conf, keys, targets, radius, singletons)
     y = target_matrix(conf, targets, name="conf", allow_missing=False)
     enc = PatternEncoder.fit(conf, keys_l)
     m = enc.sizes()[enc.codes].astype(np.int64)
@@ -188,12 +179,7 @@ def multiway_identification_risk(
         pattern=enc.codes,
         pattern_size=m,
         n_inside=inside,
-        keys=tuple(keys_l),
-        targets=tuple(targets),
-        radius=tuple(float(x) for x in r),
-        relative=relative,
-        inclusive=inclusive,
-        singletons=policy,
+        **ball_settings(keys_l, targets, r, relative, inclusive, policy),
         index=conf.index,
         order=k,
     )

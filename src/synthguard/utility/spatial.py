@@ -48,7 +48,7 @@ def _points(frame: pd.DataFrame, x: str, y: str, name: str) -> np.ndarray:
     bad = ~np.isfinite(pts).all(axis=1)
     if bad.any():
         raise DataError(f"{name}: columns '{x}' and '{y}' must be numeric and complete "
-                        f"({int(bad.sum())} rows are missing or not numeric); drop or fill them")
+                        "(some rows are missing or not numeric); drop or fill them")
     return pts
 
 
