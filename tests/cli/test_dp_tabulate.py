@@ -99,6 +99,32 @@ def test_periods_with_baseline(conf):
     assert PrivacyLedger.open(out / "ledger.json").spent.epsilon == pytest.approx(1.5)
 
 
+def test_weekday_median_baseline_from_the_command_line(conf):
+    """--baseline with several dates: Google's baseline, each day against the median of the
+    same weekday over the window (course §8.7)."""
+    df = pd.read_csv(conf / "conf.csv")
+    days = [str(d.date()) for d in pd.date_range("2020-01-06", periods=14)]
+    df["day"] = [days[i % 14] for i in range(len(df))]
+    df.to_csv(conf / "daily.csv", index=False)
+    out = conf / "daily"
+    r = _run([str(conf / "daily.csv"), "--table", "sex", "--levels", str(conf / "levels.yaml"),
+              "--period", "day", "--periods", ",".join(days), "--baseline",
+              ",".join(days[:7]), "--epsilon", "0.5", "--out", str(out), "--seed", "3"], conf)
+    assert r.exit_code == 0, r.output
+    t = pd.read_csv(out / "sex.csv")
+    # a window of one week: each weekday's median is that day itself, so the window's days
+    # change by 0 and the next week's days against their weekday
+    assert (t.loc[t["day"].isin(days[:7]), "change_percent"].abs() < 1e-9).all()
+    first, second = t[t["day"] == days[0]], t[t["day"] == days[7]]
+    want = 100 * (second["count"].to_numpy() / first["count"].to_numpy() - 1)
+    assert second["change_percent"].to_numpy() == pytest.approx(want)
+    r = _run([str(conf / "daily.csv"), "--table", "sex", "--levels", str(conf / "levels.yaml"),
+              "--period", "day", "--periods", ",".join(days), "--baseline",
+              f"{days[0]},2019-01-01", "--epsilon", "0.5", "--out", str(conf / "bad")], conf)
+    assert r.exit_code == 2 and "weekday-median" in r.output
+    assert not (conf / "bad").exists()
+
+
 def test_undeclared_levels_are_asked_for_in_command_line_syntax(conf):
     # the library's hint names categories={...} / domain_from_data=...; a CLI user needs options
     res = _run([str(conf / "conf.csv"), "--table", "sex x age", "--epsilon", "1",

@@ -109,7 +109,8 @@ def _write_csv(frame: Any, path: Path) -> None:
               help="With --period: the public period levels, comma-separated.")
 @click.option("--baseline", default=None,
               help="With --period: the baseline period; adds the percent change of every "
-                   "cell with its interval.")
+                   "cell with its interval. Several periods, comma-separated (dates): "
+                   "Google's baseline, the median of the same weekday over that window.")
 @click.option("--epsilon", type=float, required=True,
               help="Privacy-loss budget of the run (per period with --period).")
 @click.option("--delta", type=float, default=None,
@@ -231,8 +232,11 @@ def tabulate_cmd(data: Path, read_kw: dict[str, Any], tables: tuple[str, ...],
         raise ParameterError(f"option --reconstruct-block: column '{reconstruct_block}' must "
                              f"be in every --table")
     period_levels = [p.strip() for p in (periods or "").split(",") if p.strip()]
-    if baseline is not None and baseline not in period_levels:
-        raise ParameterError("option --baseline: expected one of the --periods")
+    window = [b.strip() for b in (baseline or "").split(",") if b.strip()]
+    if baseline is not None and (not window or any(b not in period_levels for b in window)):
+        raise ParameterError("option --baseline: expected one of the --periods, or several "
+                             "(comma-separated) for a weekday-median baseline")
+    base_arg: Any = window if len(window) > 1 else baseline
     started = time.perf_counter()
     df = read_table(data, **read_kw)
     cats, file_bins = _domain_file(levels_file)
@@ -295,7 +299,7 @@ def tabulate_cmd(data: Path, read_kw: dict[str, Any], tables: tuple[str, ...],
                          "the consistent estimate" + (", 'measured' the raw noisy measurement "
                                                       "(--raw-noisy)." if raw_noisy else "."))
         elif period:
-            changes = period_changes(by_period, baseline) if baseline else {}
+            changes = period_changes(by_period, base_arg) if baseline else {}
             for name in res.tables:
                 frames = []
                 for p, r in by_period.items():

@@ -9,7 +9,7 @@ import pandas as pd
 import pytest
 
 from synthguard.dp.tables import dp_tables_by_period, period_changes
-from synthguard.errors import DataError, PrivacyWarning
+from synthguard.errors import DataError, ParameterError, PrivacyWarning
 
 
 def _df():
@@ -66,3 +66,54 @@ def test_undeclared_period_is_refused_without_values():
     with pytest.raises(DataError) as e:
         _run(df, epsilon=1.0)
     assert "w9" not in str(e.value)
+
+
+def _daily(days):
+    rng = np.random.default_rng(5)
+    n = 4000
+    return pd.DataFrame({"day": rng.choice(days, n), "place": rng.choice(["park", "shop"], n)})
+
+
+def test_weekday_median_baseline_is_googles():
+    """Google's baseline (Aktay et al. 2020; course §8.7): each day against the median of the
+    same weekday over the baseline window. Brute force on the released noisy counts."""
+    days = [str(d.date()) for d in pd.date_range("2020-01-06", periods=21)]  # three weeks
+    window = days[:14]
+    with warnings.catch_warnings():
+        warnings.filterwarnings("ignore", "seeded numpy noise", PrivacyWarning)
+        res = dp_tables_by_period(_daily(days), ["place"], period="day", periods=days,
+                                  categories={"place": ["park", "shop"]}, epsilon=1.0,
+                                  random_state=2)
+    ch = period_changes(res, window)["place"]
+    for p in days:
+        same = [q for q in window if pd.Timestamp(q).day_name() == pd.Timestamp(p).day_name()]
+        med = np.median([res[q]["place"].frame["count"].astype(float).to_numpy()
+                         for q in same], axis=0)
+        cur = res[p]["place"].frame["count"].astype(float).to_numpy()
+        got = ch[ch["period"] == p]["change_percent"].to_numpy()
+        assert got == pytest.approx(100 * (cur / med - 1))
+    # a median of K=2 counts: each count's interval is taken at level 1 - alpha/(2K), so the
+    # same counts give a strictly wider change interval than against one period
+    from synthguard.dp.tables import NoiseModel, percent_change
+
+    nm = NoiseModel("laplace", 2.0)
+    k1 = percent_change(120, 100, current_noise=nm, baseline_noise=nm)
+    k2 = percent_change(120, 100, current_noise=nm, baseline_noise=nm, baseline_periods=2)
+    assert (k2["lower"] < k1["lower"]).all() and (k2["upper"] > k1["upper"]).all()
+    # Laplace: halfwidth b*log(1/a); at 95 % joint, the baseline's a is 0.025/2 for K=2
+    t0 = 2.0 * np.log(1 / 0.0125)
+    t1 = 2.0 * np.log(1 / 0.025)
+    assert k2["upper"].item() == pytest.approx(100 * ((120 + t1) / (100 - t0) - 1))
+
+
+def test_weekday_baseline_needs_whole_weeks_and_dates():
+    days = [str(d.date()) for d in pd.date_range("2020-01-06", periods=8)]
+    with warnings.catch_warnings():
+        warnings.filterwarnings("ignore", "seeded numpy noise", PrivacyWarning)
+        res = dp_tables_by_period(_daily(days), ["place"], period="day", periods=days,
+                                  categories={"place": ["park", "shop"]}, epsilon=1.0,
+                                  random_state=2)
+    with pytest.raises(ParameterError, match="whole weeks"):
+        period_changes(res, days[:3])
+    with pytest.raises(ParameterError, match="weekday"):
+        period_changes(res, days[:7], weekday={days[0]: "Monday"})

@@ -26,7 +26,8 @@ __all__ = ["percent_change"]
 
 def percent_change(current: Any, baseline: Any, *, current_noise: NoiseModel,
                    baseline_noise: NoiseModel, confidence: float = 0.95,
-                   max_margin: float | None = 20.0) -> pd.DataFrame:
+                   max_margin: float | None = 20.0, baseline_periods: int = 1
+                   ) -> pd.DataFrame:
     """Percent change 100 (current/baseline − 1) with an interval of level ≥ ``confidence``.
 
     Parameters
@@ -36,6 +37,10 @@ def percent_change(current: Any, baseline: Any, *, current_noise: NoiseModel,
     confidence : the joint level; each count's interval is taken at 1 − (1 − confidence)/2.
     max_margin : a change is flagged reliable only if its interval is bounded and its
         half-width is at most this many percentage points (default 20; None: bounded only).
+    baseline_periods : when the baseline is the median of K noisy counts (Google's weekday
+        median), K. The median is 1-Lipschitz in the largest deviation, so if every one of the
+        K counts lies within ±t of its truth, the median does too: each count's interval is
+        taken at level 1 − α₀/K (Bonferroni over the K counts), α₀ the baseline's share.
 
     Returns
     -------
@@ -55,7 +60,10 @@ def percent_change(current: Any, baseline: Any, *, current_noise: NoiseModel,
         raise ParameterError("percent_change: 'current' and 'baseline' need the same length")
     each = 1.0 - (1.0 - float(confidence)) / 2.0
     t1 = current_noise.halfwidth(each)
-    t0 = baseline_noise.halfwidth(each)
+    k = int(baseline_periods)
+    if k < 1:
+        raise ParameterError("parameter 'baseline_periods': expected a count >= 1")
+    t0 = baseline_noise.halfwidth(1.0 - (1.0 - each) / k)
     l1, u1, l0, u0 = y1 - t1, y1 + t1, y0 - t0, y0 + t0
     with np.errstate(divide="ignore", invalid="ignore"):
         change = np.where(y0 > 0, 100.0 * (y1 / y0 - 1.0), np.nan)
