@@ -18,6 +18,13 @@ from synthguard.utility.evaluate import UtilityEvaluation, evaluate_utility
 from synthguard.utility.household_utility import HouseholdUtility, household_utility
 from synthguard.utility.marginals import KWayMarginalScore, kway_marginal_score
 from synthguard.utility.mutual_information import MutualInformationFit, mutual_information_fit
+from synthguard.utility.nist_scores import (
+    NISTClassificationScore,
+    NISTRegressionScore,
+    gini_index,
+    nist_classification_score,
+    nist_regression_score,
+)
 from synthguard.utility.overlap import SSOResult, ci_overlap, sso
 from synthguard.utility.poverty import PovertyRate, at_risk_of_poverty
 from synthguard.utility.regression import RegressionComparison, compare_regression
@@ -36,6 +43,8 @@ __all__ = [
     "KWayMarginalScore",
     "MetricInfo",
     "MutualInformationFit",
+    "NISTClassificationScore",
+    "NISTRegressionScore",
     "PMSEResult",
     "PovertyRate",
     "RegressionComparison",
@@ -56,9 +65,12 @@ __all__ = [
     "domain_estimates",
     "ecdf_utility",
     "evaluate_utility",
+    "gini_index",
     "household_utility",
     "kway_marginal_score",
     "mutual_information_fit",
+    "nist_classification_score",
+    "nist_regression_score",
     "pmse",
     "ripley_k",
     "sso",
