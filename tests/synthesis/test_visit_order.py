@@ -4,9 +4,11 @@ from __future__ import annotations
 
 import numpy as np
 import pandas as pd
+import pytest
 from sklearn.metrics import normalized_mutual_info_score
 
 from synthguard import Synthesizer
+from synthguard.errors import ParameterError
 from synthguard.synthesis.visit_order import (
     normalized_mutual_information,
     propose_visit_sequence,
@@ -65,3 +67,32 @@ def test_synthesizer_auto_order_is_recorded_and_reproducible():
     pd.testing.assert_frame_equal(ra.implicates[0], rb.implicates[0])
     assert (ra.implicates[0]["code"] == ra.implicates[0]["hub"].map(
         {"h0": 0, "h1": 1, "h2": 2})).all()
+
+
+def test_importance_order_puts_the_columns_others_depend_on_first():
+    """Bowen, Liu & Su (2021): the most important variables are synthesized first. The hub
+    (and its one-to-one code) predict x and leaf; the noise column predicts nothing."""
+    from synthguard.synthesis.visit_order import variable_importance
+
+    df = _data(n=1500)
+    vo = propose_visit_sequence(df, rule="importance", random_state=3)
+    assert vo.order[-1] == "noise" and set(vo.order[:2]) <= {"hub", "code", "x"}
+    assert list(vo.scores["score"]) == sorted(vo.scores["score"], reverse=True)
+    assert "variable importance" in vo.summary()
+    # reproducible, and the scores are the mean forest importances
+    again = propose_visit_sequence(df, rule="importance", random_state=3)
+    assert again.order == vo.order
+    codes = {c: pd.factorize(df[c])[0] + 1 for c in ["noise", "leaf", "hub", "code"]}
+    codes["x"] = pd.qcut(df["x"].rank(method="first"), 10, labels=False).to_numpy() + 1
+    imp = variable_importance({c: codes[c] for c in df.columns}, random_state=3)
+    assert imp.sum() == pytest.approx(1.0)
+    assert imp[vo.order[0]] == pytest.approx(vo.scores["score"].iloc[0])
+
+
+def test_synthesizer_takes_the_importance_rule():
+    df = _data()
+    syn = Synthesizer(visit_sequence="importance", random_state=2).fit(df)
+    assert syn.visit_sequence_[-1] == "noise"
+    assert syn.visit_sequence_ == list(syn.visit_order_.order)
+    with pytest.raises(ParameterError, match="'rule'"):
+        propose_visit_sequence(df, rule="best")

@@ -122,7 +122,8 @@ def _write_outputs(result: Any, out: Path, prefix: str, diagnostics: bool, *, fo
                    "--partial-uniques).")
 @click.option("--visit", "visit", default=None, metavar="COL,COL",
               help="Visit sequence (default: every column not kept, in file order); 'auto' "
-                   "chooses one by mutual information (docs/methods.md).")
+                   "chooses one by mutual information, 'importance' by variable importance, most "
+                   "important first (Bowen, Liu & Su 2021; docs/methods.md).")
 @click.option("--strata", default=None, metavar="COL,COL",
               help="Synthesize separately within each combination of these columns.")
 @click.option("--household", default=None, metavar="COL",

@@ -165,11 +165,23 @@ def _check_known(names: list[str], schema: Schema, param: str) -> None:
         )
 
 
-def _is_auto(value: Any, schema: Schema) -> bool:
-    """``visit_sequence="auto"`` (or ``["auto"]`` from the command line's ``--visit auto``),
-    unless the data have a column named ``auto``."""
+_ORDER_RULES = {"auto": "nmi", "importance": "importance"}
+
+
+def _order_rule(value: Any, schema: Schema) -> str | None:
+    """``visit_sequence="auto"`` or ``"importance"`` (or ``["auto"]`` from the command line's
+    ``--visit auto``): the rule choosing the order, unless the data have a column of that
+    name; None for a given sequence."""
     given = [value] if isinstance(value, str) else value
-    return isinstance(given, list | tuple) and list(given) == ["auto"] and "auto" not in schema
+    if (isinstance(given, list | tuple) and len(given) == 1 and given[0] in _ORDER_RULES
+            and given[0] not in schema):
+        return _ORDER_RULES[given[0]]
+    return None
+
+
+def _is_auto(value: Any, schema: Schema) -> bool:
+    """Whether the visit sequence is chosen by a rule (``"auto"``, ``"importance"``)."""
+    return _order_rule(value, schema) is not None
 
 
 def _override_kind(spec: Any) -> Kind | None:
@@ -273,7 +285,8 @@ def resolve_visit(
             after[c] = method_sources(make_method(spec))
         except (MethodError, TypeError):
             after[c] = []  # resolve_methods reports a bad method
-    order = propose_visit_sequence(data, visit, fixed=keep + strata, after=after)
+    order = propose_visit_sequence(data, visit, fixed=keep + strata, after=after,
+                                   rule=_order_rule(visit_sequence, schema) or "nmi")
     return list(order.order), order
 
 
