@@ -656,5 +656,8 @@ def attach_transforms(
             sp.transform = fit_transform(
                 sp.target, chosen[sp.target], to_working(data[sp.target], schema[sp.target])
             )
-        sp.noise = noises.get(sp.target)
+        step = noises.get(sp.target)
+        if step is not None and hasattr(step, "fit"):  # reads the confidential column
+            step = step.fit(to_working(data[sp.target], schema[sp.target]))
+        sp.noise = step
 
