@@ -8,6 +8,7 @@ from synthguard.synthesis.diagnostics import SynthesisDiagnostics, replicated_sh
 from synthguard.synthesis.enforce import ConstraintReport
 from synthguard.synthesis.methods.base import SynthesisMethod, check_weights
 from synthguard.synthesis.persistence import load_synthesizer, save_synthesizer
+from synthguard.synthesis.post_sdc import SDCApplied, apply_sdc
 from synthguard.synthesis.registry import (
     available_methods,
     get_method,
@@ -20,10 +21,12 @@ from synthguard.synthesis.synthesizer import Synthesizer, synthesize
 __all__ = [
     "Constraint",
     "ConstraintReport",
+    "SDCApplied",
     "SynthesisDiagnostics",
     "SynthesisMethod",
     "Synthesizer",
     "SyntheticData",
+    "apply_sdc",
     "available_methods",
     "check_constraints",
     "check_weights",
