@@ -19,7 +19,8 @@ from synthguard.utility._metric import MetricInfo, ResultDisplay
 
 __all__ = ["RegressionComparison", "compare_regression"]
 
-Family = Literal["gaussian", "binomial", "poisson"]
+Family = Literal["gaussian", "binomial", "poisson", "multinomial", "ordinal"]
+_FAMILIES = ("gaussian", "binomial", "poisson", "multinomial", "ordinal")
 
 
 @dataclass(frozen=True)
@@ -90,10 +91,72 @@ def _fit(formula: str, data: pd.DataFrame, family: str) -> Any:
     import statsmodels.api as sm
     import statsmodels.formula.api as smf
 
+    if family in ("multinomial", "ordinal"):
+        return _fit_categorical(formula, data, family)
     if family == "gaussian":
         return smf.ols(formula, data=data).fit()
     fam = sm.families.Binomial() if family == "binomial" else sm.families.Poisson()
     return smf.glm(formula, data=data, family=fam).fit()
+
+
+@dataclass(frozen=True)
+class _CategoricalFit:
+    """What :func:`compare_regression` reads from a fit: coefficients, standard errors, Wald
+    intervals, the number of records."""
+
+    params: pd.Series
+    bse: pd.Series
+    nobs: int
+
+    def conf_int(self, alpha: float) -> np.ndarray:
+        from scipy.stats import norm
+
+        z = norm.ppf(1 - alpha / 2)
+        p, se = self.params.to_numpy(), self.bse.to_numpy()
+        return np.column_stack([p - z * se, p + z * se])
+
+
+def _fit_categorical(formula: str, data: pd.DataFrame, family: str) -> _CategoricalFit:
+    """A multinomial logit (``nnet::multinom``'s model, synthpop's ``multinom.synds``) or a
+    proportional-odds logistic regression (``MASS::polr``, synthpop's ``polr.synds``).
+
+    The outcome's levels are its categories' order (a pandas ``Categorical``; otherwise sorted,
+    as R's ``factor``). Multinomial terms are named ``term[level]``, each level against the
+    first; the ordinal model's terms are its slopes (``logit P(y <= k) = zeta_k - x'beta``, as
+    ``polr``), its cut points left out of the comparison."""
+    import patsy
+    import statsmodels.api as sm
+    from statsmodels.miscmodels.ordinal_model import OrderedModel
+
+    lhs, sep, rhs = formula.partition("~")
+    outcome = lhs.strip()
+    if not sep or outcome not in data.columns:
+        raise ParameterError(f"parameter 'formula': the outcome of {formula!r} must be a column")
+    y_raw = data[outcome]
+    levels = (list(y_raw.cat.categories) if isinstance(y_raw.dtype, pd.CategoricalDtype)
+              else sorted(y_raw.dropna().unique().tolist()))
+    keep = y_raw.notna()
+    x = patsy.dmatrix(rhs, data.loc[keep], return_type="dataframe", NA_action="drop")
+    codes = pd.Categorical(y_raw.loc[x.index], categories=levels).codes
+    if (codes < 0).any() or len(levels) < 3 - (family == "ordinal"):
+        raise ParameterError(f"parameter 'formula': outcome '{outcome}' needs at least "
+                             f"{3 - (family == 'ordinal')} levels")
+    if family == "multinomial":
+        res = sm.MNLogit(codes, x).fit(method="newton", maxiter=200, disp=0)
+        names = [f"{t}[{levels[j + 1]}]" for j in range(len(levels) - 1) for t in x.columns]
+        params = np.asarray(res.params).T.ravel()
+        bse = np.asarray(res.bse).T.ravel()
+    else:
+        slopes = x.drop(columns=[c for c in x.columns if c == "Intercept"])
+        endog = pd.Series(pd.Categorical.from_codes(codes, categories=pd.Index(range(len(levels))),
+                                                    ordered=True), index=x.index)
+        res = OrderedModel(endog, slopes, distr="logit").fit(method="newton", maxiter=100,
+                                                            disp=False)
+        names = list(slopes.columns)
+        params = np.asarray(res.params)[: len(names)]
+        bse = np.asarray(res.bse)[: len(names)]
+    return _CategoricalFit(pd.Series(params, index=names), pd.Series(bse, index=names),
+                           len(codes))
 
 
 def compare_regression(
@@ -110,7 +173,9 @@ def compare_regression(
     The model (a statsmodels/patsy formula) is fitted by OLS for ``family="gaussian"`` (t
     intervals with the residual degrees of freedom, as R's ``lm``/``confint``) and by a GLM
     with the canonical link for ``"binomial"`` and ``"poisson"`` (Wald intervals, as R's
-    ``confint.default``). On each implicate ``l`` the coefficient ``q^(l)`` and its squared
+    ``confint.default``); ``"multinomial"`` is a multinomial logit (R's ``nnet::multinom``,
+    synthpop's ``multinom.synds``) and ``"ordinal"`` a proportional-odds logistic regression
+    (``MASS::polr``, synthpop's ``polr.synds``), both with Wald intervals. On each implicate ``l`` the coefficient ``q^(l)`` and its squared
     standard error ``v^(l)`` are combined with :func:`synthguard.utility.combine` (``method``:
     Reiter 2003 for partially, Reiter 2002 for fully synthetic data, ``"proper"``: Raab, Nowok
     & Dibben 2016 for fully synthetic data from the posterior predictive; with one implicate
@@ -125,7 +190,8 @@ def compare_regression(
     formula : e.g. ``"Expenditure ~ Income"``.
     conf : confidential DataFrame.
     synthetic : SyntheticData, list of DataFrames (implicates) or one DataFrame.
-    family : ``"gaussian"``, ``"binomial"`` or ``"poisson"``.
+    family : ``"gaussian"``, ``"binomial"``, ``"poisson"``, ``"multinomial"`` or
+        ``"ordinal"`` (the outcome's levels in its ``Categorical`` order).
     method : combining rule, ``"partial"``, ``"full"``, ``"proper"`` or ``"none"`` (one
         protected file, no synthesis: identical data give overlap 1).
     level : confidence level.
@@ -139,9 +205,9 @@ def compare_regression(
     ParameterError
         Unknown family or method, or a formula statsmodels cannot fit.
     """
-    if family not in ("gaussian", "binomial", "poisson"):
+    if family not in _FAMILIES:
         raise ParameterError(
-            f"parameter 'family': expected 'gaussian', 'binomial' or 'poisson', got {family!r}"
+            f"parameter 'family': expected one of {', '.join(_FAMILIES)}, got {family!r}"
         )
     if method not in ("partial", "full", "proper", "none"):
         raise ParameterError(
@@ -152,6 +218,8 @@ def compare_regression(
     imps = as_implicates(synthetic)
     try:
         fc = _fit(formula, conf, family)
+    except ParameterError:
+        raise
     except Exception as e:  # patsy / statsmodels raise many types for a bad formula
         raise ParameterError(
             f"parameter 'formula': statsmodels could not fit {formula!r} to the confidential "
