@@ -4,7 +4,7 @@ import synthguard.bayes as bayes
 from synthguard.synthesis.registry import get_method
 
 PROMISED = {
-    "BayesMixture", "BayesNegBin", "BayesNorm", "MCMCDiagnostics", "ReleaseComparison",
+    "BayesMixture", "BayesNegBin", "BayesNorm", "LatentClassSynthesizer", "MCMCDiagnostics", "ReleaseComparison",
     "RiskWeightedSynthesizer", "RiskWeights", "combine_weights", "compare_releases",
     "effective_sample_size", "normalize_survey_weights", "risk_weights",
 }

@@ -26,6 +26,7 @@ if TYPE_CHECKING:
         normalize_survey_weights,
         risk_weights,
     )
+    from synthguard.bayes.latent_class import LatentClassSynthesizer
     from synthguard.bayes.workflow import RiskWeightedSynthesizer
 
 _LAZY = {
@@ -36,12 +37,14 @@ _LAZY = {
     "normalize_survey_weights": "weights",
     "risk_weights": "weights",
     "RiskWeightedSynthesizer": "workflow",
+    "LatentClassSynthesizer": "latent_class",
 }
 
 __all__ = [
     "BayesMixture",
     "BayesNegBin",
     "BayesNorm",
+    "LatentClassSynthesizer",
     "MCMCDiagnostics",
     "ReleaseComparison",
     "RiskWeightedSynthesizer",
