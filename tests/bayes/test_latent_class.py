@@ -77,7 +77,7 @@ def test_bad_input_is_named():
     df = _mixture(n=100)
     with pytest.raises(NotFittedError):
         LatentClassSynthesizer().sample()
-    with pytest.raises(DataError, match="'num'.*numtocat"):
+    with pytest.raises(DataError, match=r"'num'.*numtocat"):
         LatentClassSynthesizer(burn_in=1).fit(df.assign(num=np.linspace(0, 1, 100)))
     with pytest.raises(ParameterError, match="'n_classes'"):
         LatentClassSynthesizer(n_classes=1).fit(df)

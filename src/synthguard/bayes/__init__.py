@@ -20,13 +20,13 @@ from synthguard.bayes.models import BayesMixture, BayesNegBin, BayesNorm
 
 if TYPE_CHECKING:
     from synthguard.bayes.compare import ReleaseComparison, compare_releases
+    from synthguard.bayes.latent_class import LatentClassSynthesizer
     from synthguard.bayes.weights import (
         RiskWeights,
         combine_weights,
         normalize_survey_weights,
         risk_weights,
     )
-    from synthguard.bayes.latent_class import LatentClassSynthesizer
     from synthguard.bayes.workflow import RiskWeightedSynthesizer
 
 _LAZY = {
