@@ -25,7 +25,7 @@ from synthguard.utility.nist_scores import (
     nist_classification_score,
     nist_regression_score,
 )
-from synthguard.utility.overlap import SSOResult, ci_overlap, sso
+from synthguard.utility.overlap import SSOResult, ci_overlap, posterior_overlap, sso
 from synthguard.utility.poverty import PovertyRate, at_risk_of_poverty
 from synthguard.utility.regression import RegressionComparison, compare_regression
 from synthguard.utility.spatial import RipleyComparison, compare_ripley, ripley_k
@@ -72,6 +72,7 @@ __all__ = [
     "nist_classification_score",
     "nist_regression_score",
     "pmse",
+    "posterior_overlap",
     "ripley_k",
     "sso",
     "univariate",
