@@ -8,6 +8,7 @@ PROMISED = {
     "available_methods", "check_weights", "get_method", "load_synthesizer", "make_method",
     "register_method", "replicated_share", "save_synthesizer", "synthesize",
     "Constraint", "ConstraintReport", "check_constraints", "parse_constraints",
+    "SDCApplied", "apply_sdc",
 }
 
 

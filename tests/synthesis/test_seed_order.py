@@ -43,6 +43,9 @@ def _frame(n: int = 120) -> pd.DataFrame:
 #: methods that need a definition to run at all (a passive column's formula)
 _NEEDED = {"passive": {"formula": "2 * x", "check": False}}
 
+#: methods whose predictors must be categorical (a saturated model over their combinations)
+_PREDICTORS = {"satcat": ["g"]}
+
 
 def _spec(name: str) -> tuple[str, dict]:
     cls = get_method(name)
@@ -88,6 +91,7 @@ def test_every_method_release_depends_only_on_its_seeds(name, target):
             visit_sequence=["x", "g", target],
             methods={target: method},
             method_params={target: params},
+            predictor_matrix={target: _PREDICTORS[name]} if name in _PREDICTORS else None,
             m=2,
             random_state=5,
         ).fit(data[["x", "g", target]])

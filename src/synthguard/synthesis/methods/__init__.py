@@ -22,6 +22,7 @@ from synthguard.synthesis.methods.pmm import PMMMethod
 from synthguard.synthesis.methods.polr import PolrMethod
 from synthguard.synthesis.methods.polyreg import PolyRegMethod
 from synthguard.synthesis.methods.sample import SampleMethod
+from synthguard.synthesis.methods.satcat import SatCatMethod
 from synthguard.synthesis.methods.transformed import (
     CubeRootNormMethod,
     LogNormMethod,
@@ -49,6 +50,7 @@ __all__ = [
     "RandomForestMethod",
     "RangerMethod",
     "SampleMethod",
+    "SatCatMethod",
     "SqrtNormMethod",
     "SynthesisMethod",
     "check_weights",
