@@ -14,6 +14,8 @@ ISSUE_NAMES = {
     "utility_tab", "utility_tables",  # issue 14
     "ripley_k", "compare_ripley", "mutual_information_fit",  # issue 36
     "household_utility", "at_risk_of_poverty",  # issue 33
+    "nist_regression_score", "nist_classification_score", "gini_index",  # issue 36
+    "posterior_overlap",  # issue 36
 }
 RESULT_CLASSES = {
     "CombinedEstimate", "CorrelationFit", "ECDFUtility", "KWayMarginalScore", "MetricInfo",
@@ -21,6 +23,7 @@ RESULT_CLASSES = {
     "UnivariateComparison", "UtilityEvaluation", "DomainEstimates", "UtilityTab", "UtilityTables",
     "RipleyComparison", "MutualInformationFit",
     "HouseholdUtility", "PovertyRate",
+    "NISTRegressionScore", "NISTClassificationScore",
 }
 
 
