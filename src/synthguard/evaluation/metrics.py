@@ -138,8 +138,8 @@ def mean_of(mapping: str, field: str) -> Callable[[Any], Any]:
 
 
 def computed_by_evaluate(bundle: Any) -> None:
-    """The reader of a metric :func:`~synthguard.report.evaluate` computes itself (the
-    workload error of report/workload_error.py): nothing to read from a bundle."""
+    """The reader of a metric :func:`~synthguard.evaluation` computes itself (the
+    workload error of evaluation/workload_error.py): nothing to read from a bundle."""
     return None
 
 
@@ -195,7 +195,7 @@ METRICS: dict[str, Metric] = {
             f"tv_{k}way", f"{k}-way TV", "utility", "min", 0.0, 1.0, computed_by_evaluate,
             f"mean total-variation distance over all {k}-way marginals (up to 500), the "
             "workload error DP synthesizers minimise (McKenna et al. 2022; "
-            "synthguard.report.workload_error)",
+            "synthguard.evaluation.workload_error)",
         ) for k in (1, 2, 3)],
         _utility(
             "ecdf_umax", "ECDF U_max", ECDFUtility.metrics["u_max"], mean_of("ecdf", "u_max"),
@@ -267,7 +267,7 @@ METRICS: dict[str, Metric] = {
             "constraint_violations", "constraint violations", "risk", "min", 0.0, None,
             computed_by_evaluate,
             "records breaking a constraint every record should keep, in the worst implicate "
-            "(synthguard.report.constraints_check; a release must have none)",
+            "(synthguard.evaluation.constraints; a release must have none)",
         ),
         Metric(
             "replicated_households", "replicated households", "risk", "min", 0.0, 1.0,

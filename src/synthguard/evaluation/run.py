@@ -1,6 +1,6 @@
 """The one call behind the report and ``synthguard run``: :func:`evaluate` measures every
-release against the confidential data (:mod:`~synthguard.report.evaluation.release`) and
-gathers the results in an :class:`~synthguard.report.evaluation.results.Evaluation`."""
+release against the confidential data (:mod:`~synthguard.evaluation.release`) and
+gathers the results in an :class:`~synthguard.evaluation.results.Evaluation`."""
 
 from __future__ import annotations
 
@@ -14,16 +14,15 @@ import pandas as pd
 from synthguard._random import RandomState, resolve_seed, spawn
 from synthguard.data.implicates import as_implicates
 from synthguard.data.schema import Schema
-from synthguard.errors import DataError
-from synthguard.report.constraints_check import evaluate_constraints
-from synthguard.report.evaluation.households import evaluate_households
-from synthguard.report.evaluation.kinds import from_disk
-from synthguard.report.evaluation.notes import Notes
-from synthguard.report.evaluation.options import Setting, as_tuple, check_setting
-from synthguard.report.evaluation.record_risk import data_record_risk
-from synthguard.report.evaluation.release import measure_release
-from synthguard.report.evaluation.results import Evaluation, Progress, ReleaseEvaluation
-from synthguard.report.safety import safe_error
+from synthguard.errors import DataError, safe_error
+from synthguard.evaluation.constraints import evaluate_constraints
+from synthguard.evaluation.households import evaluate_households
+from synthguard.evaluation.kinds import from_disk
+from synthguard.evaluation.notes import Notes
+from synthguard.evaluation.options import Setting, as_tuple, check_setting
+from synthguard.evaluation.record_risk import data_record_risk
+from synthguard.evaluation.release import measure_release
+from synthguard.evaluation.results import Evaluation, Progress, ReleaseEvaluation
 
 __all__ = ["evaluate"]
 
@@ -71,14 +70,14 @@ def evaluate(
         attack and the DCR-against-holdout comparison.
     formulas : statsmodels formulas for the regression-coefficient comparison.
     thresholds : the board's rules, e.g. ``{"max_identification_risk": 0.5, "pmse_ratio": 3}``
-        (:mod:`synthguard.report.thresholds`). They are added to the documented
-        :data:`~synthguard.report.thresholds.DEFAULT_THRESHOLDS` (no replicated unique in a
+        (:mod:`synthguard.evaluation.thresholds`). They are added to the documented
+        :data:`~synthguard.evaluation.thresholds.DEFAULT_THRESHOLDS` (no replicated unique in a
         synthetic release, DiSCO <= 15%); a rule named here replaces the default for its
         metric.
     constraints : rules every record should keep (texts or a table, as
         :func:`synthguard.synthesis.check_constraints`): checked on the data and on every
         implicate; each release gets ``constraint_violations`` and, by default, a threshold
-        of 0 (:mod:`synthguard.report.constraints_check`).
+        of 0 (:mod:`synthguard.evaluation.constraints`).
     default_thresholds : apply the documented default thresholds (True, the default). False
         judges the release by ``thresholds`` alone; say so to the board.
     radius : relative radius r of the identification ball y_i ± r·|y_i| (paper, eq. 1).
@@ -90,16 +89,16 @@ def evaluate(
         manifest read by :func:`synthguard.data.loading.load_releases`, ``"protected"``
         for a ``ProtectedData``); a release that declares nothing (a DataFrame, a list of
         DataFrames) is **fully synthetic**, whatever its number of rows. ``synthguard
-        evaluate`` applies the same rule (see :func:`~synthguard.report.evaluation.kinds.kind_of` for why).
+        evaluate`` applies the same rule (see :func:`~synthguard.evaluation.kinds.kind_of` for why).
     attacks : also run anonymeter's singling-out, linkability and inference attacks on each
         release (:func:`synthguard.risk.release_attacks`, about 20 s per release on 30,000
         records), with ``holdout`` as the control set: it must hold confidential records the
         releases were not made from. Without a holdout the attacks are reported as not
         computed (no honest control, no risk). The default thresholds then include
-        :data:`~synthguard.report.thresholds.ATTACK_THRESHOLDS`.
+        :data:`~synthguard.evaluation.thresholds.ATTACK_THRESHOLDS`.
     n_attacks : queries or attacked records per attack (anonymeter's default 500).
     household : the household-id column (persons within households). Adds the household
-        measures (:mod:`synthguard.report.evaluation.households`, ``Evaluation.households``):
+        measures (:mod:`synthguard.evaluation.households`, ``Evaluation.households``):
         the data's household risk on the keys (sdcMicro's ``hier_risk``, weighted by
         ``weights``), replicated households per release (default threshold 0 for synthetic
         releases) and the household-level utility measures; the person-level measures run
@@ -119,7 +118,7 @@ def evaluate(
         ``by`` columns with the design columns of the data
         (:func:`synthguard.utility.domain_estimates`), in ``Evaluation.survey`` with
         sdcMicro's risk block (individual risk weighted by ``weights``, SUDA2, l-diversity of
-        the targets; :mod:`synthguard.report.survey_blocks`).
+        the targets; :mod:`synthguard.evaluation.survey_blocks`).
 
     Returns
     -------
@@ -205,10 +204,10 @@ def _survey(
     s: Setting, impl_map: dict[str, list[pd.DataFrame]], results: dict[str, ReleaseEvaluation],
     data_notes: Notes, by: Any, strata: str | None, clusters: str | None,
 ) -> Any:
-    """sdcMicro's risk block and the domain estimates (:mod:`synthguard.report.survey_blocks`)."""
+    """sdcMicro's risk block and the domain estimates (:mod:`synthguard.evaluation.survey_blocks`)."""
     survey = None
     try:
-        from synthguard.report.survey_blocks import survey_measures
+        from synthguard.evaluation.survey_blocks import survey_measures
 
         survey = data_notes.run(
             survey_measures, s.conf, impl_map, {n: r.kind for n, r in results.items()}, s.keys,
