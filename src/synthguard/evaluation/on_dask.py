@@ -165,9 +165,9 @@ def _seed(rng: np.random.Generator) -> int:
 def evaluate(
     conf: Any,
     releases: Mapping[str, Any],
+    *,
     keys: str | Sequence[str],
     targets: str | Sequence[str],
-    *,
     kinds: Mapping[str, str] | None = None,
     thresholds: Mapping[str, Any] | None = None,
     radius: float = 0.2,

@@ -12,9 +12,10 @@ from typing import Any
 import pandas as pd
 
 from synthguard._random import RandomState, resolve_seed, spawn
+from synthguard.data._backend import any_dask, dask_backend
 from synthguard.data.implicates import as_implicates
 from synthguard.data.schema import Schema
-from synthguard.errors import DataError, safe_error
+from synthguard.errors import DataError, ParameterError, safe_error
 from synthguard.evaluation.constraints import evaluate_constraints
 from synthguard.evaluation.households import evaluate_households
 from synthguard.evaluation.kinds import from_disk
@@ -27,32 +28,49 @@ from synthguard.evaluation.results import Evaluation, Progress, ReleaseEvaluatio
 __all__ = ["evaluate"]
 
 
+@dask_backend
 def evaluate(
     conf: pd.DataFrame,
     releases: Mapping[str, Any],
+    *,
+    # who the intruder is: the risk measures
     keys: str | Sequence[str],
     targets: str | Sequence[str],
-    holdout: pd.DataFrame | None = None,
-    formulas: str | Sequence[str] | None = None,
-    thresholds: Mapping[str, Any] | None = None,
     radius: float = 0.2,
+    holdout: pd.DataFrame | None = None,
+    max_distance_records: int | None = 10_000,
+    attacks: bool = False,
+    n_attacks: int = 500,
+    # what the release must keep: the utility measures
+    formulas: str | Sequence[str] | None = None,
+    constraints: Any = None,
+    # the survey design: weights, domains, strata and clusters
+    weights: str | None = None,
+    by: str | Sequence[str] | None = None,
+    strata: str | None = None,
+    clusters: str | None = None,
+    # persons within households
+    household: str | None = None,
+    household_roles: Mapping[str, Any] | None = None,
+    # the verdict: the board's rules and each release's kind
+    thresholds: Mapping[str, Any] | None = None,
+    default_thresholds: bool = True,
+    kinds: Mapping[str, str] | None = None,
+    # how it runs
     schema: Schema | Mapping[str, Any] | None = None,
     random_state: RandomState = None,
     progress: Progress | None = None,
-    kinds: Mapping[str, str] | None = None,
-    max_distance_records: int | None = 10_000,
-    default_thresholds: bool = True,
-    by: str | Sequence[str] | None = None,
-    weights: str | None = None,
-    strata: str | None = None,
-    clusters: str | None = None,
-    attacks: bool = False,
-    n_attacks: int = 500,
-    constraints: Any = None,
-    household: str | None = None,
-    household_roles: Mapping[str, Any] | None = None,
+    sample_size: int = 100_000,
 ) -> Evaluation:
     """Evaluate the utility and disclosure risk of several releases of ``conf``.
+
+    ``conf`` and ``releases`` are positional; every option is a keyword, grouped below as in
+    the signature: the intruder (risk), the utility, the survey design, households, the
+    verdict and the run. Given Dask frames (``conf`` or a release's implicates), the same
+    measures run on the Dask backend (:func:`synthguard.evaluation.on_dask.evaluate`) and
+    give the same :class:`Evaluation`; the options it does not compute yet (``holdout``,
+    ``formulas``, ``constraints``, the survey design, ``household``, ``attacks``) are refused
+    there with a :class:`~synthguard.errors.ParameterError` naming them.
 
     Parameters
     ----------
@@ -119,6 +137,8 @@ def evaluate(
         (:func:`synthguard.utility.domain_estimates`), in ``Evaluation.survey`` with
         sdcMicro's risk block (individual risk weighted by ``weights``, SUDA2, l-diversity of
         the targets; :mod:`synthguard.evaluation.survey_blocks`).
+    sample_size : Dask frames only: about this many records of each data set for the pMSE and
+        the report's figures (every other number is computed on all records).
 
     Returns
     -------
@@ -141,6 +161,18 @@ def evaluate(
         release lacking some columns is measured on the others; lacking a key or target, its
         risk measures are recorded as not computed).
     """
+    if any_dask(conf, *(releases.values() if isinstance(releases, Mapping) else ())):
+        return _on_dask(
+            conf, releases, keys=keys, targets=targets, radius=radius,
+            max_distance_records=max_distance_records, thresholds=thresholds,
+            default_thresholds=default_thresholds, kinds=kinds, schema=schema,
+            random_state=random_state, progress=progress, sample_size=sample_size,
+            pandas_only={"holdout": holdout is not None, "formulas": formulas is not None,
+                         "constraints": constraints is not None, "weights": weights is not None,
+                         "by": by is not None, "strata": strata is not None,
+                         "clusters": clusters is not None, "household": household is not None,
+                         "household_roles": household_roles is not None, "attacks": attacks},
+        )
     t_all = time.perf_counter()
     s = check_setting(
         conf, releases, keys, targets, holdout=holdout, formulas=formulas,
@@ -187,6 +219,21 @@ def evaluate(
         seconds=time.perf_counter() - t_all, conf=s.conf, holdout=s.holdout,
         implicates=impl_map, survey=survey, constraints=checked, households=households,
     )
+
+
+def _on_dask(conf: Any, releases: Mapping[str, Any], *, pandas_only: Mapping[str, bool],
+             **options: Any) -> Evaluation:
+    """The evaluation of Dask frames; an option it does not compute yet is refused by name
+    rather than silently left out."""
+    given = [name for name, used in pandas_only.items() if used]
+    if given:
+        raise ParameterError(
+            f"evaluate on Dask frames does not compute {', '.join(given)} yet; evaluate a "
+            f"sample that fits in memory as pandas frames for them, or leave them out"
+        )
+    from synthguard.evaluation import on_dask  # imports Dask: only for Dask frames
+
+    return on_dask.evaluate(conf, releases, **options)
 
 
 def _implicates(conf: pd.DataFrame, releases: Mapping[str, Any]) -> dict[str, list[pd.DataFrame]]:

@@ -26,7 +26,7 @@ except ImportError as exc:  # pragma: no cover - exercised only without the extr
     ) from exc
 
 # synthesis, reading, writing and clients (daska); risk, utility, DP and SDC (daskb)
-from synthguard.evaluation.on_dask import evaluate
+from synthguard.evaluation import evaluate  # the one front door: it takes Dask frames
 from synthguard.risk.attribute import attribute_disclosure
 from synthguard.risk.identification_summary import IdentificationRiskSummary
 from synthguard.risk.release_disclosure import release_disclosure
