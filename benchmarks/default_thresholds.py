@@ -1,8 +1,8 @@
 """Benchmark: the measures behind the default thresholds, and the verdict they give.
 
-The default thresholds (:data:`synthguard.report.thresholds.DEFAULT_THRESHOLDS`) must pass the
+The default thresholds (:data:`synthguard.evaluation.thresholds.DEFAULT_THRESHOLDS`) must pass the
 releases a board should accept and fail those it should not. This script measures, on three
-data sets, releases of known quality with :func:`synthguard.report.evaluate` (the defaults on,
+data sets, releases of known quality with :func:`synthguard.evaluation` (the defaults on,
 no threshold named) and prints the measures the defaults judge and each release's verdict.
 
 Data (each split once, seed 0, into 80 % training, from which the releases are made, a 10 %
@@ -47,7 +47,7 @@ Run:  .venv/bin/python benchmarks/default_thresholds.py [--data adult ce sd2011]
           [--max-distance-records 5000]
 
 The measured figures and the defaults chosen from them are in ``docs/report.md`` ("Default
-thresholds") and in :mod:`synthguard.report.thresholds`.
+thresholds") and in :mod:`synthguard.evaluation.thresholds`.
 """
 
 from __future__ import annotations

@@ -3,7 +3,7 @@
 The Dask evaluation is meant for files larger than one machine's memory, so the *client*
 (the process that runs ``synthguard.scale.evaluate`` and holds the results) must not grow with
 the number of records. This script calls the evaluation's stages one at a time, as
-``synthguard.scale.evaluation`` calls them, on ``LocalCluster(n_workers=2,
+``synthguard.evaluation.on_dask`` calls them, on ``LocalCluster(n_workers=2,
 memory_limit="2GiB")`` and prints, per stage, its seconds, the CPU seconds of the client and of
 the workers, and the client's peak resident memory above its level before the stage (polled
 every 20 ms). With ``--command`` it then runs the whole ``synthguard evaluate CONF SYN --keys
@@ -136,13 +136,13 @@ def stages(conf_path: Path, syn_path: Path, workers: int, memory: str,
 
     from synthguard import scale
     from synthguard._dask import counts as sc
+    from synthguard.evaluation import survey_blocks_on_dask as si
+    from synthguard.evaluation.on_dask import _schema
     from synthguard.risk._on_dask import disclosure as sd
-    from synthguard.scale import individual as si
     from synthguard.scale import marginals as sm
     from synthguard.scale import means as sme
     from synthguard.scale import risk as sr
     from synthguard.scale import utility as su
-    from synthguard.scale.evaluation import _schema
 
     with LocalCluster(n_workers=workers, threads_per_worker=1, memory_limit=memory,
                       dashboard_address=":0", silence_logs=40) as cluster, \

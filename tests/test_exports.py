@@ -33,7 +33,7 @@ def test_report_evaluate_is_the_function_whatever_was_imported_first():
     the submodule once anything had imported it, and the docs' API page broke)."""
     import types
 
-    import synthguard.pipeline  # noqa: F401  (imports synthguard.report.evaluate, the module)
+    import synthguard.pipeline  # noqa: F401  (imports synthguard.evaluation, the module)
     import synthguard.report as report
 
     assert isinstance(report.evaluate, types.FunctionType)

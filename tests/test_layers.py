@@ -41,3 +41,19 @@ def test_no_string_imports_outside_the_plugin_loader_and_lazy_reexports():
         if pattern.search(path.read_text(encoding="utf-8")):
             found.append(rel)
     assert found == [], f"import modules statically (or register them as plugins): {found}"
+
+
+def test_a_rooms_lazy_reexports_load_only_its_own_modules():
+    """A room's ``__init__.py`` may load its own submodules by name (lazy re-exports), never
+    another room: lint-imports cannot see a string import, so one would hide a dependency
+    (``report/__init__.py`` once loaded ``synthguard.pipeline``, a higher room, that way)."""
+    pattern = re.compile(r"import_module\(\s*f?[\"']([\w.{}]+)")
+    found = []
+    for path in SRC.rglob("__init__.py"):
+        if path.parent == SRC:  # the top-level package lazily loads every room: it is above them
+            continue
+        package = ".".join(path.parent.relative_to(SRC.parent).parts)
+        for name in pattern.findall(path.read_text(encoding="utf-8")):
+            if not name.startswith(package + "."):
+                found.append(f"{package}: {name}")
+    assert found == [], f"a room's __init__ loads another room by name: {found}"

@@ -6,7 +6,7 @@ differential privacy), evaluate (utility and disclosure risk) and report.
 The top-level names are the ones a user starts with; everything else lives in
 its room: :mod:`synthguard.data`, :mod:`synthguard.synthesis`, :mod:`synthguard.bayes`,
 :mod:`synthguard.sdc`, :mod:`synthguard.dp`, :mod:`synthguard.utility`,
-:mod:`synthguard.risk`, :mod:`synthguard.report`, :mod:`synthguard.pipeline`, and the
+:mod:`synthguard.risk`, :mod:`synthguard.evaluation`, :mod:`synthguard.report`, :mod:`synthguard.pipeline`, and the
 optional Dask backend :mod:`synthguard.scale` (``pip install 'synthguard[dask]'``).
 """
 
@@ -26,13 +26,13 @@ __all__ = ["Synthesizer", "__version__", "evaluate", "load_dataset", "synthesize
 _LAZY = {
     "Synthesizer": "synthguard.synthesis",
     "synthesize": "synthguard.synthesis",
-    "evaluate": "synthguard.report",
+    "evaluate": "synthguard.evaluation",
 }
 
 
 # The rooms (subpackages), imported on first attribute access: `synthguard.risk.disclosure`.
 _ROOMS = (
-    "bayes", "data", "dp", "errors", "pipeline", "report", "risk", "scale", "sdc", "synthesis",
+    "bayes", "data", "dp", "errors", "evaluation", "pipeline", "report", "risk", "scale", "sdc", "synthesis",
     "utility",
 )
 

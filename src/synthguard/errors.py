@@ -48,6 +48,7 @@ __all__ = [
     "SynthguardWarning",
     "UnaccountedWarning",
     "UtilityWarning",
+    "safe_error",
 ]
 
 
@@ -130,3 +131,14 @@ class UtilityWarning(SynthguardWarning):
 class RenamedWarning(SynthguardWarning, FutureWarning):
     """A call used a parameter's old name or the old argument order; it still works for one
     release (:mod:`synthguard._compat`), then the old spelling is removed."""
+
+
+def safe_error(exc: BaseException) -> str:
+    """A message for a failed computation that cannot quote a data value.
+
+    synthguard's own errors never contain data values (errors.py), so their message is
+    kept; other libraries' messages may quote values, so only their type is reported.
+    """
+    if isinstance(exc, SynthguardError):
+        return f"{type(exc).__name__}: {exc}"
+    return f"{type(exc).__name__} (details withheld: the message may quote data)"

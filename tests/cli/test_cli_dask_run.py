@@ -113,7 +113,7 @@ def _fail(*args, **kwargs):
 
 
 @pytest.mark.parametrize("where", ["synthguard.scale.topcode",
-                                   "synthguard.scale.evaluation.evaluate",
+                                   "synthguard.evaluation.on_dask.evaluate",
                                    "synthguard.report.html.write_report"])
 def test_a_failure_after_the_charge_keeps_the_paid_release_and_says_so(folder, monkeypatch,
                                                                         where):

@@ -114,7 +114,7 @@ def test_a_subsample_folder_is_evaluated_as_a_sample(conf_csv, tmp_path):
 
 def test_sample_details_of_a_subsample_for_run_manifests(conf_csv):
     from synthguard import sdc
-    from synthguard.report.evaluation.kinds import is_sample, sample_details
+    from synthguard.evaluation.kinds import is_sample, sample_details
 
     _, df = conf_csv
     sub = sdc.subsample(df, 0.5, random_state=1)

@@ -7,7 +7,7 @@ import pytest
 from synthguard.data.loading import load_releases, read_releases
 from synthguard.data.manifest import ReleaseManifest, write_manifest
 from synthguard.errors import FileFormatError
-from synthguard.report.evaluate import evaluate
+from synthguard.evaluation import evaluate
 from tests.report.conftest import make_conf, shuffled
 
 

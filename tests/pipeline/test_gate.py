@@ -7,9 +7,9 @@ import pandas as pd
 import pytest
 
 from synthguard.errors import ParameterError
+from synthguard.evaluation.thresholds import Threshold, ThresholdCheck
 from synthguard.pipeline.gate import GATE_THRESHOLDS, decide, failures, gate_thresholds
 from synthguard.pipeline.gate_measures import check_measurable, measure_release
-from synthguard.report.thresholds import Threshold, ThresholdCheck
 from synthguard.risk.release_disclosure import release_disclosure
 from synthguard.utility import compare_regression
 

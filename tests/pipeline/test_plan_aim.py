@@ -70,7 +70,7 @@ def test_aim_plan_with_workload_reports_spending_expected_and_measured_error(tmp
     fit = {int(r["order"]): r for r in res.releases["aim"].provenance["fit_error"]}
     exp = {int(r["order"]): r for r in res.releases["aim"].provenance["expected_error"]}
     # the true error on the release's own public domain (its bins: where the bound applies)
-    from synthguard.report.workload_error import workload_error
+    from synthguard.evaluation.workload_error import workload_error
 
     prov = res.releases["aim"].provenance
     assert prov["bins"] == {"kids": [0, 1, 2, 3, 10], "income": [0, 20000, 40000, 80000, 1e6]}

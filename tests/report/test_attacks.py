@@ -9,7 +9,7 @@ from click.testing import CliRunner
 
 from synthguard.cli import main
 from synthguard.errors import ParameterError
-from synthguard.report.evaluate import evaluate
+from synthguard.evaluation import evaluate
 from synthguard.report.html import build_report
 from synthguard.risk import ReleaseAttacks, release_attacks
 
@@ -157,7 +157,7 @@ def test_report_counts_the_safeguards(parts):
     ev = evaluate(conf, {"syn": syn}, keys=["age", "sex", "region"], targets=["income"],
                   random_state=1)
     assert ev["syn"].safeguards is syn.safeguards
-    from synthguard.report.attacks import safeguards_table
+    from synthguard.report.attacks_section import safeguards_table
 
     table = safeguards_table(ev)
     tot = syn.safeguards.totals()
@@ -173,7 +173,7 @@ def test_natural_twins_do_not_refuse_an_honest_holdout():
     # coarse categorical data: most records have a twin, so a holdout drawn apart from the
     # training records repeats most of their rows by nature; it is still an honest control,
     # while training records passed as the holdout are still refused
-    from synthguard.report.attacks import _repeats_training, _shared_share
+    from synthguard.evaluation.attacks import _repeats_training, _shared_share
 
     rng = np.random.default_rng(2)
     pop = pd.DataFrame({"sex": rng.choice(["f", "m"], 3000),
@@ -197,7 +197,7 @@ def test_three_column_singling_out_has_a_default_threshold():
     # combinations of three values passed beside a clean one-column risk. Four columns of
     # eight common levels: no value is rare (one-column queries isolate no one), but 512
     # three-way cells for 800 records leave most combinations unique.
-    from synthguard.report.thresholds import ATTACK_THRESHOLDS
+    from synthguard.evaluation.thresholds import ATTACK_THRESHOLDS
 
     rng = np.random.default_rng(5)
     pop = pd.DataFrame({c: rng.choice(list("abcdefgh"), 2400) for c in "wxyz"})

@@ -10,13 +10,13 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from synthguard.evaluation.metrics import utility_loss
+from synthguard.evaluation.thresholds import DEFAULT_THRESHOLDS, Threshold, pmse_ratio_words
 from synthguard.pipeline.gate import decide
 from synthguard.report import evaluate
 from synthguard.report.figures import dcr_ecdf, metric_bars
 from synthguard.report.frontier_section import axis_reading, frontier_figure
-from synthguard.report.metrics import utility_loss
 from synthguard.report.narrative import release_story
-from synthguard.report.thresholds import DEFAULT_THRESHOLDS, Threshold, pmse_ratio_words
 
 from .conftest import make_conf
 

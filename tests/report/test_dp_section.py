@@ -168,7 +168,7 @@ def test_edge_codes_are_the_synthesizers_codes():
     import pandas as pd
 
     from synthguard.dp.synthesizers._domain import build_domain
-    from synthguard.report.workload_error import edge_codes
+    from synthguard.evaluation.workload_error import edge_codes
 
     x = pd.Series([-5.0, 0.0, 9.99, 10.0, 25.0, 30.0, 99.0])
     edges = [0.0, 10.0, 20.0, 30.0]

@@ -8,10 +8,10 @@ import pytest
 
 import synthguard
 from synthguard.errors import DataError, ParameterError
+from synthguard.evaluation.metrics import METRICS
+from synthguard.evaluation.thresholds import DEFAULT_THRESHOLDS
 from synthguard.report import evaluate
-from synthguard.report.metrics import METRICS
 from synthguard.report.narrative import release_story
-from synthguard.report.thresholds import DEFAULT_THRESHOLDS
 
 KEYS = ["region", "sex", "kids"]
 

@@ -143,7 +143,7 @@ def _outside(fig) -> list[str]:
 
 
 def test_long_names_are_not_cut_off_at_the_figure_edge():
-    from synthguard.report.metrics import METRICS
+    from synthguard.evaluation.metrics import METRICS
 
     rng = np.random.default_rng(0)
     rel = ["synthetic", "topcoded", "risk_weighted_release_with_a_long_name", "dp"]

@@ -147,7 +147,7 @@ def test_each_failing_verdict_says_fail_once(evaluation, html):
 
 
 def test_summary_is_two_tables_with_every_column_and_a_verdict(evaluation, html):
-    from synthguard.report.metrics import METRICS
+    from synthguard.evaluation.metrics import METRICS
 
     table = evaluation.to_frame()
     computed = [m for m in METRICS if table[m].notna().any()]

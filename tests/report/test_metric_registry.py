@@ -13,11 +13,11 @@ from click.testing import CliRunner
 
 from synthguard.cli import main
 from synthguard.errors import ParameterError
+from synthguard.evaluation.households import HOUSEHOLD_METRICS
+from synthguard.evaluation.metrics import extract_metric, mean_of, path
+from synthguard.evaluation.thresholds import parse_thresholds
 from synthguard.pipeline import parse_plan
 from synthguard.report import METRICS, Metric, evaluate, register_metric
-from synthguard.report.evaluation.households import HOUSEHOLD_METRICS
-from synthguard.report.metrics import extract_metric, mean_of, path
-from synthguard.report.thresholds import parse_thresholds
 from synthguard.utility.discriminant import PMSEResult
 from tests.report.conftest import make_conf, shuffled
 

@@ -8,7 +8,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from synthguard.report.workload_error import workload_error, workload_metrics
+from synthguard.evaluation.workload_error import workload_error, workload_metrics
 
 
 def _frame(seed: int, n: int) -> pd.DataFrame:

@@ -1,5 +1,5 @@
 """repU, DiSCO and replicated uniques as the evaluation reports them, and the default
-thresholds that judge them (report/thresholds.py)."""
+thresholds that judge them (evaluation/thresholds.py)."""
 
 from __future__ import annotations
 
@@ -7,8 +7,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from synthguard.report.metrics import METRICS, extract_metric
-from synthguard.report.thresholds import DEFAULT_THRESHOLDS, check_thresholds, parse_thresholds
+from synthguard.evaluation.metrics import METRICS, extract_metric
+from synthguard.evaluation.thresholds import DEFAULT_THRESHOLDS, check_thresholds, parse_thresholds
 from synthguard.risk import disclosure, evaluate_risk
 from synthguard.risk.release_disclosure import release_disclosure, replicated_uniques
 

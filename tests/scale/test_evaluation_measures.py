@@ -10,7 +10,7 @@ import pytest
 import synthguard
 
 dd = pytest.importorskip("dask.dataframe")
-scale_eval = pytest.importorskip("synthguard.scale.evaluation")
+scale_eval = pytest.importorskip("synthguard.evaluation.on_dask")
 
 from tests.scale.conftest import perturbed, tied_frame  # noqa: E402
 

@@ -9,11 +9,11 @@ import pandas as pd
 import pytest
 
 from synthguard.errors import DataError, ParameterError
-from synthguard.report.survey_blocks import survey_measures
+from synthguard.evaluation.survey_blocks import survey_measures
 from synthguard.risk import individual_risk as pandas_individual
 
 dd = pytest.importorskip("dask.dataframe")
-scale_ind = pytest.importorskip("synthguard.scale.individual")
+scale_ind = pytest.importorskip("synthguard.evaluation.survey_blocks_on_dask")
 
 from tests.scale.conftest import perturbed, tied_frame  # noqa: E402
 
@@ -81,7 +81,7 @@ def test_sdc_block_equals_the_pandas_block():
 
 def test_dask_evaluation_carries_the_pandas_sdc_block():
     import synthguard
-    from synthguard.scale.evaluation import NOT_ON_DASK, evaluate
+    from synthguard.evaluation.on_dask import NOT_ON_DASK, evaluate
 
     conf = tied_frame(300, 8)
     syn = perturbed(conf, 3)

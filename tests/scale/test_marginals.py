@@ -9,7 +9,7 @@ import pytest
 
 from synthguard.data import infer_schema
 from synthguard.errors import DataError, ParameterError
-from synthguard.report.workload_error import workload_error as pandas_workload
+from synthguard.evaluation.workload_error import workload_error as pandas_workload
 from synthguard.utility import kway_marginal_score as pandas_kway
 
 dd = pytest.importorskip("dask.dataframe")

@@ -58,7 +58,7 @@ def test_the_room_of_the_shared_counts_is_bounded(monkeypatch):
 
 
 def test_an_evaluation_counts_each_column_of_each_data_set_once(monkeypatch):
-    from synthguard.scale.evaluation import evaluate
+    from synthguard.evaluation.on_dask import evaluate
 
     conf = tied_frame(240, 5)
     syn = perturbed(conf, 6)

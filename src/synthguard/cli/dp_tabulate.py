@@ -385,8 +385,7 @@ def _reconstruction(res: Any, df: Any, asked: bool, block: str | None, seed: int
     if not asked:
         return None, None
     from synthguard.dp.tables import reconstruction_attack
-    from synthguard.errors import SynthguardError
-    from synthguard.report.safety import safe_error
+    from synthguard.errors import SynthguardError, safe_error
 
     try:
         return reconstruction_attack(df, res, block=block, random_state=seed), None

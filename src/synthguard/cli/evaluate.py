@@ -385,8 +385,8 @@ def evaluate_cmd(conf: str, read_kw: dict[str, Any], releases: tuple[str, ...], 
     from synthguard.data.loading import load_releases
     from synthguard.data.schema import validate_frame
     from synthguard.errors import ParameterError
+    from synthguard.evaluation import KINDS, evaluate
     from synthguard.report.dp_section import dp_info_of
-    from synthguard.report.evaluate import KINDS, evaluate
     from synthguard.report.html import write_report
 
     if holdout is not None and _same_file(conf, holdout):
@@ -421,7 +421,7 @@ def evaluate_cmd(conf: str, read_kw: dict[str, Any], releases: tuple[str, ...], 
             raise ParameterError(f"option --holdout: the holdout lacks column(s) "
                                  f"{', '.join(lacking)} of the data; give it the same columns")
     limits: dict[str, float] = {}
-    from synthguard.report.metrics import METRICS
+    from synthguard.evaluation.metrics import METRICS
 
     for name, val in _pairs(thresholds, "--threshold").items():
         if name not in METRICS:

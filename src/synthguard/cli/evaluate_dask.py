@@ -1,5 +1,5 @@
 """``synthguard evaluate CONF RELEASES --dask TARGET``: the evaluation on Dask
-(:func:`synthguard.scale.evaluation.evaluate`), with the same summary, report, verdict and exit
+(:func:`synthguard.evaluation.on_dask.evaluate`), with the same summary, report, verdict and exit
 codes as without ``--dask``.
 
 CONF may be a Parquet folder or a glob of CSV files; a release is a release folder (its
@@ -95,10 +95,10 @@ def evaluate_on_dask(args: Mapping[str, Any]) -> None:
     from synthguard.cli.run import progress_bar, warnings_to_stderr
     from synthguard.data.io import write_table
     from synthguard.errors import ParameterError
-    from synthguard.report.evaluate import KINDS
+    from synthguard.evaluation import KINDS
+    from synthguard.evaluation.on_dask import evaluate
     from synthguard.report.html import write_report
     from synthguard.scale import dask_session, read_dataset
-    from synthguard.scale.evaluation import evaluate
 
     a = dict(args)
     target, quiet, read_kw = a["dask"], a["quiet"], a["read_kw"]

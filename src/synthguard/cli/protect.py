@@ -110,7 +110,7 @@ def _write_folder(release: Any, df: Any, out: Path, data: Path, force: bool, see
         release_folder,
         write_manifest,
     )
-    from synthguard.report.evaluation.kinds import SAMPLE_KEY
+    from synthguard.evaluation.kinds import SAMPLE_KEY
 
     released = [str(c) for c in release.columns]
     with release_folder(out, force=force, inputs=[data]) as tmp:

@@ -3,7 +3,7 @@
 The plan's ``data.path`` may be a Parquet folder or a glob of CSV files. Each release is made
 by :mod:`synthguard.scale` and written by the workers as a release folder (implicates as
 Parquet folders, a manifest) under ``<output>/releases/``; the evaluation is
-:func:`synthguard.scale.evaluation.evaluate` and the report the same HTML report, written to
+:func:`synthguard.evaluation.on_dask.evaluate` and the report the same HTML report, written to
 ``<output>/<report file>``. What runs on Dask:
 
 * ``method: synthesis`` -> :func:`synthguard.scale.synthesize` (strata on workers, or models
@@ -256,11 +256,11 @@ def run_on_dask(plan_file: str, output: str | None, force: bool, quiet: bool,
     from synthguard.cli.run import progress_bar, warnings_to_stderr
     from synthguard.data.io import write_table
     from synthguard.data.manifest import check_release_target, replace_folder
+    from synthguard.evaluation.on_dask import evaluate
     from synthguard.pipeline.pipeline import _discard
     from synthguard.pipeline.plan import load_plan
     from synthguard.report.html import write_report
     from synthguard.scale import dask_session, read_dataset
-    from synthguard.scale.evaluation import evaluate
 
     plan = load_plan(plan_file)
     if output is not None:

@@ -6,7 +6,7 @@ a measure that applies but could not be computed fails). Among the passing confi
 gate **chooses** the most useful: the best ``utility_metric`` by its goal (by default the pMSE
 ratio closest to its ideal 1, measured as ``|log ratio|``: a ratio of 0.25 is as far from 1 as
 one of 4, because a ratio far below 1 means a release closer to the data than a fresh sample
-from the same population, not a more useful one; :func:`synthguard.report.metrics.
+from the same population, not a more useful one; :func:`synthguard.evaluation.metrics.
 utility_loss`), ties broken by the lower ``risk_metric``, then by the grid's order. When none passes,
 nothing is chosen and the verdict names the configuration closest to passing (fewest failed
 thresholds, then the smallest relative excess ``(value - limit) / |limit|``) with each threshold
@@ -14,12 +14,12 @@ it failed and by how much.
 
 **Thresholds of the gate.** The evaluation's documented defaults (no replicated unique, DiSCO
 <= 0.15; with the attacks, singling out <= 0.05 on one column and <= 0.25 on three; see
-:mod:`synthguard.report.thresholds`) and, with the attacks, :data:`GATE_THRESHOLDS`:
+:mod:`synthguard.evaluation.thresholds`) and, with the attacks, :data:`GATE_THRESHOLDS`:
 
 * ``singling_out_multivariate_risk <= 0.25``: queries on three columns written from the
   release (anonymeter's multivariate singling out, Giomi et al. 2023) may isolate a person of
   the training data no more than 25 points more often than one of the holdout. It is now one
-  of the evaluation's own attack thresholds (why 0.25: :mod:`synthguard.report.thresholds`),
+  of the evaluation's own attack thresholds (why 0.25: :mod:`synthguard.evaluation.thresholds`),
   so the full evaluation of the chosen configuration judges it by the same rule.
 
 and always :data:`RARE_THRESHOLDS` (issue 31, N3): a sweep over ``rare_values`` and
@@ -47,8 +47,8 @@ import pandas as pd
 
 from synthguard._display import Summarized
 from synthguard.errors import ParameterError
-from synthguard.report.metrics import METRICS, utility_loss
-from synthguard.report.thresholds import (
+from synthguard.evaluation.metrics import METRICS, utility_loss
+from synthguard.evaluation.thresholds import (
     ATTACK_THRESHOLDS,
     DEFAULT_THRESHOLDS,
     Threshold,
@@ -73,7 +73,7 @@ def gate_thresholds(
     default_thresholds: bool = True,
 ) -> tuple[Threshold, ...]:
     """The thresholds a sweep judges every configuration by: the documented defaults (with
-    the attacks, :data:`~synthguard.report.thresholds.ATTACK_THRESHOLDS` and
+    the attacks, :data:`~synthguard.evaluation.thresholds.ATTACK_THRESHOLDS` and
     :data:`GATE_THRESHOLDS`), a rule in ``thresholds`` replacing the default for its metric;
     ``default_thresholds=False`` keeps ``thresholds`` alone."""
     user = dict(thresholds or {})

@@ -1,6 +1,6 @@
 """The measures a sweep takes of each configuration: what the gate and the frontier need.
 
-A full :func:`synthguard.report.evaluate` of one Adult release (distances to closest records,
+A full :func:`synthguard.evaluation` of one Adult release (distances to closest records,
 membership, every marginal, k-way scores, survey blocks, all four attacks) takes minutes on
 two cores; a sweep of twelve configurations cannot afford it for each. :func:`measure_release`
 computes, with the very functions the evaluation calls and the same definitions, only:
@@ -20,7 +20,7 @@ computes, with the very functions the evaluation calls and the same definitions,
 A threshold on any other metric (record-level identification risk, membership AUC...) is not
 checked per configuration: :func:`synthguard.pipeline.sweep` lists it as deferred and
 :func:`synthguard.pipeline.run_sweep` releases the chosen configuration only when its full
-evaluation (:func:`synthguard.report.evaluate`, every threshold) passes too.
+evaluation (:func:`synthguard.evaluation`, every threshold) passes too.
 """
 
 from __future__ import annotations
@@ -33,10 +33,9 @@ import pandas as pd
 
 from synthguard._random import RandomState, resolve_seed, spawn
 from synthguard.data import as_implicates
-from synthguard.errors import ParameterError
-from synthguard.report.metrics import METRICS, extract_metric
-from synthguard.report.safety import safe_error
-from synthguard.report.thresholds import (
+from synthguard.errors import ParameterError, safe_error
+from synthguard.evaluation.metrics import METRICS, extract_metric
+from synthguard.evaluation.thresholds import (
     Threshold,
     ThresholdCheck,
     check_thresholds,

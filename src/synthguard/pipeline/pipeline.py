@@ -45,13 +45,13 @@ from synthguard.data.manifest import (
 )
 from synthguard.data.schema import Schema, infer_schema, validate_frame
 from synthguard.errors import PlanError, SynthguardError, SynthguardWarning
+from synthguard.evaluation import Evaluation, evaluate
+from synthguard.evaluation.kinds import sample_details
 from synthguard.pipeline.dp_info import dp_infos, dp_manifest_details
 from synthguard.pipeline.dp_tables_release import is_tables, write_dp_tables
 from synthguard.pipeline.makers import describe_release, make_release, release_frames
 from synthguard.pipeline.plan import DP_METHODS, Plan, load_plan
 from synthguard.pipeline.sweep_plan import refuse_sweeps
-from synthguard.report.evaluate import Evaluation, evaluate
-from synthguard.report.evaluation.kinds import sample_details
 from synthguard.report.html import write_report
 
 __all__ = ["PipelineResult", "run_plan", "split_holdout"]

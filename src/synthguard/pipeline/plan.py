@@ -43,7 +43,7 @@ A ``synthesis`` release also takes ``constraints:``, ``transforms:`` and ``start
 name of a release listed before it, e.g. a ``dp`` release of the key variables, whose
 implicates start the synthesis; see :mod:`synthguard.synthesis.start`);
 ``evaluation.constraints`` checks rules on the data and every release (a release breaking
-one fails; :mod:`synthguard.report.constraints_check`).
+one fails; :mod:`synthguard.evaluation.constraints`).
 
 Every problem found is reported at once in one :class:`~synthguard.errors.PlanError`,
 each line as ``plan.yaml, line 12, releases.synthetic.m: expected ...``.
@@ -67,8 +67,8 @@ from synthguard.data.safe_load import MAX_YAML_BYTES, parse_yaml_node, read_text
 from synthguard.dp.synthesizers.registry import DP_SYNTHESIZERS
 from synthguard.dp.tables import dp_tables
 from synthguard.errors import ParameterError, PlanError
+from synthguard.evaluation.metrics import METRICS
 from synthguard.pipeline.sweep_plan import check_sweep
-from synthguard.report.metrics import METRICS
 from synthguard.sdc.steps import SDC_STEPS
 from synthguard.synthesis import Synthesizer
 

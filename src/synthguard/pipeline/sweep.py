@@ -46,10 +46,10 @@ import pandas as pd
 from synthguard._display import Summarized
 from synthguard._random import RandomState, resolve_seed, spawn
 from synthguard.errors import DataError, ParameterError
+from synthguard.evaluation.metrics import METRICS, utility_loss
+from synthguard.evaluation.thresholds import Threshold, pmse_ratio_words
 from synthguard.pipeline.gate import GateDecision, decide, failures, gate_thresholds
 from synthguard.pipeline.gate_measures import ATTACK_ONLY, SWEEP_METRICS, measure_release
-from synthguard.report.metrics import METRICS, utility_loss
-from synthguard.report.thresholds import Threshold, pmse_ratio_words
 from synthguard.synthesis import Synthesizer
 from synthguard.synthesis.encoding import to_working
 from synthguard.synthesis.params import resolve_plan

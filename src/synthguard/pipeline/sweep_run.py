@@ -57,6 +57,7 @@ from synthguard.data.manifest import (
 )
 from synthguard.data.schema import infer_schema, validate_frame
 from synthguard.errors import PlanError, SynthguardError
+from synthguard.evaluation import Evaluation, evaluate
 from synthguard.pipeline.pipeline import (
     _check_columns,
     _check_contained,
@@ -67,7 +68,6 @@ from synthguard.pipeline.pipeline import (
 )
 from synthguard.pipeline.plan import Plan, ReleaseSpec, load_plan
 from synthguard.pipeline.sweep import sweep
-from synthguard.report.evaluate import Evaluation, evaluate
 from synthguard.report.frontier_section import frontier_figure
 from synthguard.report.html import write_report
 

@@ -15,7 +15,7 @@ order k gives
   (triangle inequality). Both come from noisy quantities only: post-processing, no privacy
   cost;
 * **true TV**: the mean total-variation distance over all k-way marginals of the release
-  against the confidential data (:mod:`synthguard.report.workload_error`), on the release's
+  against the confidential data (:mod:`synthguard.evaluation.workload_error`), on the release's
   own public domain: its numeric columns at the bins it used (``provenance["bins"]``), which
   is where the bound applies. A release that did not record its bins (an older synthguard)
   shows the evaluation's figure, numeric columns at the confidential quantiles, with a note
@@ -41,6 +41,7 @@ from typing import Any
 import numpy as np
 
 from synthguard.data.safe_load import read_json
+from synthguard.evaluation.workload_error import release_bins
 from synthguard.report.safety import format_number, safe_error
 
 __all__ = [
@@ -119,19 +120,6 @@ def _records(value: Any) -> list[dict[str, float]]:
             out.append({str(k): float(v) for k, v in r.items()
                         if isinstance(v, int | float) and not isinstance(v, bool)})
     return out
-
-
-def release_bins(provenance: Any) -> dict[str, list[float]] | None:
-    """The public bin edges a DP release recorded in its provenance (``provenance["bins"]``,
-    column → edges; ``{}`` when it binned no column), or None when it recorded none (a release
-    of an older synthguard, or not a DP synthesizer's)."""
-    bins = provenance.get("bins") if isinstance(provenance, Mapping) else None
-    if not isinstance(bins, Mapping):
-        return None
-    try:
-        return {str(c): [float(x) for x in e] for c, e in bins.items()}
-    except (TypeError, ValueError):
-        return None
 
 
 def dp_info_from_provenance(provenance: Mapping[str, Any] | None, *,
@@ -270,7 +258,7 @@ def _true_tv(ev: Any, name: str, info: DPReleaseInfo, evaluated: dict[int, float
     """The true TV of a DP release by order on its own public domain (its recorded bins),
     and a note; the evaluation's figures (confidential quantiles) with a note saying they are
     not comparable with the bound when the release recorded no bins."""
-    from synthguard.report.workload_error import workload_error
+    from synthguard.evaluation.workload_error import workload_error
 
     imps = list((getattr(ev, "implicates", None) or {}).get(name) or [])
     conf = getattr(ev, "conf", None)

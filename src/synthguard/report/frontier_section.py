@@ -22,8 +22,8 @@ from typing import Any
 
 import numpy as np
 
-from synthguard.report.metrics import METRICS
-from synthguard.report.thresholds import pmse_ratio_words
+from synthguard.evaluation.metrics import METRICS
+from synthguard.evaluation.thresholds import pmse_ratio_words
 
 __all__ = ["axis_reading", "frontier_context", "frontier_figure"]
 

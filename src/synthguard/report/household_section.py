@@ -13,7 +13,7 @@ from typing import Any
 
 import numpy as np
 
-from synthguard.report.metrics import METRICS
+from synthguard.evaluation.metrics import METRICS
 
 __all__ = ["household_context"]
 

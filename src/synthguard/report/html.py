@@ -22,14 +22,14 @@ import jinja2
 import numpy as np
 import pandas as pd
 
+from synthguard.evaluation import Evaluation
+from synthguard.evaluation.metrics import METRICS
 from synthguard.report import figures as F
-from synthguard.report.attacks import attacks_table, safeguards_table
-from synthguard.report.constraints_check import constraint_table
+from synthguard.report.attacks_section import attacks_table, safeguards_table
+from synthguard.report.constraints_section import constraint_table
 from synthguard.report.dp_section import DPReleaseInfo, accuracy_context, ledgers_context
-from synthguard.report.evaluate import Evaluation
 from synthguard.report.frontier_section import frontier_context
 from synthguard.report.household_section import household_context
-from synthguard.report.metrics import METRICS
 from synthguard.report.narrative import glossary, release_story, verdict_line
 from synthguard.report.safety import (
     Redactor,

@@ -19,9 +19,9 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from synthguard.report.metrics import METRICS
+from synthguard.evaluation.metrics import METRICS
+from synthguard.evaluation.thresholds import SYNTHETIC_ONLY, pmse_ratio_words
 from synthguard.report.safety import format_number
-from synthguard.report.thresholds import SYNTHETIC_ONLY, pmse_ratio_words
 
 __all__ = ["IDEAL", "KIND_TEXT", "Story", "release_story", "verdict_line"]
 

@@ -42,7 +42,7 @@ import numpy as np
 import pandas as pd
 
 from synthguard.data.schema import Schema
-from synthguard.errors import SynthguardError
+from synthguard.errors import safe_error  # re-exported: the report's rules name it
 
 __all__ = [
     "SUPPRESSED",
@@ -247,17 +247,6 @@ def _edge_text(x: float, unit: float) -> str:
     if unit >= 1 and float(x).is_integer():
         return f"{x:,.0f}"
     return format_number(x, 3)
-
-
-def safe_error(exc: BaseException) -> str:
-    """A message for a failed computation that cannot quote a data value.
-
-    synthguard's own errors never contain data values (errors.py), so their message is
-    kept; other libraries' messages may quote values, so only their type is reported.
-    """
-    if isinstance(exc, SynthguardError):
-        return f"{type(exc).__name__}: {exc}"
-    return f"{type(exc).__name__} (details withheld: the message may quote data)"
 
 
 @dataclass(frozen=True)

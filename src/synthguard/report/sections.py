@@ -11,7 +11,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from synthguard.report.evaluate import Evaluation
+from synthguard.evaluation import Evaluation
 from synthguard.report.safety import Redactor, format_number, tail_bounds, winsorised_moments
 
 __all__ = [

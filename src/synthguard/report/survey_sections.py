@@ -1,5 +1,5 @@
 """The report's sdcMicro risk block and domain table (and the figure of differences by
-domain), built from :class:`~synthguard.report.survey_blocks.SurveyBlocks` under the
+domain), built from :class:`~synthguard.evaluation.survey_blocks.SurveyBlocks` under the
 report's safety rules:
 
 * a domain with fewer than ``min_cell`` confidential records is suppressed whole (neither its

@@ -26,6 +26,7 @@ except ImportError as exc:  # pragma: no cover - exercised only without the extr
     ) from exc
 
 # synthesis, reading, writing and clients (daska); risk, utility, DP and SDC (daskb)
+from synthguard.evaluation import evaluate  # the one front door: it takes Dask frames
 from synthguard.risk.attribute import attribute_disclosure
 from synthguard.risk.identification_summary import IdentificationRiskSummary
 from synthguard.risk.release_disclosure import release_disclosure
@@ -40,7 +41,6 @@ from synthguard.scale.dp import (
 )
 from synthguard.scale.dp_aim import AIMSynthesizer
 from synthguard.scale.dp_stratified import StratifiedSynthesizer
-from synthguard.scale.evaluation import evaluate
 from synthguard.scale.io import read_dataset, write_implicates
 from synthguard.scale.marginals import kway_marginal_score, workload_error
 from synthguard.scale.means import compare_means

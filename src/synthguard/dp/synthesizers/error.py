@@ -17,7 +17,7 @@ the confidential data, so a board can read them beside the ledger.
   Post-processing of the noisy measurements: it costs no privacy.
 
 Both are reported by marginal order (1-way, 2-way, ...), as the true error is by
-``synthguard.report.workload_error`` when the confidential data are at hand.
+``synthguard.evaluation.workload_error`` when the confidential data are at hand.
 """
 
 from __future__ import annotations

@@ -31,7 +31,7 @@ def k_anonymity_dask(
     With ``gather=False`` no record moves and nothing per record reaches the client: fk
     depends on a record only through its key combination, so the workers count the distinct
     key combinations (missing values included) in one pass and merge the tables in a tree
-    (:func:`synthguard.scale.individual.individual_risk`'s table), and the client computes
+    (:func:`synthguard.evaluation.survey_blocks_on_dask.individual_risk`'s table), and the client computes
     every combination's fk from that table with sdcMicro's rule
     (:func:`synthguard.risk.individual_risk.wildcard_frequencies`, weighted by the
     combinations' counts), then the summaries

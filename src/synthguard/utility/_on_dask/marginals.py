@@ -1,6 +1,6 @@
 """k-way marginals of Dask data: the NIST 2018 challenge's k-way score
 (:func:`synthguard.utility.kway_marginal_score`) and the workload error by marginal order
-(:func:`synthguard.report.workload_error.workload_error`), equal to the pandas figures bit for
+(:func:`synthguard.evaluation.workload_error.workload_error`), equal to the pandas figures bit for
 bit.
 
 Both compare tables of relative frequencies: for a set ``S`` of k columns,
@@ -447,7 +447,7 @@ def workload_error(
     max_marginals: int = 500,
     random_state: RandomState = None,
 ) -> dict[int, float]:
-    """:func:`synthguard.report.workload_error.workload_error` of Dask data: for each order k,
+    """:func:`synthguard.evaluation.workload_error.workload_error` of Dask data: for each order k,
     the mean ``TV = ½ Σ_cells |p_conf - p_syn|`` over all k-way marginals of the shared
     columns (a seeded subset of ``max_marginals`` above that many) and the implicates
     (McKenna et al. 2022), from exact cell counts: equal to the pandas result.

@@ -13,9 +13,9 @@ combinations' risks times their counts: equal to the pandas sums over records up
 floating-point rounding, as are weighted Fk.
 
 :func:`sdc_block` is the evaluation's sdcMicro block
-(:func:`synthguard.report.survey_blocks.survey_measures`): the individual risk on all records;
+(:func:`synthguard.evaluation.survey_blocks.survey_measures`): the individual risk on all records;
 SUDA2 and l-diversity, which the pandas evaluation computes only up to
-:data:`~synthguard.report.survey_blocks.MAX_SDC_RECORDS` records per data set, are computed up
+:data:`~synthguard.evaluation.survey_blocks.MAX_SDC_RECORDS` records per data set, are computed up
 to that size by the pandas functions on the key and target columns brought to the client
 (that many rows, never more) and skipped above it as without Dask.
 """
@@ -29,8 +29,8 @@ import dask
 import numpy as np
 import pandas as pd
 
-from synthguard.report.safety import safe_error
-from synthguard.report.survey_blocks import MAX_SDC_RECORDS, SurveyBlocks, _risk_row
+from synthguard.errors import safe_error
+from synthguard.evaluation.survey_blocks import MAX_SDC_RECORDS, SurveyBlocks, _risk_row
 from synthguard.risk._on_dask.individual import (  # noqa: F401 (re-exported)
     MAX_COMBINATIONS,
     IndividualRiskSummary,
@@ -87,7 +87,7 @@ def sdc_block(conf: Any, n_conf: int, implicates: Mapping[str, Sequence[Any]],
               targets: Sequence[str]) -> SurveyBlocks:
     """The evaluation's sdcMicro block (no domain estimates: ``by`` and ``weights`` are not
     taken on Dask) of ``conf`` and every release, as
-    :func:`synthguard.report.survey_blocks.survey_measures` makes it. A data set that fails is
+    :func:`synthguard.evaluation.survey_blocks.survey_measures` makes it. A data set that fails is
     a note, as there."""
     keys_l = list(keys)
     notes: list[str] = []

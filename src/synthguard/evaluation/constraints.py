@@ -8,12 +8,13 @@ implicate of every release. Each release gets the headline metric ``constraint_v
 **default threshold of zero** judges it: one impossible record in a release fails it, as a
 board that finds one stops trusting the file. The report shows the table: per constraint,
 the confidential records it applies to and breaks (printed as the report prints counts of
-confidential records) and, per release, the records breaking it in its worst implicate.
+confidential records) and, per release, the records breaking it in its worst implicate
+(:func:`synthguard.report.constraints_section.constraint_table`).
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -21,7 +22,7 @@ import pandas as pd
 
 from synthguard.data.constraints import check_constraints, parse_constraints
 
-__all__ = ["ConstraintEvaluation", "constraint_table", "evaluate_constraints"]
+__all__ = ["ConstraintEvaluation", "evaluate_constraints"]
 
 #: The metric name and its default threshold (no violation in a release).
 METRIC = "constraint_violations"
@@ -77,27 +78,3 @@ def evaluate_constraints(
             dtype="int64") for i, df in enumerate(impl, start=1)}
         out[str(name)] = pd.DataFrame(cols)
     return ConstraintEvaluation(tuple(c.text for c in parsed), data, out)
-
-
-def constraint_table(
-    result: ConstraintEvaluation | None,
-    count: Callable[[int], str],
-    label: Callable[[str], str],
-) -> dict[str, Any] | None:
-    """The report's table: per constraint, the data's records it applies to and breaks
-    (``count``: the report's rule for counts of confidential records) and each release's
-    violations in its worst implicate. ``label`` redacts rare levels named in a rule."""
-    if result is None:
-        return None
-    names = list(result.releases)
-    rows = []
-    for text in result.constraints:
-        applies = int(result.data["applies_to"].to_dict()[text])
-        breaks = int(result.data["violations"].to_dict()[text])
-        cells = [count(applies), count(breaks)]
-        for n in names:
-            t = result.releases[n]
-            worst = int(t.loc[text].to_numpy().max()) if text in t.index else None
-            cells.append("–" if worst is None else f"{worst:,}")
-        rows.append({"constraint": label(text), "cells": cells})
-    return {"header": ["data: applies to", "data: breaks", *names], "rows": rows}

@@ -1,4 +1,4 @@
-"""The results of :func:`~synthguard.report.evaluate`: one :class:`ReleaseEvaluation` per
+"""The results of :func:`~synthguard.evaluation`: one :class:`ReleaseEvaluation` per
 release, gathered in an :class:`Evaluation` (the comparison table, pass/fail, status)."""
 
 from __future__ import annotations
@@ -12,8 +12,8 @@ import pandas as pd
 
 from synthguard._display import Summarized
 from synthguard.data.schema import Schema
-from synthguard.report.metrics import METRICS
-from synthguard.report.thresholds import Threshold, ThresholdCheck, pmse_ratio_words
+from synthguard.evaluation.metrics import METRICS
+from synthguard.evaluation.thresholds import Threshold, ThresholdCheck, pmse_ratio_words
 
 __all__ = ["KINDS", "Evaluation", "Progress", "ReleaseEvaluation", "Verdict"]
 
@@ -44,7 +44,7 @@ class ReleaseEvaluation(Summarized):
     m : number of implicates.
     n_rows : rows per implicate (of the first).
     utility, risk : the results of ``evaluate_utility`` and ``evaluate_risk`` (None when they failed).
-    metrics : headline numbers (:data:`~synthguard.report.metrics.METRICS`); None when not computed.
+    metrics : headline numbers (:data:`~synthguard.evaluation.metrics.METRICS`); None when not computed.
     record_risk : record-level identification risk IR_i of each confidential record under this
         release, averaged over implicates (None when the release's rows do not align with the data).
     errors : what could not be computed, by part, with a message that quotes no data value.
@@ -160,10 +160,10 @@ class Evaluation(Summarized):
     conf: pd.DataFrame = field(repr=False, compare=False)
     holdout: pd.DataFrame | None = field(repr=False, compare=False)
     implicates: Mapping[str, list[pd.DataFrame]] = field(repr=False, compare=False)
-    #: sdcMicro's risk block and the domain estimates (:mod:`synthguard.report.survey_blocks`)
+    #: sdcMicro's risk block and the domain estimates (:mod:`synthguard.evaluation.survey_blocks`)
     survey: Any = field(default=None, repr=False, compare=False)
     constraints: Any = field(default=None, repr=False, compare=False)
-    #: the household measures (:mod:`synthguard.report.evaluation.households`), with household=
+    #: the household measures (:mod:`synthguard.evaluation.households`), with household=
     households: Any = field(default=None, repr=False, compare=False)
 
     def __getitem__(self, name: str) -> ReleaseEvaluation:

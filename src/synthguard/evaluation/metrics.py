@@ -20,22 +20,28 @@ so a rename cannot silently empty a column.
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
+from collections.abc import Callable, Iterator, MutableMapping
 from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
+from synthguard._registry import Registry
 from synthguard.errors import ParameterError
 from synthguard.utility._metric import MetricInfo
 from synthguard.utility.correlation import CorrelationFit
 from synthguard.utility.discriminant import PMSEResult
 from synthguard.utility.ecdf import ECDFUtility
+from synthguard.utility.household_associations import HouseholdAssociations
+from synthguard.utility.household_composition import HouseholdComposition
+from synthguard.utility.household_size import HouseholdSize
+from synthguard.utility.household_totals import HouseholdTotals
 from synthguard.utility.marginals import KWayMarginalScore
+from synthguard.utility.poverty import PovertyComparison
 from synthguard.utility.regression import RegressionComparison
 
-__all__ = ["METRICS", "Metric", "extract_metric", "mean_of", "path", "register_metric",
-           "utility_loss"]
+__all__ = ["METRICS", "Metric", "extract_metric", "mean_of", "metric_registry", "path",
+           "register_metric", "utility_loss"]
 
 GOALS = ("min", "max", "target")
 SECTIONS = ("utility", "risk", "attacks")
@@ -138,8 +144,8 @@ def mean_of(mapping: str, field: str) -> Callable[[Any], Any]:
 
 
 def computed_by_evaluate(bundle: Any) -> None:
-    """The reader of a metric :func:`~synthguard.report.evaluate` computes itself (the
-    workload error of report/workload_error.py): nothing to read from a bundle."""
+    """The reader of a metric :func:`~synthguard.evaluation` computes itself (the
+    workload error of evaluation/workload_error.py): nothing to read from a bundle."""
     return None
 
 
@@ -166,9 +172,7 @@ def _utility(name: str, label: str, info: MetricInfo, read: Callable[[Any], Any]
                   read, description, target=info.target if goal == "target" else None)
 
 
-METRICS: dict[str, Metric] = {
-    m.name: m
-    for m in [
+_BUILTINS: list[Metric] = [
         _utility(
             "pmse_ratio", "pMSE ratio", PMSEResult.metrics["ratio"], path("pmse.ratio"),
             "pMSE over its null expectation; near 1 means the release is hard to tell from the "
@@ -195,7 +199,7 @@ METRICS: dict[str, Metric] = {
             f"tv_{k}way", f"{k}-way TV", "utility", "min", 0.0, 1.0, computed_by_evaluate,
             f"mean total-variation distance over all {k}-way marginals (up to 500), the "
             "workload error DP synthesizers minimise (McKenna et al. 2022; "
-            "synthguard.report.workload_error)",
+            "synthguard.evaluation.workload_error)",
         ) for k in (1, 2, 3)],
         _utility(
             "ecdf_umax", "ECDF U_max", ECDFUtility.metrics["u_max"], mean_of("ecdf", "u_max"),
@@ -267,7 +271,7 @@ METRICS: dict[str, Metric] = {
             "constraint_violations", "constraint violations", "risk", "min", 0.0, None,
             computed_by_evaluate,
             "records breaking a constraint every record should keep, in the worst implicate "
-            "(synthguard.report.constraints_check; a release must have none)",
+            "(synthguard.evaluation.constraints; a release must have none)",
         ),
         Metric(
             "replicated_households", "replicated households", "risk", "min", 0.0, 1.0,
@@ -277,24 +281,26 @@ METRICS: dict[str, Metric] = {
             "(with household=; synthguard.risk.replicated_households; a synthetic release must "
             "have none)",
         ),
-        *[Metric(name, label, "utility", "min", 0.0, upper, computed_by_evaluate, text)
-          for name, label, upper, text in (
-            ("household_size_tv", "household size TV", 1.0,
+        *[_utility(name, label, info, computed_by_evaluate, text)
+          for name, label, info, text in (
+            ("household_size_tv", "household size TV", HouseholdSize.metrics["tv"],
              "total variation distance of the weighted household-size distributions (with "
              "household=; synthguard.utility.household_size)"),
-            ("household_composition_tv", "composition TV", 1.0,
+            ("household_composition_tv", "composition TV", HouseholdComposition.metrics["tv"],
              "total variation distance of the head's sex x age group x household size tables "
              "(synthguard.utility.household_composition)"),
-            ("partner_age_corr_diff", "partners' age corr. diff", 2.0,
+            ("partner_age_corr_diff", "partners' age corr. diff",
+             HouseholdAssociations.metrics["partner_corr_diff"],
              "absolute difference of the correlation of the head's and the partner's ages "
              "(needs a relationship column; synthguard.utility.household_associations)"),
-            ("children_age_corr_diff", "head age x children diff", 2.0,
+            ("children_age_corr_diff", "head age x children diff",
+             HouseholdAssociations.metrics["children_corr_diff"],
              "absolute difference of the correlation of the head's age and the number of "
              "children (synthguard.utility.household_associations)"),
-            ("household_totals_ks", "household totals KS", 1.0,
+            ("household_totals_ks", "household totals KS", HouseholdTotals.metrics["ks"],
              "largest KS distance of the weighted distributions of household totals of person "
              "variables, e.g. household income (synthguard.utility.household_totals)"),
-            ("poverty_rate_diff", "poverty rate diff", 1.0,
+            ("poverty_rate_diff", "poverty rate diff", PovertyComparison.metrics["diff"],
              "absolute difference of the at-risk-of-poverty rates: OECD-modified equivalised "
              "household income below 60% of its weighted median (Eurostat; "
              "synthguard.utility.poverty)"),
@@ -355,20 +361,65 @@ METRICS: dict[str, Metric] = {
             "needs a holdout",
         ),
     ]
-}
-"""The metric registry: name -> :class:`Metric` (label, room, goal, range, reader); the
-report's tables, glossary and thresholds read it and :func:`register_metric` adds to it."""
+
+
+def _check(name: str, metric: Any) -> None:
+    if not isinstance(metric, Metric):
+        raise ParameterError("register_metric: expected a Metric")
+    if metric.name != name:
+        raise ParameterError(f"metric '{metric.name}' must be registered under its own name, "
+                             f"not '{name}'")
+
+
+metric_registry: Registry[Metric] = Registry(
+    "metric", entry_point_group="synthguard.metrics", check=_check)
+"""The metrics, on the project's one registry type: ``register``, ``get``, ``available()``;
+a plug-in package adds metrics from a module named under the ``synthguard.metrics`` entry
+points. :data:`METRICS` reads it as a mapping."""
+
+for _m in _BUILTINS:
+    metric_registry.register(_m.name, _m)
+
+
+class _Metrics(MutableMapping[str, Metric]):
+    """:data:`METRICS`: the metric registry read (and written) as a dict name -> Metric."""
+
+    def __getitem__(self, name: str) -> Metric:
+        if name not in metric_registry:
+            raise KeyError(name)
+        return metric_registry.get(name)
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(metric_registry.available())
+
+    def __len__(self) -> int:
+        return len(metric_registry)
+
+    def __setitem__(self, name: str, metric: Metric) -> None:
+        metric_registry.register(name, metric, overwrite=True)
+
+    def __delitem__(self, name: str) -> None:
+        if name not in metric_registry:
+            raise KeyError(name)
+        metric_registry.unregister(name)
+
+    def __repr__(self) -> str:
+        return f"METRICS({', '.join(self)})"
+
+
+METRICS: MutableMapping[str, Metric] = _Metrics()
+"""The metric registry as a mapping: name -> :class:`Metric` (label, room, goal, range, ideal,
+reader), each declared once; the comparison table, the report's tables and glossary, the
+thresholds (Python, CLI, plans) and the release gate read it, and :func:`register_metric`
+adds to it."""
 
 
 def register_metric(metric: Metric, *, overwrite: bool = False) -> Metric:
-    """Add ``metric`` to :data:`METRICS`: it joins the comparison table, its section of the
-    report, the glossary and the thresholds of Python, the CLI and plans. Returns it."""
-    if not isinstance(metric, Metric):
-        raise ParameterError("register_metric: expected a Metric")
-    if metric.name in METRICS and not overwrite and METRICS[metric.name] is not metric:
-        raise ParameterError(f"metric '{metric.name}' is already registered; pass overwrite=True")
-    METRICS[metric.name] = metric
-    return metric
+    """Add ``metric`` to :data:`METRICS` (``metric_registry.register(metric.name, metric)``):
+    it joins the comparison table, its section of the report, the glossary and the thresholds
+    of Python, the CLI and plans. Returns it."""
+    _check(getattr(metric, "name", ""), metric)
+    return metric_registry.register(metric.name, metric, overwrite=overwrite)
 
 
 def _as_float(v: Any) -> float | None:

@@ -1,5 +1,5 @@
 """Measure one release: utility, disclosure risk, record-level risk, attacks, the headline
-metrics (:data:`~synthguard.report.metrics.METRICS`) and the threshold checks.
+metrics (:data:`~synthguard.evaluation.metrics.METRICS`) and the threshold checks.
 
 A measure that cannot be computed is recorded in ``errors`` (a message that quotes no data
 value) and never stops the others. Every random measure draws from the release's own
@@ -19,23 +19,23 @@ import pandas as pd
 
 from synthguard import risk as _risk
 from synthguard import utility as _utility
-from synthguard.report.attacks import run_attacks
-from synthguard.report.constraints_check import METRIC as CONSTRAINT_METRIC
-from synthguard.report.evaluation.kinds import (
+from synthguard.errors import safe_error
+from synthguard.evaluation.attacks import run_attacks
+from synthguard.evaluation.constraints import METRIC as CONSTRAINT_METRIC
+from synthguard.evaluation.kinds import (
     RECORD_LEVEL,
     aligned,
     is_sample,
     kind_of,
     why_undefined,
 )
-from synthguard.report.evaluation.notes import Notes
-from synthguard.report.evaluation.options import NEEDS_TARGET, Setting
-from synthguard.report.evaluation.record_risk import record_risk
-from synthguard.report.evaluation.results import ReleaseEvaluation
-from synthguard.report.metrics import METRICS, extract_metric
-from synthguard.report.safety import safe_error
-from synthguard.report.thresholds import FULL_ONLY, check_thresholds, full_only_lower
-from synthguard.report.workload_error import workload_metrics
+from synthguard.evaluation.metrics import METRICS, extract_metric
+from synthguard.evaluation.notes import Notes
+from synthguard.evaluation.options import NEEDS_TARGET, Setting
+from synthguard.evaluation.record_risk import record_risk
+from synthguard.evaluation.results import ReleaseEvaluation
+from synthguard.evaluation.thresholds import FULL_ONLY, check_thresholds, full_only_lower
+from synthguard.evaluation.workload_error import workload_metrics
 from synthguard.risk.rare_released import rare_released
 
 __all__ = ["measure_release"]
@@ -64,7 +64,7 @@ def measure_release(
 ) -> ReleaseEvaluation:
     """Utility, risk, metrics and threshold checks of one release (its ``implicates``);
     ``households``: the household measures of every release
-    (:class:`~synthguard.report.evaluation.households.HouseholdEvaluation`), or None."""
+    (:class:`~synthguard.evaluation.households.HouseholdEvaluation`), or None."""
     t0 = time.perf_counter()
     kind = kind_of(release, implicates, s.conf, s.kinds.get(name))
     common = [c for c in s.conf.columns if all(c in df.columns for df in implicates)]
@@ -290,7 +290,7 @@ def _metrics(
         except Exception as e:  # a bundle without a field the metric reads: say so
             metrics[m.name] = None
             w.errors[m.name] = f"could not be read from the {m.section} result: {safe_error(e)}"
-    try:  # the true workload error by marginal order (report/workload_error.py)
+    try:  # the true workload error by marginal order (evaluation/workload_error.py)
         metrics.update(w.notes.run(workload_metrics, conf_u,
                                    [df[w.common] for df in w.implicates],
                                    s.schema.subset(w.common), w.rng))

@@ -1,4 +1,4 @@
-"""The arguments of :func:`~synthguard.report.evaluate`, checked once into a :class:`Setting`
+"""The arguments of :func:`~synthguard.evaluation`, checked once into a :class:`Setting`
 that every release is measured under (keys, targets, radius, thresholds, kinds, ...)."""
 
 from __future__ import annotations
@@ -11,15 +11,15 @@ import pandas as pd
 
 from synthguard.data.schema import Schema, infer_schema
 from synthguard.errors import DataError, ParameterError
-from synthguard.report.constraints_check import DEFAULT_LIMIT as CONSTRAINT_LIMIT
-from synthguard.report.constraints_check import METRIC as CONSTRAINT_METRIC
-from synthguard.report.constraints_check import evaluate_constraints
-from synthguard.report.evaluation.households import DEFAULT_LIMIT as HOUSEHOLD_LIMIT
-from synthguard.report.evaluation.households import METRIC as HOUSEHOLD_METRIC
-from synthguard.report.evaluation.households import check_household
-from synthguard.report.evaluation.results import KINDS
-from synthguard.report.metrics import METRICS
-from synthguard.report.thresholds import (
+from synthguard.evaluation.constraints import DEFAULT_LIMIT as CONSTRAINT_LIMIT
+from synthguard.evaluation.constraints import METRIC as CONSTRAINT_METRIC
+from synthguard.evaluation.constraints import evaluate_constraints
+from synthguard.evaluation.households import DEFAULT_LIMIT as HOUSEHOLD_LIMIT
+from synthguard.evaluation.households import METRIC as HOUSEHOLD_METRIC
+from synthguard.evaluation.households import check_household
+from synthguard.evaluation.metrics import METRICS
+from synthguard.evaluation.results import KINDS
+from synthguard.evaluation.thresholds import (
     ATTACK_THRESHOLDS,
     DEFAULT_THRESHOLDS,
     SYNTHETIC_ONLY,
@@ -46,7 +46,7 @@ NO_NUMERIC_TARGET = (
 @dataclass(frozen=True)
 class Setting:
     """What every release is measured under: the confidential data, the intruder's keys and
-    targets, the thresholds and the options of :func:`~synthguard.report.evaluate`."""
+    targets, the thresholds and the options of :func:`~synthguard.evaluation`."""
 
     conf: pd.DataFrame
     holdout: pd.DataFrame | None
@@ -180,7 +180,7 @@ def check_setting(
     household: Any = None,
     household_roles: Any = None,
 ) -> Setting:
-    """Check the arguments of :func:`~synthguard.report.evaluate` (in the order its
+    """Check the arguments of :func:`~synthguard.evaluation` (in the order its
     ``Raises`` lists them) into a :class:`Setting`."""
     if not isinstance(conf, pd.DataFrame):
         raise DataError("conf: expected a pandas DataFrame of the confidential data")

@@ -1,6 +1,6 @@
 """The one call behind the report and ``synthguard run``: :func:`evaluate` measures every
-release against the confidential data (:mod:`~synthguard.report.evaluation.release`) and
-gathers the results in an :class:`~synthguard.report.evaluation.results.Evaluation`."""
+release against the confidential data (:mod:`~synthguard.evaluation.release`) and
+gathers the results in an :class:`~synthguard.evaluation.results.Evaluation`."""
 
 from __future__ import annotations
 
@@ -12,48 +12,65 @@ from typing import Any
 import pandas as pd
 
 from synthguard._random import RandomState, resolve_seed, spawn
+from synthguard.data._backend import any_dask, dask_backend
 from synthguard.data.implicates import as_implicates
 from synthguard.data.schema import Schema
-from synthguard.errors import DataError
-from synthguard.report.constraints_check import evaluate_constraints
-from synthguard.report.evaluation.households import evaluate_households
-from synthguard.report.evaluation.kinds import from_disk
-from synthguard.report.evaluation.notes import Notes
-from synthguard.report.evaluation.options import Setting, as_tuple, check_setting
-from synthguard.report.evaluation.record_risk import data_record_risk
-from synthguard.report.evaluation.release import measure_release
-from synthguard.report.evaluation.results import Evaluation, Progress, ReleaseEvaluation
-from synthguard.report.safety import safe_error
+from synthguard.errors import DataError, ParameterError, safe_error
+from synthguard.evaluation.constraints import evaluate_constraints
+from synthguard.evaluation.households import evaluate_households
+from synthguard.evaluation.kinds import from_disk
+from synthguard.evaluation.notes import Notes
+from synthguard.evaluation.options import Setting, as_tuple, check_setting
+from synthguard.evaluation.record_risk import data_record_risk
+from synthguard.evaluation.release import measure_release
+from synthguard.evaluation.results import Evaluation, Progress, ReleaseEvaluation
 
 __all__ = ["evaluate"]
 
 
+@dask_backend
 def evaluate(
     conf: pd.DataFrame,
     releases: Mapping[str, Any],
+    *,
+    # who the intruder is: the risk measures
     keys: str | Sequence[str],
     targets: str | Sequence[str],
-    holdout: pd.DataFrame | None = None,
-    formulas: str | Sequence[str] | None = None,
-    thresholds: Mapping[str, Any] | None = None,
     radius: float = 0.2,
+    holdout: pd.DataFrame | None = None,
+    max_distance_records: int | None = 10_000,
+    attacks: bool = False,
+    n_attacks: int = 500,
+    # what the release must keep: the utility measures
+    formulas: str | Sequence[str] | None = None,
+    constraints: Any = None,
+    # the survey design: weights, domains, strata and clusters
+    weights: str | None = None,
+    by: str | Sequence[str] | None = None,
+    strata: str | None = None,
+    clusters: str | None = None,
+    # persons within households
+    household: str | None = None,
+    household_roles: Mapping[str, Any] | None = None,
+    # the verdict: the board's rules and each release's kind
+    thresholds: Mapping[str, Any] | None = None,
+    default_thresholds: bool = True,
+    kinds: Mapping[str, str] | None = None,
+    # how it runs
     schema: Schema | Mapping[str, Any] | None = None,
     random_state: RandomState = None,
     progress: Progress | None = None,
-    kinds: Mapping[str, str] | None = None,
-    max_distance_records: int | None = 10_000,
-    default_thresholds: bool = True,
-    by: str | Sequence[str] | None = None,
-    weights: str | None = None,
-    strata: str | None = None,
-    clusters: str | None = None,
-    attacks: bool = False,
-    n_attacks: int = 500,
-    constraints: Any = None,
-    household: str | None = None,
-    household_roles: Mapping[str, Any] | None = None,
+    sample_size: int = 100_000,
 ) -> Evaluation:
     """Evaluate the utility and disclosure risk of several releases of ``conf``.
+
+    ``conf`` and ``releases`` are positional; every option is a keyword, grouped below as in
+    the signature: the intruder (risk), the utility, the survey design, households, the
+    verdict and the run. Given Dask frames (``conf`` or a release's implicates), the same
+    measures run on the Dask backend (:func:`synthguard.evaluation.on_dask.evaluate`) and
+    give the same :class:`Evaluation`; the options it does not compute yet (``holdout``,
+    ``formulas``, ``constraints``, the survey design, ``household``, ``attacks``) are refused
+    there with a :class:`~synthguard.errors.ParameterError` naming them.
 
     Parameters
     ----------
@@ -71,14 +88,14 @@ def evaluate(
         attack and the DCR-against-holdout comparison.
     formulas : statsmodels formulas for the regression-coefficient comparison.
     thresholds : the board's rules, e.g. ``{"max_identification_risk": 0.5, "pmse_ratio": 3}``
-        (:mod:`synthguard.report.thresholds`). They are added to the documented
-        :data:`~synthguard.report.thresholds.DEFAULT_THRESHOLDS` (no replicated unique in a
+        (:mod:`synthguard.evaluation.thresholds`). They are added to the documented
+        :data:`~synthguard.evaluation.thresholds.DEFAULT_THRESHOLDS` (no replicated unique in a
         synthetic release, DiSCO <= 15%); a rule named here replaces the default for its
         metric.
     constraints : rules every record should keep (texts or a table, as
         :func:`synthguard.synthesis.check_constraints`): checked on the data and on every
         implicate; each release gets ``constraint_violations`` and, by default, a threshold
-        of 0 (:mod:`synthguard.report.constraints_check`).
+        of 0 (:mod:`synthguard.evaluation.constraints`).
     default_thresholds : apply the documented default thresholds (True, the default). False
         judges the release by ``thresholds`` alone; say so to the board.
     radius : relative radius r of the identification ball y_i ± r·|y_i| (paper, eq. 1).
@@ -90,16 +107,16 @@ def evaluate(
         manifest read by :func:`synthguard.data.loading.load_releases`, ``"protected"``
         for a ``ProtectedData``); a release that declares nothing (a DataFrame, a list of
         DataFrames) is **fully synthetic**, whatever its number of rows. ``synthguard
-        evaluate`` applies the same rule (see :func:`~synthguard.report.evaluation.kinds.kind_of` for why).
+        evaluate`` applies the same rule (see :func:`~synthguard.evaluation.kinds.kind_of` for why).
     attacks : also run anonymeter's singling-out, linkability and inference attacks on each
         release (:func:`synthguard.risk.release_attacks`, about 20 s per release on 30,000
         records), with ``holdout`` as the control set: it must hold confidential records the
         releases were not made from. Without a holdout the attacks are reported as not
         computed (no honest control, no risk). The default thresholds then include
-        :data:`~synthguard.report.thresholds.ATTACK_THRESHOLDS`.
+        :data:`~synthguard.evaluation.thresholds.ATTACK_THRESHOLDS`.
     n_attacks : queries or attacked records per attack (anonymeter's default 500).
     household : the household-id column (persons within households). Adds the household
-        measures (:mod:`synthguard.report.evaluation.households`, ``Evaluation.households``):
+        measures (:mod:`synthguard.evaluation.households`, ``Evaluation.households``):
         the data's household risk on the keys (sdcMicro's ``hier_risk``, weighted by
         ``weights``), replicated households per release (default threshold 0 for synthetic
         releases) and the household-level utility measures; the person-level measures run
@@ -119,7 +136,9 @@ def evaluate(
         ``by`` columns with the design columns of the data
         (:func:`synthguard.utility.domain_estimates`), in ``Evaluation.survey`` with
         sdcMicro's risk block (individual risk weighted by ``weights``, SUDA2, l-diversity of
-        the targets; :mod:`synthguard.report.survey_blocks`).
+        the targets; :mod:`synthguard.evaluation.survey_blocks`).
+    sample_size : Dask frames only: about this many records of each data set for the pMSE and
+        the report's figures (every other number is computed on all records).
 
     Returns
     -------
@@ -142,6 +161,18 @@ def evaluate(
         release lacking some columns is measured on the others; lacking a key or target, its
         risk measures are recorded as not computed).
     """
+    if any_dask(conf, *(releases.values() if isinstance(releases, Mapping) else ())):
+        return _on_dask(
+            conf, releases, keys=keys, targets=targets, radius=radius,
+            max_distance_records=max_distance_records, thresholds=thresholds,
+            default_thresholds=default_thresholds, kinds=kinds, schema=schema,
+            random_state=random_state, progress=progress, sample_size=sample_size,
+            pandas_only={"holdout": holdout is not None, "formulas": formulas is not None,
+                         "constraints": constraints is not None, "weights": weights is not None,
+                         "by": by is not None, "strata": strata is not None,
+                         "clusters": clusters is not None, "household": household is not None,
+                         "household_roles": household_roles is not None, "attacks": attacks},
+        )
     t_all = time.perf_counter()
     s = check_setting(
         conf, releases, keys, targets, holdout=holdout, formulas=formulas,
@@ -190,6 +221,21 @@ def evaluate(
     )
 
 
+def _on_dask(conf: Any, releases: Mapping[str, Any], *, pandas_only: Mapping[str, bool],
+             **options: Any) -> Evaluation:
+    """The evaluation of Dask frames; an option it does not compute yet is refused by name
+    rather than silently left out."""
+    given = [name for name, used in pandas_only.items() if used]
+    if given:
+        raise ParameterError(
+            f"evaluate on Dask frames does not compute {', '.join(given)} yet; evaluate a "
+            f"sample that fits in memory as pandas frames for them, or leave them out"
+        )
+    from synthguard.evaluation import on_dask  # imports Dask: only for Dask frames
+
+    return on_dask.evaluate(conf, releases, **options)
+
+
 def _implicates(conf: pd.DataFrame, releases: Mapping[str, Any]) -> dict[str, list[pd.DataFrame]]:
     """Each release as its list of implicates; one sharing no column with the data is refused."""
     impl_map: dict[str, list[pd.DataFrame]] = {}
@@ -205,10 +251,10 @@ def _survey(
     s: Setting, impl_map: dict[str, list[pd.DataFrame]], results: dict[str, ReleaseEvaluation],
     data_notes: Notes, by: Any, strata: str | None, clusters: str | None,
 ) -> Any:
-    """sdcMicro's risk block and the domain estimates (:mod:`synthguard.report.survey_blocks`)."""
+    """sdcMicro's risk block and the domain estimates (:mod:`synthguard.evaluation.survey_blocks`)."""
     survey = None
     try:
-        from synthguard.report.survey_blocks import survey_measures
+        from synthguard.evaluation.survey_blocks import survey_measures
 
         survey = data_notes.run(
             survey_measures, s.conf, impl_map, {n: r.kind for n, r in results.items()}, s.keys,

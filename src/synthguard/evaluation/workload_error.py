@@ -33,13 +33,25 @@ import pandas as pd
 
 from synthguard._random import RandomState, resolve_seed
 from synthguard.data import Schema
-from synthguard.report.dp_section import release_bins
 from synthguard.utility._inputs import category_codes, numeric_values, resolve
 from synthguard.utility.marginals import _bin_codes
 
 __all__ = ["ORDERS", "edge_codes", "release_bins", "workload_error", "workload_metrics"]
 
 ORDERS = (1, 2, 3)
+
+
+def release_bins(provenance: Any) -> dict[str, list[float]] | None:
+    """The public bin edges a DP release recorded in its provenance (``provenance["bins"]``,
+    column → edges; ``{}`` when it binned no column), or None when it recorded none (a release
+    of an older synthguard, or not a DP synthesizer's)."""
+    bins = provenance.get("bins") if isinstance(provenance, Mapping) else None
+    if not isinstance(bins, Mapping):
+        return None
+    try:
+        return {str(c): [float(x) for x in e] for c, e in bins.items()}
+    except (TypeError, ValueError):
+        return None
 
 
 def edge_codes(series: Sequence[pd.Series], edges: Sequence[float], name: str

@@ -3,7 +3,7 @@ sdcMicro's risk block (individual risk, global risk, expected re-identifications
 contributions, l-diversity) on the data and on every release, and survey-weighted domain
 estimates of the targets (:func:`synthguard.utility.domain_estimates`) for every release.
 
-:func:`survey_measures` is called by :func:`synthguard.report.evaluate`; the report's tables
+:func:`survey_measures` is called by :func:`synthguard.evaluation`; the report's tables
 and figure are made from its result by :mod:`synthguard.report.survey_sections`.
 """
 
@@ -18,7 +18,7 @@ import pandas as pd
 
 from synthguard._display import Summarized
 from synthguard.data.schema import Schema
-from synthguard.report.safety import safe_error
+from synthguard.errors import safe_error
 
 __all__ = ["SurveyBlocks", "survey_measures"]
 

@@ -1,5 +1,5 @@
 """The evaluation of :func:`synthguard.evaluate` on Dask data: the measures of
-:mod:`synthguard.scale`, gathered in the same :class:`~synthguard.report.evaluate.Evaluation`,
+:mod:`synthguard.scale`, gathered in the same :class:`~synthguard.evaluation.Evaluation`,
 so the same comparison table, verdict, thresholds and HTML report follow.
 
 What is measured on all records, exactly as the pandas evaluation measures it:
@@ -20,7 +20,7 @@ What is measured on all records, exactly as the pandas evaluation measures it:
 * disclosure: synthpop's repU and DiSCO of the keys and targets, the replicated uniques on
   all released columns, and the key-variable attribute attack
   (:mod:`synthguard.risk._on_dask.disclosure`), from cell counts made on the workers;
-* sdcMicro's block (:mod:`synthguard.scale.individual`): the individual risk of the data and
+* sdcMicro's block (:mod:`synthguard.evaluation.survey_blocks_on_dask`): the individual risk of the data and
   of each release from key-combination counts; SUDA2 and l-diversity up to the pandas
   evaluation's own limit of records per data set, skipped above it as there.
 
@@ -46,27 +46,27 @@ import dask
 import numpy as np
 import pandas as pd
 
+from synthguard import risk as _risk
+from synthguard import utility as _utility
 from synthguard._dask import counts as _counts
 from synthguard._dask.partitions import as_dask, as_dask_implicates
 from synthguard._random import RandomState, resolve_seed, spawn
 from synthguard.data.schema import Schema
-from synthguard.errors import DataError, ParameterError
-from synthguard.report.evaluation.kinds import aligned as _aligned
-from synthguard.report.evaluation.kinds import why_undefined
-from synthguard.report.evaluation.notes import Notes
-from synthguard.report.evaluation.options import NEEDS_TARGET, check_setting
-from synthguard.report.evaluation.release import _combining_rule
-from synthguard.report.evaluation.results import Evaluation, ReleaseEvaluation
-from synthguard.report.metrics import METRICS, extract_metric
-from synthguard.report.safety import safe_error
-from synthguard.report.thresholds import check_thresholds, full_only_lower
+from synthguard.errors import DataError, ParameterError, safe_error
+from synthguard.evaluation import survey_blocks_on_dask as _individual
+from synthguard.evaluation.kinds import aligned as _aligned
+from synthguard.evaluation.kinds import why_undefined
+from synthguard.evaluation.metrics import METRICS, extract_metric
+from synthguard.evaluation.notes import Notes
+from synthguard.evaluation.options import NEEDS_TARGET, check_setting
+from synthguard.evaluation.release import _combining_rule
+from synthguard.evaluation.results import Evaluation, ReleaseEvaluation
+from synthguard.evaluation.thresholds import check_thresholds, full_only_lower
 from synthguard.risk._on_dask import disclosure as _disclosure
 from synthguard.risk.evaluate import NO_TARGET_NOTE, RiskEvaluation
-from synthguard.scale import individual as _individual
-from synthguard.scale import risk as _risk
-from synthguard.scale import utility as _utility
 from synthguard.utility._on_dask import marginals as _marginals
 from synthguard.utility._on_dask import means as _means
+from synthguard.utility.ecdf import ecdf_utility
 from synthguard.utility.evaluate import UtilityEvaluation
 
 __all__ = ["NOT_ON_DASK", "evaluate"]
@@ -78,6 +78,12 @@ _WHY = "no Dask version yet; evaluate a sample without --dask for it"
 NOT_ON_DASK: dict[str, tuple[str, ...]] = {}
 
 Progress = Callable[[str, int, int], None]
+
+
+def _ecdf_column(conf: Any, imps: Sequence[Any], column: str) -> Any:
+    """U_m and U_a (Woo et al. 2009) of ``column`` of the data and of every implicate, exactly
+    (what ``synthguard.scale.ecdf_utility`` computes)."""
+    return ecdf_utility(conf[column], [f[column] for f in imps])
 
 
 def _schema(conf: Any, overrides: Mapping[str, Any] | None) -> Schema:
@@ -99,7 +105,7 @@ def _sample(frame: Any, n: int, size: int, seed: int) -> pd.DataFrame:
 #: The measures of one release, in the order the evaluation runs them (the progress steps).
 _STEPS = {
     "marginal_scores": "k-way marginals", "compare_means": "means",
-    "univariate": "univariate", "ecdf_utility": "ECDF", "correlation_fit": "correlations",
+    "univariate": "univariate", "_ecdf_column": "ECDF", "correlation_fit": "correlations",
     "pmse": "pMSE", "identification_risk": "identification risk",
     "match_rates": "match rates", "distance_to_closest_record": "distance to closest record",
     "k_anonymity": "k-anonymity", "disclosure_measures": "repU, DiSCO",
@@ -159,9 +165,9 @@ def _seed(rng: np.random.Generator) -> int:
 def evaluate(
     conf: Any,
     releases: Mapping[str, Any],
+    *,
     keys: str | Sequence[str],
     targets: str | Sequence[str],
-    *,
     kinds: Mapping[str, str] | None = None,
     thresholds: Mapping[str, Any] | None = None,
     radius: float = 0.2,
@@ -174,7 +180,7 @@ def evaluate(
 ) -> Evaluation:
     """:func:`synthguard.evaluate` of Dask data: utility and disclosure risk of several
     releases of ``conf``, measured by :mod:`synthguard.scale`, in the pandas
-    :class:`~synthguard.report.evaluate.Evaluation` (table, verdicts, thresholds, report).
+    :class:`~synthguard.evaluation.Evaluation` (table, verdicts, thresholds, report).
 
     Parameters
     ----------
@@ -370,7 +376,7 @@ def _utility_of(s: Any, conf: Any, imps: list[Any], common: list[str], seeds: li
         ecdf = {}
         for c in common:
             if schema[c].is_numeric and pd.api.types.is_numeric_dtype(conf._meta[c].dtype):
-                e = _run(notes, _utility.ecdf_utility, conf, imps, c)
+                e = _run(notes, _ecdf_column, conf, imps, c)
                 if np.isfinite(e.u_max):
                     ecdf[c] = e
         try:

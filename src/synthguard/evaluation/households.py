@@ -25,8 +25,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from synthguard.errors import ParameterError
-from synthguard.report.safety import safe_error
+from synthguard.errors import ParameterError, safe_error
 from synthguard.risk import IndividualRisk, ReplicatedHouseholds, individual_risk
 from synthguard.risk import replicated_households as _replicated
 from synthguard.utility import HouseholdUtility, household_utility

@@ -1,6 +1,6 @@
 """Release thresholds: the board's rules a release must meet, and the check of one release.
 
-A threshold names a headline metric (:data:`synthguard.report.metrics.METRICS`) and
+A threshold names a headline metric (:data:`synthguard.evaluation.metrics.METRICS`) and
 a limit. For a metric where lower is better (risk, pMSE ratio) the limit is an
 upper bound, for one where higher is better (CI overlap) a lower bound::
 
@@ -31,7 +31,7 @@ them off:
 
 With a household id (``household=``, ``--household``), ``replicated_households <= 0`` joins
 the defaults: no released household may equal, member for member on every released column, a
-household that is unique in the data (:mod:`synthguard.report.evaluation.households`). Like
+household that is unique in the data (:mod:`synthguard.evaluation.households`). Like
 replicated uniques it judges synthetic releases.
 
 These judge risk only. The defaults below judge usefulness too, and the risks a holdout or a
@@ -116,7 +116,7 @@ from typing import Any
 import numpy as np
 
 from synthguard.errors import ParameterError
-from synthguard.report.metrics import METRICS
+from synthguard.evaluation.metrics import METRICS
 
 __all__ = [
     "ATTACK_THRESHOLDS",

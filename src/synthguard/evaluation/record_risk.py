@@ -10,9 +10,9 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from synthguard.report.evaluation.notes import Notes
-from synthguard.report.evaluation.options import Setting
-from synthguard.report.safety import safe_error
+from synthguard.errors import safe_error
+from synthguard.evaluation.notes import Notes
+from synthguard.evaluation.options import Setting
 from synthguard.risk import profile
 
 __all__ = ["data_record_risk", "record_risk"]
