@@ -27,6 +27,7 @@ from synthguard.utility._inputs import (
 )
 from synthguard.utility._metric import MetricInfo, ResultDisplay
 from synthguard.utility._propensity import (
+    NullLogistic,
     check_onehot_levels,
     fit_logistic,
     make_tree,
@@ -482,11 +483,19 @@ def _per_implicate(
             sd = np.sqrt(2.0 * (k - 1)) * (1 - c) ** 2 * c / N
         else:
             perm = []
+            # in-sample logistic: one design, refitted by the fixed-Hessian iteration
+            null_fit = (NullLogistic(design.X, sw) if model == "logistic" and validation is None
+                        else None)
             for _ in range(n_permutations):
                 yp = y[rng.permutation(N)]
-                evp, pp, _, _ = _propensities(
-                    model, design, yp, validation, test_size, n_folds, params, rng, False, sw
-                )
+                if null_fit is not None:
+                    rng.integers(2**31 - 1)  # the seed _propensities draws: same stream
+                    evp, pp = np.arange(N), null_fit.predict(yp)
+                else:
+                    evp, pp, _, _ = _propensities(
+                        model, design, yp, validation, test_size, n_folds, params, rng, False,
+                        sw,
+                    )
                 sp = None if sw is None else sw[evp]
                 cp = c if sw is None else float(np.average(yp, weights=sw))
                 perm.append(_pmse_value(pp, yp[evp], cp, sp))

@@ -169,14 +169,15 @@ def _codes(conf: pd.Series, syns: list[pd.Series], special: Sequence[float], ngr
                 "implicate; give both the same type"
             ) from None
         return _group_numeric(vals[0], vals[1:], special, ngroups)
-    as_text = [s.astype("object").where(s.notna(), None) for s in [conf, *syns]]
-    levels = pd.unique(pd.concat([t.dropna().astype(str) for t in as_text], ignore_index=True))
-    lookup = {v: i for i, v in enumerate(levels)}
-    out = []
-    for t in as_text:
-        out.append(np.array([len(levels) if v is None else lookup[str(v)] for v in t],
-                            dtype=np.int64))
-    return out, len(levels) + 1
+    # levels: the text of the values in order of first appearance over the confidential data
+    # and then each implicate; one factorisation of them all
+    every = pd.concat([conf, *syns], ignore_index=True).astype("object")
+    seen = every.notna().to_numpy()
+    found, levels = pd.factorize(every[seen].astype(str), sort=False)
+    code = np.full(len(every), len(levels), dtype=np.int64)  # missing
+    code[seen] = found
+    ends = np.cumsum([len(conf), *(len(s) for s in syns)])
+    return list(np.split(code, ends[:-1])), len(levels) + 1
 
 
 @dataclass(frozen=True)
@@ -304,6 +305,22 @@ def group_columns(
 def tab_from_groups(grouped: Mapping[str, tuple[list[np.ndarray], int]], vars: Sequence[str],
                     m: int, k_syn: bool = False) -> UtilityTab:
     """:func:`utility_tab` of ``vars`` from :func:`group_columns`' codes."""
+    rows = table_rows(grouped, vars, m, k_syn)
+    per = pd.DataFrame(rows, columns=list(STATISTICS))
+    per.insert(0, "implicate", range(m))
+    return UtilityTab(vars=tuple(vars), per_implicate=per, **mean_statistics(rows))
+
+
+def mean_statistics(rows: list[dict[str, float]]) -> dict[str, float]:
+    """Each statistic's mean over implicates (the rows of :func:`table_rows`)."""
+    return {k: float(np.mean([r[k] for r in rows])) for k in STATISTICS}
+
+
+def table_rows(grouped: Mapping[str, tuple[list[np.ndarray], int]], vars: Sequence[str],
+               m: int, k_syn: bool = False) -> list[dict[str, float]]:
+    """:func:`table_statistics` of each implicate's table of ``vars`` (from
+    :func:`group_columns`' codes; cells counted by ``bincount`` over the codes' product space
+    when it is not much larger than the data)."""
     codes = [grouped[v][0] for v in vars]
     sizes = [grouped[v][1] for v in vars]
 
@@ -314,17 +331,22 @@ def tab_from_groups(grouped: Mapping[str, tuple[list[np.ndarray], int]], vars: S
         return key
 
     conf_key = cell_ids(0)
+    n_keys = math.prod(sizes)
     rows = []
     for i in range(m):
         syn_key = cell_ids(i + 1)
-        cells, inv = np.unique(np.r_[conf_key, syn_key], return_inverse=True)
-        td = np.bincount(inv[: len(conf_key)], minlength=len(cells))
-        ts = np.bincount(inv[len(conf_key):], minlength=len(cells))
+        if n_keys <= 4 * (len(conf_key) + len(syn_key)) + 1024:
+            # counts over every cell, then the cells held by either (in key order, as unique)
+            td = np.bincount(conf_key, minlength=n_keys)
+            ts = np.bincount(syn_key, minlength=n_keys)
+            held = (td + ts) > 0
+            td, ts = td[held], ts[held]
+        else:
+            cells, inv = np.unique(np.r_[conf_key, syn_key], return_inverse=True)
+            td = np.bincount(inv[: len(conf_key)], minlength=len(cells))
+            ts = np.bincount(inv[len(conf_key):], minlength=len(cells))
         rows.append(table_statistics(td, ts, _n_cells(codes, sizes, i), k_syn))
-    per = pd.DataFrame(rows, columns=list(STATISTICS))
-    per.insert(0, "implicate", range(m))
-    means = {k: float(per[k].mean()) for k in STATISTICS}
-    return UtilityTab(vars=tuple(vars), per_implicate=per, **means)
+    return rows
 
 
 def _n_cells(codes: list[list[np.ndarray]], sizes: list[int], i: int) -> int:
@@ -332,8 +354,8 @@ def _n_cells(codes: list[list[np.ndarray]], sizes: list[int], i: int) -> int:
     implicate ``i`` per column (a missing group only when some value is missing)."""
     total = 1
     for c, k in zip(codes, sizes, strict=True):
-        seen = np.union1d(np.unique(c[0]), np.unique(c[i + 1]))
         missing_code = k - 1
-        n_levels = k - 1 + (1 if missing_code in seen else 0)
+        n_levels = k - 1 + int(bool((c[0] == missing_code).any()
+                                    or (c[i + 1] == missing_code).any()))
         total *= n_levels
     return total

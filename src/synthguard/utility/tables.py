@@ -24,7 +24,7 @@ from synthguard.data import as_implicates
 from synthguard.errors import ParameterError
 from synthguard.utility._inputs import check_conf
 from synthguard.utility._metric import MetricInfo, ResultDisplay
-from synthguard.utility.tab import STATISTICS, group_columns, tab_from_groups
+from synthguard.utility.tab import STATISTICS, group_columns, mean_statistics, table_rows
 
 __all__ = ["UtilityTables", "utility_tables"]
 
@@ -147,8 +147,7 @@ def utility_tables(
     rows = []
     for order in chosen:
         for combo in combinations(cols, order):
-            r = tab_from_groups(grouped, combo, len(imps), k_syn)
-            rows.append({"order": order, "vars": ":".join(combo),
-                         **{k: getattr(r, k) for k in STATISTICS}})
+            stats = mean_statistics(table_rows(grouped, combo, len(imps), k_syn))
+            rows.append({"order": order, "vars": ":".join(combo), **stats})
     tables = pd.DataFrame(rows, columns=["order", "vars", *STATISTICS])
     return UtilityTables(tables=tables, stat=stat, columns=tuple(cols))
