@@ -62,15 +62,13 @@ from typing import Any
 
 import yaml
 
-from synthguard.bayes import RiskWeightedSynthesizer
 from synthguard.data.safe_load import MAX_YAML_BYTES, parse_yaml_node, read_text
 from synthguard.dp.synthesizers.registry import DP_SYNTHESIZERS
-from synthguard.dp.tables import dp_tables
 from synthguard.errors import ParameterError, PlanError
+from synthguard.pipeline.release_maker import MAKERS
 from synthguard.pipeline.sweep_plan import check_sweep
 from synthguard.report.metrics import METRICS
 from synthguard.sdc.steps import SDC_STEPS
-from synthguard.synthesis import Synthesizer
 
 __all__ = ["MAKERS", "Plan", "ReleaseSpec", "load_plan", "parse_plan"]
 
@@ -83,19 +81,11 @@ EVAL_KEYS = ("keys", "targets", "radius", "formulas", "thresholds", "default_thr
 REPORT_KEYS = ("title", "min_cell", "file")
 PRIVACY_KEYS = ("epsilon", "delta")
 
-# method -> (what it calls, parameters the pipeline sets itself); "sdc" calls the steps of
-# the SDC step registry (sdc/steps.py) named by its steps, "dp" the synthesizer named by its
-# 'synthesizer' in the DP registry
-MAKERS: dict[str, tuple[Any, tuple[str, ...]]] = {
-    "synthesis": (Synthesizer, ("random_state", "schema")),
-    "risk_weighted": (RiskWeightedSynthesizer, ("random_state", "schema")),
-    "sdc": (SDC_STEPS, ()),
-    "dp": (None, ("random_state", "ledger", "schema")),
-    "dp_tables": (dp_tables, ("random_state", "ledger", "data", "label")),
-}
+# method -> ReleaseMaker (what it makes, what it calls, the parameters the pipeline sets
+# itself), declared in pipeline/makers.py; "sdc" calls the steps of the SDC step registry
+# (sdc/steps.py) named by its steps, "dp" the synthesizer named by its 'synthesizer' in the DP
+# registry (dp/synthesizers/registry.py)
 DP_METHODS = ("dp", "dp_tables")  # release methods charging the plan's privacy ledger
-
-# DP_SYNTHESIZERS (dp/synthesizers/registry.py) and SDC_STEPS (sdc/steps.py): one registry each
 
 
 @dataclass(frozen=True)
@@ -253,10 +243,10 @@ def _accepted(obj: Callable[..., Any]) -> tuple[set[str], bool]:
 def resolve_step(name: str) -> Callable[..., Any]:
     """The function of an sdc release's step ``name``, from the SDC step registry
     (:data:`synthguard.sdc.steps.SDC_STEPS`; PlanError for an unknown one)."""
-    fn = SDC_STEPS.get(str(name))
+    fn = SDC_STEPS.get(str(name), None)
     if fn is None:
         raise PlanError(f"unknown SDC step '{name}'; expected one of {', '.join(SDC_STEPS)}")
-    return fn  # type: ignore[no-any-return]
+    return fn
 
 
 def resolve_maker(method: str, params: Mapping[str, Any]) -> Callable[..., Any]:
@@ -264,7 +254,7 @@ def resolve_maker(method: str, params: Mapping[str, Any]) -> Callable[..., Any]:
     ``sdc``, the SDC step registry (its steps are looked up with :func:`resolve_step`)."""
     if method not in MAKERS:
         raise PlanError(f"unknown release method '{method}'; expected one of {', '.join(MAKERS)}")
-    obj, _ = MAKERS[method]
+    obj = MAKERS[method].calls
     if method == "dp":
         name = str(params.get("synthesizer", ""))
         if name not in DP_SYNTHESIZERS:
@@ -284,7 +274,7 @@ def _check_release(name: str, spec: Any, p: _Problems) -> ReleaseSpec | None:
         p.add((*base, "method"), f"expected one of {', '.join(MAKERS)}")
         return None
     params = {k: v for k, v in spec.items() if k != "method"}
-    _, reserved = MAKERS[method]
+    reserved = MAKERS[method].reserved
     for r in reserved:
         if r in params:
             p.add((*base, r), "set by the pipeline (from the plan's seed, schema or privacy "
@@ -340,7 +330,7 @@ def _check_sdc(base: Path_, params: dict[str, Any], p: _Problems) -> None:
                          "e.g. {topcode: {column: income, percentile: 95}}")
             continue
         (fname, kwargs), = step.items()
-        fn = SDC_STEPS.get(str(fname))
+        fn = SDC_STEPS.get(str(fname), None)
         if fn is None:
             p.add((*where, fname), f"unknown SDC function; use one of {', '.join(public)}")
             continue
