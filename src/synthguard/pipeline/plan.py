@@ -228,9 +228,7 @@ def _names(v: Any) -> tuple[str, ...] | None:
     return None
 
 
-def _accepted(obj: Callable[..., Any]) -> tuple[set[str], bool]:
-    """Keyword names ``obj`` accepts, and whether it takes ``**kwargs``."""
-    target = obj.__init__ if inspect.isclass(obj) else obj  # type: ignore[misc]
+def _own_keywords(target: Callable[..., Any]) -> tuple[set[str], bool]:
     params = inspect.signature(target).parameters
     var = any(p.kind is inspect.Parameter.VAR_KEYWORD for p in params.values())
     names = {n for n, p in params.items()
@@ -238,6 +236,28 @@ def _accepted(obj: Callable[..., Any]) -> tuple[set[str], bool]:
     names.discard("self")
     names |= set(getattr(target, "__renamed__", {}))  # old names: warn one release (_compat)
     return names, var
+
+
+def _accepted(obj: Callable[..., Any]) -> tuple[set[str], bool]:
+    """Keyword names ``obj`` accepts, and whether it takes any keyword (``**kwargs``).
+
+    A class whose ``__init__`` passes ``**kwargs`` on (the DP synthesizers to their base)
+    accepts its own keywords and those of the base classes' ``__init__`` along its MRO, up to
+    the first that takes no ``**kwargs``; so a misspelt parameter of a DP release is named by
+    the plan instead of failing when the release is made.
+    """
+    if not inspect.isclass(obj):
+        return _own_keywords(obj)
+    names: set[str] = set()
+    for klass in obj.__mro__:
+        init = vars(klass).get("__init__")
+        if init is None or klass is object:
+            continue
+        own, var = _own_keywords(init)
+        names |= own
+        if not var:
+            return names, False
+    return names, True
 
 
 def resolve_step(name: str) -> Callable[..., Any]:
@@ -299,6 +319,8 @@ def _check_release(name: str, spec: Any, p: _Problems) -> ReleaseSpec | None:
         accepted, var = _accepted(maker)
         skip = {"synthesizer", "epsilon", "delta", "rule"} if method in DP_METHODS else (
             {"start", "sweep"} if method == "synthesis" else set())
+        if method == "dp":  # the sample's size and implicates, read by the dp maker
+            skip |= {"m", "n"}
         if method == "synthesis" and "sweep" in params:  # synthguard sweep (pipeline/sweep_plan)
             check_sweep(params, accepted, lambda k, msg: p.add((*base, *k), msg))
         for k in params:

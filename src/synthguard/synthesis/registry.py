@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
+import inspect
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from synthguard._registry import Registry
@@ -74,6 +75,7 @@ def make_method(spec: str | SynthesisMethod | type[SynthesisMethod], **params: A
     if isinstance(spec, SynthesisMethod):
         return spec
     if isinstance(spec, type) and issubclass(spec, SynthesisMethod):
+        _check_options(spec, str(getattr(spec, "name", spec.__name__)), params)
         return spec(**params)
     if isinstance(spec, str):
         name, options = parse_method_spec(spec)
@@ -83,10 +85,32 @@ def make_method(spec: str | SynthesisMethod | type[SynthesisMethod], **params: A
                 f"method '{spec}': options given both in the name and as parameters: "
                 f"{', '.join(both)}"
             )
-        return get_method(name)(**options, **params)
+        cls = get_method(name)
+        _check_options(cls, name, {**options, **params})
+        return cls(**options, **params)
     raise MethodError(
         f"a method must be a name, a SynthesisMethod class or instance; got {type(spec).__name__}"
     )
+
+
+def _check_options(cls: type[SynthesisMethod], name: str, options: Mapping[str, Any]) -> None:
+    """MethodError naming the options ``cls`` does not take (not Python's TypeError), so a
+    misspelt option in a plan, on the command line or in Python says what to write."""
+    try:
+        params = inspect.signature(cls).parameters
+    except (TypeError, ValueError):  # pragma: no cover - a C-level or odd signature
+        return
+    if any(p.kind is inspect.Parameter.VAR_KEYWORD for p in params.values()):
+        return
+    accepted = {n for n, p in params.items() if p.kind in
+                (inspect.Parameter.KEYWORD_ONLY, inspect.Parameter.POSITIONAL_OR_KEYWORD)}
+    accepted |= set(getattr(cls.__init__, "__renamed__", {})) | set(getattr(cls, "__renamed__", {}))
+    unknown = sorted(set(options) - accepted)
+    if unknown:
+        raise MethodError(
+            f"method '{name}': unknown option {', '.join(map(repr, unknown))}; accepted: "
+            f"{', '.join(sorted(accepted)) or 'none'}"
+        )
 
 
 def _option_value(text: str) -> Any:
