@@ -155,7 +155,10 @@ class Registry(Generic[T]):
 
     def __contains__(self, name: object) -> bool:
         self.load()
-        return name in self._entries
+        try:
+            return name in self._entries
+        except TypeError:  # an unhashable name (a list read from a plan) is not registered
+            return False
 
     def __iter__(self) -> Iterator[str]:
         return iter(self.available())

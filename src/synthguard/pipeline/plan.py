@@ -290,7 +290,7 @@ def _check_release(name: str, spec: Any, p: _Problems) -> ReleaseSpec | None:
         p.add(base, "expected a mapping with 'method' and the method's parameters")
         return None
     method = spec.get("method")
-    if method not in MAKERS:
+    if not isinstance(method, str) or method not in MAKERS:
         p.add((*base, "method"), f"expected one of {', '.join(MAKERS)}")
         return None
     params = {k: v for k, v in spec.items() if k != "method"}
