@@ -39,7 +39,7 @@ def round_to(data: pd.DataFrame, column: str, *, base: float = 10.0,
 def toy_step():
     register_sdc_step("round_to", round_to)
     yield
-    del SDC_STEPS["round_to"]
+    SDC_STEPS.unregister("round_to")
 
 
 def _plan(step: str) -> str:
@@ -88,7 +88,7 @@ class ToyDP(StratifiedSynthesizer):
 def toy_dp():
     register_dp_synthesizer("toy", ToyDP)
     yield
-    del DP_SYNTHESIZERS["toy"]
+    DP_SYNTHESIZERS.unregister("toy")
 
 
 def test_a_registered_dp_synthesizer_is_a_cli_choice_and_a_plan_synthesizer(toy_dp, tmp_path):

@@ -31,6 +31,9 @@ from synthguard.errors import ParameterError, SynthguardError, SynthguardWarning
 __all__ = ["Registry", "all_registries"]
 
 T = TypeVar("T")
+D = TypeVar("D")
+
+_MISSING: Any = object()
 
 _ALL: dict[str, Registry[Any]] = {}
 
@@ -114,12 +117,24 @@ class Registry(Generic[T]):
             self._on_register(name, obj)
         return obj
 
-    def get(self, name: str) -> T:
-        """The entry registered as ``name``; the registry's error listing the choices otherwise."""
+    @overload
+    def get(self, name: str) -> T: ...
+
+    @overload
+    def get(self, name: str, default: D) -> T | D: ...
+
+    def get(self, name: str, default: Any = _MISSING) -> Any:
+        """The entry registered as ``name``; the registry's error listing the choices otherwise.
+
+        With ``default`` (as ``dict.get``), ``default`` for a name nobody registered: code that
+        read the dicts these registries replace (``SDC_STEPS.get(name, None)``) keeps working.
+        """
         self.load()
         try:
             return self._entries[name]
         except (KeyError, TypeError):
+            if default is not _MISSING:
+                return default
             raise self._error(
                 f"unknown {self.kind} '{name}'; available: {', '.join(self.available())}"
             ) from None
@@ -134,9 +149,16 @@ class Registry(Generic[T]):
         self._entries.pop(name, None)
 
     # -- mapping helpers -------------------------------------------------------------------
+    def __getitem__(self, name: str) -> T:
+        """``registry[name]``: :meth:`get` (the registry's error for an unknown name)."""
+        return self.get(name)
+
     def __contains__(self, name: object) -> bool:
         self.load()
-        return name in self._entries
+        try:
+            return name in self._entries
+        except TypeError:  # an unhashable name (a list read from a plan) is not registered
+            return False
 
     def __iter__(self) -> Iterator[str]:
         return iter(self.available())

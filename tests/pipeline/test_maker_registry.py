@@ -11,7 +11,6 @@ import pytest
 
 from synthguard.errors import PlanError
 from synthguard.pipeline import parse_plan, register_maker, run_plan
-from synthguard.pipeline.makers import _MAKERS
 from synthguard.pipeline.plan import MAKERS
 from tests.report.conftest import make_conf
 
@@ -32,7 +31,7 @@ def _make(spec, data, schema, plan, rng, ledger):
 def toy_maker():
     register_maker("jitter", _make, calls=jitter, reserved=("random_state",))
     yield
-    del MAKERS["jitter"], _MAKERS["jitter"]
+    MAKERS.unregister("jitter")
 
 
 PLAN = textwrap.dedent("""\

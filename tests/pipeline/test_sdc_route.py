@@ -36,7 +36,7 @@ PLAN = textwrap.dedent("""\
 
 
 def test_the_sdc_maker_is_the_step_registry() -> None:
-    assert MAKERS["sdc"][0] is SDC_STEPS
+    assert MAKERS["sdc"].calls is SDC_STEPS
     assert resolve_maker("sdc", {}) is SDC_STEPS
     assert resolve_step("topcode") is SDC_STEPS["topcode"]
     with pytest.raises(PlanError, match=r"unknown SDC step 'halve'.*topcode"):
@@ -54,7 +54,7 @@ def test_a_registered_step_runs_in_a_plan(tmp_path) -> None:
     try:
         result = run_plan(tmp_path / "plan.yaml")
     finally:
-        del SDC_STEPS["halve"]
+        SDC_STEPS.unregister("halve")
     released = pd.read_csv(result.release_paths["halved"][0])
     # halved: 5, 10, ..., 200; then top-coded at its median, (100 + 105) / 2 = 102.5 (the
     # default replacement is the threshold itself)

@@ -75,7 +75,7 @@ def parse_step(text: str) -> tuple[str, Any, dict[str, Any]]:
         raise click.BadParameter(f"expected 'NAME: {{PARAM: VALUE, ...}}', got '{text}'",
                                  param_hint="--step")
     (name, kwargs), = step.items()
-    fn = SDC_STEPS.get(str(name))
+    fn = SDC_STEPS.get(str(name), None)
     if fn is None:
         raise click.BadParameter(f"unknown SDC step '{name}'; use one of "
                                  f"{', '.join(SDC_STEPS)}", param_hint="--step")

@@ -16,10 +16,15 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from synthguard.bayes import RiskWeightedSynthesizer
 from synthguard.data.schema import Schema
+from synthguard.dp.tables import dp_tables
 from synthguard.errors import ParameterError, PlanError
 from synthguard.pipeline.dp_tables_release import make_dp_tables
-from synthguard.pipeline.plan import MAKERS, Plan, ReleaseSpec, resolve_maker, resolve_step
+from synthguard.pipeline.plan import Plan, ReleaseSpec, resolve_maker, resolve_step
+from synthguard.pipeline.release_maker import MAKERS, ReleaseMaker
+from synthguard.sdc.steps import SDC_STEPS
+from synthguard.synthesis import Synthesizer
 
 __all__ = ["make_release", "register_maker"]
 
@@ -113,10 +118,17 @@ def _dp(spec: ReleaseSpec, data: pd.DataFrame, schema: Schema, plan: Plan,
 
 Maker = Callable[[ReleaseSpec, pd.DataFrame, Schema, Plan, np.random.Generator, Any], Any]
 
-_MAKERS: dict[str, Maker] = {
-    "synthesis": _synthesis, "risk_weighted": _risk_weighted, "sdc": _sdc, "dp": _dp,
-    "dp_tables": make_dp_tables,
-}
+# the built-in release methods: what each makes, calls and reserves
+for _method, _maker in (
+    ("synthesis", ReleaseMaker(_synthesis, Synthesizer, ("random_state", "schema"))),
+    ("risk_weighted", ReleaseMaker(_risk_weighted, RiskWeightedSynthesizer,
+                                   ("random_state", "schema"))),
+    ("sdc", ReleaseMaker(_sdc, SDC_STEPS, ())),
+    ("dp", ReleaseMaker(_dp, None, ("random_state", "ledger", "schema"))),
+    ("dp_tables", ReleaseMaker(make_dp_tables, dp_tables,
+                               ("random_state", "ledger", "data", "label"))),
+):
+    MAKERS.register(_method, _maker)
 
 
 def register_maker(
@@ -133,14 +145,14 @@ def register_maker(
     :func:`synthguard.evaluate` reads: ``SyntheticData``, ``ProtectedData``, a DataFrame or
     a list of them); ``rng`` is the release's own Generator spawned from the plan's seed.
     ``calls`` is the class or function whose signature the plan's parameters are checked
-    against, ``reserved`` the parameters the pipeline sets itself (a plan may not).
+    against, ``reserved`` the parameters the pipeline sets itself (a plan may not). The three
+    are kept as one :class:`~synthguard.pipeline.release_maker.ReleaseMaker` in
+    :data:`~synthguard.pipeline.release_maker.MAKERS` (entry-point group
+    ``synthguard.makers``).
     """
     if not callable(make) or not callable(calls):
         raise PlanError(f"register_maker('{method}'): 'make' and 'calls' must be callable")
-    if method in MAKERS and not overwrite:
-        raise PlanError(f"release method '{method}' is already registered; pass overwrite=True")
-    MAKERS[method] = (calls, tuple(reserved))
-    _MAKERS[method] = make
+    MAKERS.register(method, ReleaseMaker(make, calls, tuple(reserved)), overwrite=overwrite)
 
 
 def make_release(
@@ -154,12 +166,12 @@ def make_release(
 ) -> Any:
     """Make the release ``spec`` describes from the confidential ``data`` (``made``: the
     plan's releases made before it, for a synthesis ``start:``)."""
-    maker = _MAKERS.get(spec.method)
+    maker = MAKERS.get(spec.method, None)
     if maker is None:  # pragma: no cover - the plan validated the method
         raise ParameterError(f"release '{spec.name}': unknown method '{spec.method}'")
     if spec.method == "synthesis":
         return _synthesis(spec, data, schema, plan, rng, ledger, made or {})
-    return maker(spec, data, schema, plan, rng, ledger)
+    return maker.make(spec, data, schema, plan, rng, ledger)
 
 
 def release_frames(release: Any) -> list[pd.DataFrame]:

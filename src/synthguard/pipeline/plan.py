@@ -62,15 +62,13 @@ from typing import Any
 
 import yaml
 
-from synthguard.bayes import RiskWeightedSynthesizer
 from synthguard.data.safe_load import MAX_YAML_BYTES, parse_yaml_node, read_text
 from synthguard.dp.synthesizers.registry import DP_SYNTHESIZERS
-from synthguard.dp.tables import dp_tables
 from synthguard.errors import ParameterError, PlanError
 from synthguard.evaluation.metrics import METRICS
+from synthguard.pipeline.release_maker import MAKERS
 from synthguard.pipeline.sweep_plan import check_sweep
 from synthguard.sdc.steps import SDC_STEPS
-from synthguard.synthesis import Synthesizer
 
 __all__ = ["MAKERS", "Plan", "ReleaseSpec", "load_plan", "parse_plan"]
 
@@ -83,19 +81,11 @@ EVAL_KEYS = ("keys", "targets", "radius", "formulas", "thresholds", "default_thr
 REPORT_KEYS = ("title", "min_cell", "file")
 PRIVACY_KEYS = ("epsilon", "delta")
 
-# method -> (what it calls, parameters the pipeline sets itself); "sdc" calls the steps of
-# the SDC step registry (sdc/steps.py) named by its steps, "dp" the synthesizer named by its
-# 'synthesizer' in the DP registry
-MAKERS: dict[str, tuple[Any, tuple[str, ...]]] = {
-    "synthesis": (Synthesizer, ("random_state", "schema")),
-    "risk_weighted": (RiskWeightedSynthesizer, ("random_state", "schema")),
-    "sdc": (SDC_STEPS, ()),
-    "dp": (None, ("random_state", "ledger", "schema")),
-    "dp_tables": (dp_tables, ("random_state", "ledger", "data", "label")),
-}
+# method -> ReleaseMaker (what it makes, what it calls, the parameters the pipeline sets
+# itself), declared in pipeline/makers.py; "sdc" calls the steps of the SDC step registry
+# (sdc/steps.py) named by its steps, "dp" the synthesizer named by its 'synthesizer' in the DP
+# registry (dp/synthesizers/registry.py)
 DP_METHODS = ("dp", "dp_tables")  # release methods charging the plan's privacy ledger
-
-# DP_SYNTHESIZERS (dp/synthesizers/registry.py) and SDC_STEPS (sdc/steps.py): one registry each
 
 
 @dataclass(frozen=True)
@@ -238,9 +228,7 @@ def _names(v: Any) -> tuple[str, ...] | None:
     return None
 
 
-def _accepted(obj: Callable[..., Any]) -> tuple[set[str], bool]:
-    """Keyword names ``obj`` accepts, and whether it takes ``**kwargs``."""
-    target = obj.__init__ if inspect.isclass(obj) else obj  # type: ignore[misc]
+def _own_keywords(target: Callable[..., Any]) -> tuple[set[str], bool]:
     params = inspect.signature(target).parameters
     var = any(p.kind is inspect.Parameter.VAR_KEYWORD for p in params.values())
     names = {n for n, p in params.items()
@@ -250,13 +238,35 @@ def _accepted(obj: Callable[..., Any]) -> tuple[set[str], bool]:
     return names, var
 
 
+def _accepted(obj: Callable[..., Any]) -> tuple[set[str], bool]:
+    """Keyword names ``obj`` accepts, and whether it takes any keyword (``**kwargs``).
+
+    A class whose ``__init__`` passes ``**kwargs`` on (the DP synthesizers to their base)
+    accepts its own keywords and those of the base classes' ``__init__`` along its MRO, up to
+    the first that takes no ``**kwargs``; so a misspelt parameter of a DP release is named by
+    the plan instead of failing when the release is made.
+    """
+    if not inspect.isclass(obj):
+        return _own_keywords(obj)
+    names: set[str] = set()
+    for klass in obj.__mro__:
+        init = vars(klass).get("__init__")
+        if init is None or klass is object:
+            continue
+        own, var = _own_keywords(init)
+        names |= own
+        if not var:
+            return names, False
+    return names, True
+
+
 def resolve_step(name: str) -> Callable[..., Any]:
     """The function of an sdc release's step ``name``, from the SDC step registry
     (:data:`synthguard.sdc.steps.SDC_STEPS`; PlanError for an unknown one)."""
-    fn = SDC_STEPS.get(str(name))
+    fn = SDC_STEPS.get(str(name), None)
     if fn is None:
         raise PlanError(f"unknown SDC step '{name}'; expected one of {', '.join(SDC_STEPS)}")
-    return fn  # type: ignore[no-any-return]
+    return fn
 
 
 def resolve_maker(method: str, params: Mapping[str, Any]) -> Callable[..., Any]:
@@ -264,7 +274,7 @@ def resolve_maker(method: str, params: Mapping[str, Any]) -> Callable[..., Any]:
     ``sdc``, the SDC step registry (its steps are looked up with :func:`resolve_step`)."""
     if method not in MAKERS:
         raise PlanError(f"unknown release method '{method}'; expected one of {', '.join(MAKERS)}")
-    obj, _ = MAKERS[method]
+    obj = MAKERS[method].calls
     if method == "dp":
         name = str(params.get("synthesizer", ""))
         if name not in DP_SYNTHESIZERS:
@@ -280,11 +290,11 @@ def _check_release(name: str, spec: Any, p: _Problems) -> ReleaseSpec | None:
         p.add(base, "expected a mapping with 'method' and the method's parameters")
         return None
     method = spec.get("method")
-    if method not in MAKERS:
+    if not isinstance(method, str) or method not in MAKERS:
         p.add((*base, "method"), f"expected one of {', '.join(MAKERS)}")
         return None
     params = {k: v for k, v in spec.items() if k != "method"}
-    _, reserved = MAKERS[method]
+    reserved = MAKERS[method].reserved
     for r in reserved:
         if r in params:
             p.add((*base, r), "set by the pipeline (from the plan's seed, schema or privacy "
@@ -309,6 +319,8 @@ def _check_release(name: str, spec: Any, p: _Problems) -> ReleaseSpec | None:
         accepted, var = _accepted(maker)
         skip = {"synthesizer", "epsilon", "delta", "rule"} if method in DP_METHODS else (
             {"start", "sweep"} if method == "synthesis" else set())
+        if method == "dp":  # the sample's size and implicates, read by the dp maker
+            skip |= {"m", "n"}
         if method == "synthesis" and "sweep" in params:  # synthguard sweep (pipeline/sweep_plan)
             check_sweep(params, accepted, lambda k, msg: p.add((*base, *k), msg))
         for k in params:
@@ -340,7 +352,7 @@ def _check_sdc(base: Path_, params: dict[str, Any], p: _Problems) -> None:
                          "e.g. {topcode: {column: income, percentile: 95}}")
             continue
         (fname, kwargs), = step.items()
-        fn = SDC_STEPS.get(str(fname))
+        fn = SDC_STEPS.get(str(fname), None)
         if fn is None:
             p.add((*where, fname), f"unknown SDC function; use one of {', '.join(public)}")
             continue

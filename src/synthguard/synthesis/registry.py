@@ -2,96 +2,70 @@
 
 from __future__ import annotations
 
+import inspect
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any, TypeVar
 
+from synthguard._registry import Registry
 from synthguard.errors import MethodError
 
 if TYPE_CHECKING:
     from synthguard.synthesis.methods.base import SynthesisMethod
 
 __all__ = [
-    "available_methods", "get_method", "make_method", "parse_method_spec", "register_method",
+    "METHODS", "available_methods", "get_method", "make_method", "parse_method_spec",
+    "register_method",
 ]
 
-_REGISTRY: dict[str, type[SynthesisMethod]] = {}
 T = TypeVar("T", bound="type[SynthesisMethod]")
 
 
+def _check_method(name: str, cls: Any) -> None:
+    # Imported here, not at module level: the method modules import this registry while
+    # the methods package initialises, so a module-level import would be circular.
+    from synthguard.synthesis.methods.base import SynthesisMethod
+
+    if not (isinstance(cls, type) and issubclass(cls, SynthesisMethod)):
+        raise MethodError(f"method '{name}': only SynthesisMethod subclasses can be registered")
+
+
+def _set_name(name: str, cls: Any) -> None:
+    cls.name = name
+
+
+#: name -> :class:`SynthesisMethod` subclass. The built-ins are ``synthguard.synthesis.methods``
+#: and ``synthguard.bayes.models`` (a higher room, ``bayes`` imports ``synthesis``, so it is
+#: loaded by name like a plug-in and the import layers stay one-way); other packages add
+#: theirs through the entry-point group ``synthguard.methods``:
+#: ``[project.entry-points."synthguard.methods"] mine = "mypackage.methods"``.
+METHODS: Registry[type[SynthesisMethod]] = Registry(
+    "synthesis method",
+    entry_point_group="synthguard.methods",
+    builtins=("synthguard.synthesis.methods", "synthguard.bayes.models"),
+    check=_check_method,
+    error=MethodError,
+    on_register=_set_name,
+)
+
+#: The entry-point group of :data:`METHODS` (kept for code that read it here).
+ENTRY_POINT_GROUP = METHODS.entry_point_group
+
+
 def register_method(name: str, *, overwrite: bool = False) -> Callable[[T], T]:
-    """Class decorator registering a :class:`SynthesisMethod` under ``name``."""
+    """Class decorator registering a :class:`SynthesisMethod` under ``name``
+    (:data:`METHODS`; it sets ``cls.name``)."""
 
     def deco(cls: T) -> T:
-        # Imported here, not at module level: the method modules import this registry while
-        # the methods package initialises, so a module-level import would be circular.
-        from synthguard.synthesis.methods.base import SynthesisMethod
-
-        if not (isinstance(cls, type) and issubclass(cls, SynthesisMethod)):
-            raise MethodError(f"method '{name}': only SynthesisMethod subclasses can be registered")
-        if name in _REGISTRY and not overwrite and _REGISTRY[name] is not cls:
-            raise MethodError(f"method '{name}' is already registered; pass overwrite=True")
-        cls.name = name
-        _REGISTRY[name] = cls
+        METHODS.register(name, cls, overwrite=overwrite)
         return cls
 
     return deco
 
 
-#: Modules outside this package whose import registers built-in methods. They sit in a
-#: higher room (``bayes`` imports ``synthesis``), so they are loaded here as plugins, by name,
-#: like third-party packages' entry points, not imported: the import layers stay one-way.
-_BUILTIN_PLUGINS = ("synthguard.bayes.models",)
-
-#: Entry-point group through which other packages register methods:
-#: ``[project.entry-points."synthguard.methods"] mine = "mypackage.methods"``.
-ENTRY_POINT_GROUP = "synthguard.methods"
-
-_loaded = False
-
-
-def _load_builtin() -> None:
-    """The plugin loader: import the built-in methods, the built-in plugins and the modules
-    named by entry points (once); each registers its methods with ``@register_method``."""
-    global _loaded
-    if _loaded:
-        return
-    _loaded = True
-    import importlib
-    from importlib.metadata import entry_points
-
-    import synthguard.synthesis.methods  # noqa: F401
-
-    for module in _BUILTIN_PLUGINS:
-        try:
-            importlib.import_module(module)
-        except ImportError:  # pragma: no cover - a partial installation
-            pass
-    for ep in entry_points(group=ENTRY_POINT_GROUP):
-        try:
-            ep.load()
-        except Exception as e:
-            import warnings
-
-            from synthguard.errors import SynthguardWarning
-
-            warnings.warn(
-                f"synthesis methods from entry point '{ep.name}' ({ep.value}) could not be "
-                f"loaded ({type(e).__name__}); the other methods are available",
-                SynthguardWarning,
-                stacklevel=3,
-            )
-
-
 def get_method(name: str) -> type[SynthesisMethod]:
     """The class registered under ``name``; :class:`MethodError` naming the choices otherwise."""
-    _load_builtin()
-    try:
-        return _REGISTRY[name]
-    except KeyError:
-        raise MethodError(
-            f"unknown synthesis method '{name}'; available: {', '.join(sorted(_REGISTRY))}"
-        ) from None
+    return METHODS.get(name)
 
 
 def make_method(spec: str | SynthesisMethod | type[SynthesisMethod], **params: Any) -> SynthesisMethod:
@@ -101,6 +75,7 @@ def make_method(spec: str | SynthesisMethod | type[SynthesisMethod], **params: A
     if isinstance(spec, SynthesisMethod):
         return spec
     if isinstance(spec, type) and issubclass(spec, SynthesisMethod):
+        _check_options(spec, str(getattr(spec, "name", spec.__name__)), params)
         return spec(**params)
     if isinstance(spec, str):
         name, options = parse_method_spec(spec)
@@ -110,10 +85,32 @@ def make_method(spec: str | SynthesisMethod | type[SynthesisMethod], **params: A
                 f"method '{spec}': options given both in the name and as parameters: "
                 f"{', '.join(both)}"
             )
-        return get_method(name)(**options, **params)
+        cls = get_method(name)
+        _check_options(cls, name, {**options, **params})
+        return cls(**options, **params)
     raise MethodError(
         f"a method must be a name, a SynthesisMethod class or instance; got {type(spec).__name__}"
     )
+
+
+def _check_options(cls: type[SynthesisMethod], name: str, options: Mapping[str, Any]) -> None:
+    """MethodError naming the options ``cls`` does not take (not Python's TypeError), so a
+    misspelt option in a plan, on the command line or in Python says what to write."""
+    try:
+        params = inspect.signature(cls).parameters
+    except (TypeError, ValueError):  # pragma: no cover - a C-level or odd signature
+        return
+    if any(p.kind is inspect.Parameter.VAR_KEYWORD for p in params.values()):
+        return
+    accepted = {n for n, p in params.items() if p.kind in
+                (inspect.Parameter.KEYWORD_ONLY, inspect.Parameter.POSITIONAL_OR_KEYWORD)}
+    accepted |= set(getattr(cls.__init__, "__renamed__", {})) | set(getattr(cls, "__renamed__", {}))
+    unknown = sorted(set(options) - accepted)
+    if unknown:
+        raise MethodError(
+            f"method '{name}': unknown option {', '.join(map(repr, unknown))}; accepted: "
+            f"{', '.join(sorted(accepted)) or 'none'}"
+        )
 
 
 def _option_value(text: str) -> Any:
@@ -178,6 +175,5 @@ def parse_method_spec(spec: str) -> tuple[str, dict[str, Any]]:
 
 
 def available_methods() -> list[str]:
-    """Names of every registered method."""
-    _load_builtin()
-    return sorted(_REGISTRY)
+    """Names of every registered method, sorted."""
+    return sorted(METHODS.available())

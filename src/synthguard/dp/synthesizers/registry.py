@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from synthguard._registry import Registry
 from synthguard.dp.synthesizers.aim import AIMSynthesizer
 from synthguard.dp.synthesizers.fieldgroups import FieldGroupsSynthesizer
 from synthguard.dp.synthesizers.mst import MSTSynthesizer
@@ -19,34 +20,33 @@ from synthguard.errors import ParameterError
 
 __all__ = ["DP_SYNTHESIZERS", "get_dp_synthesizer", "register_dp_synthesizer"]
 
+
+def _check_class(name: str, cls: Any) -> None:
+    if not isinstance(cls, type):
+        raise ParameterError(f"register_dp_synthesizer('{name}'): 'cls' must be a class")
+
+
 #: name -> DP synthesizer class (keyword-only ``epsilon``, ``fit(data)``, ``sample(n, m,
-#: random_state)``), in the order the command line lists them.
-DP_SYNTHESIZERS: dict[str, type[Any]] = {
-    "mst": MSTSynthesizer,
-    "aim": AIMSynthesizer,
-    "stratified": StratifiedSynthesizer,
-    "fieldgroups": FieldGroupsSynthesizer,
-}
+#: random_state)``), in the order the command line lists them. Other packages add theirs with
+#: :func:`register_dp_synthesizer` from a module named under the entry-point group
+#: ``synthguard.dp_synthesizers``.
+DP_SYNTHESIZERS: Registry[type[Any]] = Registry(
+    "DP synthesizer", entry_point_group="synthguard.dp_synthesizers", check=_check_class,
+)
+for _name, _cls in (
+    ("mst", MSTSynthesizer),
+    ("aim", AIMSynthesizer),
+    ("stratified", StratifiedSynthesizer),
+    ("fieldgroups", FieldGroupsSynthesizer),
+):
+    DP_SYNTHESIZERS.register(_name, _cls)
 
 
 def register_dp_synthesizer(name: str, cls: type[Any], *, overwrite: bool = False) -> None:
     """Add a DP synthesizer under ``name`` for plans and ``synthguard dp synthesize``."""
-    if not isinstance(name, str) or not name.isidentifier():
-        raise ParameterError("register_dp_synthesizer: 'name' must be a simple name, e.g. 'mst'")
-    if not isinstance(cls, type):
-        raise ParameterError(f"register_dp_synthesizer('{name}'): 'cls' must be a class")
-    if name in DP_SYNTHESIZERS and not overwrite:
-        raise ParameterError(
-            f"DP synthesizer '{name}' is already registered; pass overwrite=True to replace it"
-        )
-    DP_SYNTHESIZERS[name] = cls
+    DP_SYNTHESIZERS.register(name, cls, overwrite=overwrite)
 
 
 def get_dp_synthesizer(name: str) -> type[Any]:
-    """The class registered as ``name``."""
-    try:
-        return DP_SYNTHESIZERS[name]
-    except KeyError:
-        raise ParameterError(
-            f"unknown DP synthesizer '{name}'; expected one of {', '.join(DP_SYNTHESIZERS)}"
-        ) from None
+    """The class registered as ``name``; a ParameterError listing the choices otherwise."""
+    return DP_SYNTHESIZERS.get(name)
