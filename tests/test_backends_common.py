@@ -80,6 +80,11 @@ CASES: dict[str, list[tuple[str, Call, bool]]] = {
                                                 targets="income",
                                                 radius={"region": 0.0, "income": 0.1}), True),
     ],
+    "synthguard.risk.individual_risk.individual_risk": [
+        ("unweighted", lambda f, c, s: f(c, ["sex", "region"]), True),
+        ("weighted", lambda f, c, s: f(c, ["sex", "region"], weights="age"), False),
+        ("combinations", lambda f, c, s: f(c, ["sex", "region"], gather=False), True),
+    ],
     "synthguard.risk.release_disclosure.release_disclosure": [
         ("repU and DiSCO", lambda f, c, s: f(c, s, ["sex", "region"], ["age", "income"]), True),
     ],
