@@ -29,57 +29,19 @@ from typing import Any
 import dask
 import dask.dataframe as dd
 import numpy as np
-import pandas as pd
 
 from synthguard._dask.counts import exact_schema
 from synthguard._dask.partitions import as_dask, as_dask_implicates
 from synthguard.data import Schema
 from synthguard.errors import DataError, ParameterError
 from synthguard.utility._compare import comparison_columns
-from synthguard.utility._inputs import check_level, numeric_values
+from synthguard.utility._inputs import check_level
 from synthguard.utility._on_dask.marginals import _tree
 from synthguard.utility._on_dask.measures import columns_of as _columns
+from synthguard.utility.blocks import merge_moments, partition_moments
 from synthguard.utility.statistics import StatisticsComparison, mean_interval
 
 __all__ = ["compare_means", "moments"]
-
-
-def partition_moments(part: pd.DataFrame, columns: Sequence[str]) -> tuple[int, np.ndarray]:
-    """A partition's row count and, per column, ``(n, c, r, M)`` of its non-missing values:
-    their number, a centre ``c`` (their mean rounded), ``r = Σ (x - c)`` and
-    ``M = Σ (x - c - r/n)²``; the mean is ``c + r/n``."""
-    out = np.zeros((len(columns), 4))
-    for j, c in enumerate(columns):
-        v = numeric_values(part[c], c)
-        x = v[~np.isnan(v)]
-        if x.size:
-            centre = float(x.mean())
-            d = x - centre
-            r = float(d.sum())
-            out[j] = (x.size, centre, r, float(((d - r / x.size) ** 2).sum()))
-    return len(part), out
-
-
-def merge_moments(*parts: tuple[int, np.ndarray]) -> tuple[int, np.ndarray]:
-    """Partitions' moments merged by Chan, Golub & LeVeque's update (see the module notes),
-    about the first partition's centre: the difference of two centres is exact (Sterbenz)
-    when they are within a factor of two, so the means' difference loses nothing to the
-    rounding of large means."""
-    rows, acc = parts[0][0], parts[0][1].copy()
-    for n_rows, b in parts[1:]:
-        rows += n_rows
-        na, nb = acc[:, 0], b[:, 0]
-        n = na + nb
-        first = na == 0  # nothing yet: take b's centre
-        ca = np.where(first, b[:, 1], acc[:, 1])
-        ra = np.where(first, 0.0, acc[:, 2])
-        shift = b[:, 1] - ca
-        with np.errstate(invalid="ignore", divide="ignore"):
-            delta = shift + b[:, 2] / np.where(nb > 0, nb, 1) - ra / np.where(na > 0, na, 1)
-            extra = np.where((na > 0) & (nb > 0), delta**2 * na * nb / np.where(n > 0, n, 1), 0.0)
-        r = ra + np.where(nb > 0, b[:, 2] + nb * shift, 0.0)
-        acc = np.column_stack([n, ca, r, acc[:, 3] + b[:, 3] + extra])
-    return rows, acc
 
 
 def moments(frames: Sequence[dd.DataFrame], columns: Sequence[str]) -> list[tuple[int, np.ndarray]]:

@@ -41,6 +41,7 @@ from synthguard._random import resolve_seed
 from synthguard.data._backend import is_dask_collection
 from synthguard.data.schema import Schema
 from synthguard.errors import DataError, ParameterError
+from synthguard.utility.blocks import Coding
 from synthguard.utility.correlation import CorrelationFit, cramers_v_of_table, fit_of
 from synthguard.utility.discriminant import PMSEResult
 from synthguard.utility.ecdf import ECDFUtility, ecdf_utility_of_counts
@@ -158,7 +159,7 @@ def correlation_fit_dask(
     if len(cat) >= 2:
         free = [c for c in cat if schema[c].levels is None]
         seen = _marginals.first_levels(frames, free)
-        plans = [_marginals.Coding(tuple(cat), levels={
+        plans = [Coding(tuple(cat), levels={
             c: list(seen[i][free.index(c)]) if c in free else list(schema[c].levels or ())
             for c in cat}) for i in range(len(frames))]
         pairs = [(cat[a], cat[b]) for a in range(len(cat)) for b in range(a)]
