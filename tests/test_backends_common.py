@@ -92,6 +92,12 @@ CASES: dict[str, list[tuple[str, Call, bool]]] = {
         ("categorical target", lambda f, c, s: f(c, s, ["region", "age"], "sex"), True),
         ("numeric target", lambda f, c, s: f(c, s, ["sex", "region"], "age"), False),
     ],
+    "synthguard.utility.statistics.compare_statistics": [
+        ("means", lambda f, c, s: f(c, s, ("mean",), random_state=1), False),
+        ("two labels", lambda f, c, s: f(c, s[0], {"m": "mean", "avg": "mean"},
+                                         columns=["income"], method="full", random_state=1),
+         False),
+    ],
     "synthguard.utility.univariate.univariate": [
         ("every column", lambda f, c, s: f(c, s), False),
     ],
