@@ -196,9 +196,8 @@ def test_dask_equals_pandas(name, label):
 
 
 #: scale names that keep their own call form and hand over to the room's code:
-#: ``scale.ecdf_utility(conf, synthetic, column)`` for ``utility.ecdf_utility(values, ...)``,
 #: ``scale.topcode``/``bottomcode`` return the coded frame (the room returns ProtectedData)
-SCALE_ADAPTERS = {"ecdf_utility", "topcode", "bottomcode"}
+SCALE_ADAPTERS = {"topcode", "bottomcode"}
 
 
 @pytest.mark.parametrize("name", sorted(MARKED))

@@ -370,7 +370,7 @@ def _utility_of(s: Any, conf: Any, imps: list[Any], common: list[str], seeds: li
         ecdf = {}
         for c in common:
             if schema[c].is_numeric and pd.api.types.is_numeric_dtype(conf._meta[c].dtype):
-                e = _run(notes, _utility.ecdf_utility, conf, imps, c)
+                e = _run(notes, _utility.ecdf_utility, conf[c], [f[c] for f in imps])
                 if np.isfinite(e.u_max):
                     ecdf[c] = e
         try:
