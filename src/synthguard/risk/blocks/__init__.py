@@ -10,38 +10,7 @@ whole patterns or aligned rows and combines the blocks' integer counts with the 
   count) tables, for the shuffle-free identification risk of one target.
 """
 
-from synthguard.risk.blocks.records import (
-    FIRST,
-    first_rows,
-    ident_conf_block,
-    ident_conf_counts,
-    ident_conf_meta,
-    ident_release_block,
-    ident_release_meta,
-    kanon_block,
-    kanon_meta,
-    match_block,
-    match_meta,
-    own_rows,
-    pairwise_block,
-    pairwise_counts,
-    release_counts,
-)
+from synthguard.risk.blocks import records
+from synthguard.risk.blocks.records import *  # noqa: F403 (the pattern kernels, re-exported)
 
-__all__ = [
-    "FIRST",
-    "first_rows",
-    "ident_conf_block",
-    "ident_conf_counts",
-    "ident_conf_meta",
-    "ident_release_block",
-    "ident_release_meta",
-    "kanon_block",
-    "kanon_meta",
-    "match_block",
-    "match_meta",
-    "own_rows",
-    "pairwise_block",
-    "pairwise_counts",
-    "release_counts",
-]
+__all__ = list(records.__all__)

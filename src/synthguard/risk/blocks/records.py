@@ -64,6 +64,19 @@ def own_rows(conf: pd.DataFrame, frame: pd.DataFrame) -> tuple[np.ndarray, np.nd
     return np.asarray(pos, dtype=np.int64), pos >= 0
 
 
+def _pattern_balls(block: pd.DataFrame, keys: list[str], targets: list[str], r: np.ndarray,
+                   relative: bool, inclusive: bool
+                   ) -> tuple[np.ndarray, PatternEncoder, np.ndarray, Balls]:
+    """The confidential targets, the pattern encoder, every record's pattern size and the
+    balls B(y_i, r) of a block."""
+    y = target_matrix(block, targets, name="conf", allow_missing=False)
+    enc = PatternEncoder.fit(block, keys)
+    balls = make_balls(
+        enc.codes, y, r, relative=relative, inclusive=inclusive, n_patterns=enc.n_patterns
+    )
+    return y, enc, enc.sizes()[enc.codes], balls
+
+
 def ident_conf_counts(
     block: pd.DataFrame,
     *,
@@ -83,12 +96,7 @@ def ident_conf_counts(
     ``risk``, ``size`` (|M_p|), ``inside`` (|B_i|, as float) and ``pattern`` (codes in order
     of first appearance). The pandas path is this kernel on the whole data; the Dask path
     runs it on every partition of a hash shuffle on the keys."""
-    y = target_matrix(block, targets, name="conf", allow_missing=False)
-    enc = PatternEncoder.fit(block, keys)
-    sizes = enc.sizes()[enc.codes]
-    balls = make_balls(
-        enc.codes, y, r, relative=relative, inclusive=inclusive, n_patterns=enc.n_patterns
-    )
+    y, enc, sizes, balls = _pattern_balls(block, keys, targets, r, relative, inclusive)
     inside = balls.count_inside(enc.codes, y)
     risk = (sizes - inside) / np.maximum(sizes, 1)
     single = sizes == 1
@@ -275,12 +283,7 @@ def pairwise_counts(
 
     (see :func:`synthguard.risk.pairwise_identification_risk`), divided by m (m - 1).
     Returns ``risk``, ``size`` (m), ``inside`` (|B_i|) and ``pattern``."""
-    y = target_matrix(block, targets, name="conf", allow_missing=False)
-    enc = PatternEncoder.fit(block, keys)
-    m = enc.sizes()[enc.codes]
-    balls = make_balls(
-        enc.codes, y, r, relative=relative, inclusive=inclusive, n_patterns=enc.n_patterns
-    )
+    y, enc, m, balls = _pattern_balls(block, keys, targets, r, relative, inclusive)
     inside, sums = _cover_sums(balls, y)
     total = np.bincount(enc.codes, weights=inside, minlength=enc.n_patterns).astype(np.int64)
     numer = (m - 1) * (m - inside) - total[enc.codes] + sums  # = m * sum_{j != i} IR_ij^c
