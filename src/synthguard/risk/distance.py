@@ -171,8 +171,9 @@ def distance_to_closest_record(
             )
         from synthguard.risk._on_dask.distance import nearest_two
 
-        d, impl, cols = nearest_two(conf, synthetic, metric=metric, columns=columns,
-                                    schema=schema)
+        d, impl, dask_cols = nearest_two(conf, synthetic, metric=metric, columns=columns,
+                                         schema=schema)
+        cols = tuple(dask_cols)
         d1 = d[:, 0]
         d2 = np.where(np.isinf(d[:, 1]), d1, d[:, 1])  # one confidential record: d2 = d1
         copies = d1 <= _EXACT

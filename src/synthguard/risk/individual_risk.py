@@ -276,7 +276,8 @@ def individual_risk(
             raise ParameterError("parameter 'household': the household risk is not computed "
                                  "on Dask; compute it on a pandas frame of the key and "
                                  "household columns")
-        parts = individual_parts(data, keys_l, weights, gather=gather)
+        parts = individual_parts(data, keys_l, weights if isinstance(weights, str) else None,
+                                 gather=gather)
         if not gather:
             return _summary_of(parts["combinations"], keys_l, weights is not None)
         fk, Fk, risk = parts["fk"], parts["Fk"], parts["risk"]

@@ -211,8 +211,8 @@ def match_rates(
     if not columns:
         raise ParameterError("parameter 'keys': name at least one column the intruder knows")
     check_columns(meta_of(conf), columns, name="conf", role="key/target")
-    kw = dict(columns=columns, radius=radius, relative=relative, inclusive=inclusive,
-              schema=schema)
+    kw: dict[str, Any] = dict(columns=columns, radius=radius, relative=relative,
+                              inclusive=inclusive, schema=schema)
     if any_dask(conf, synthetic):  # candidates share the exact columns: shuffled on them
         from synthguard.risk._on_dask.matching import match_parts
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -172,8 +173,8 @@ def pairwise_identification_risk(
     keys_l, targets_l, r, policy, warn = ball_arguments(
         meta_of(conf), keys, targets, radius, singletons
     )
-    kw = dict(keys=keys_l, targets=targets_l, r=r, relative=relative, inclusive=inclusive,
-              policy=policy)
+    kw: dict[str, Any] = dict(keys=keys_l, targets=targets_l, r=r, relative=relative,
+                              inclusive=inclusive, policy=policy)
     if any_dask(conf):  # the measure pairs records of one pattern: shuffled on the keys
         from synthguard.risk._on_dask.pairwise import pairwise_parts
 

@@ -226,7 +226,8 @@ def k_anonymity(data: Any, keys: Sequence[str], k: int = 3, *, npartitions: int 
         parts = {"combinations": (fk[first], np.bincount(group.ravel()),
                                   ~(codes[first] < 0).any(axis=1))}
     if "combinations" in parts:
-        return KAnonymitySummary.from_combinations(*parts["combinations"], int(k), keys_l)
+        fk_c, count_c, complete_c = parts["combinations"]
+        return KAnonymitySummary.from_combinations(fk_c, count_c, complete_c, int(k), keys_l)
     fk = parts["fk"]
     n = len(fk)
     below = int(np.sum(fk < k))

@@ -123,23 +123,28 @@ def kway_marginal_score(
     KWayMarginalScore
     """
     check_kway(k, n_draws, n_bins)
-    if any_dask(conf, synthetic):  # from exact cell counts made on the workers
+    on_dask = any_dask(conf, synthetic)
+    if on_dask:  # from exact cell counts made on the workers
         from synthguard.utility._on_dask.marginals import inputs, tables
 
-        conf, imps, schema, cols = inputs(conf, synthetic, schema, columns)
+        frames, schema, cols = inputs(conf, synthetic, schema, columns)
     else:
-        conf, imps, schema, cols = resolve(conf, synthetic, schema, columns)
+        frames, schema, cols = _resolved(conf, synthetic, schema, columns)
     if k > len(cols):
         raise ParameterError(
             f"parameter 'k': {k} exceeds the {len(cols)} columns available; lower k"
         )
     rng, seed = resolve_seed(random_state)
     draws = kway_draws(cols, k, n_draws, rng)
-    if any_dask(conf):
-        counted = tables(conf, imps, schema, cols, n_bins, draws)
-    else:
-        counted = _pandas_tables([conf, *imps], schema, cols, n_bins, draws)
-    return kway_result(draws, counted, k, n_draws, n_bins, seed)
+    make = tables if on_dask else _pandas_tables
+    return kway_result(draws, make(frames, schema, cols, n_bins, draws), k, n_draws, n_bins,
+                       seed)
+
+
+def _resolved(conf: Any, synthetic: Any, schema: Schema | None, columns: list[str] | None
+              ) -> tuple[list[Any], Schema, list[str]]:
+    conf, imps, schema, cols = resolve(conf, synthetic, schema, columns)
+    return [conf, *imps], schema, cols
 
 
 def check_kway(k: int, n_draws: int, n_bins: int) -> None:
@@ -176,7 +181,7 @@ def kway_result(draws: list[tuple[str, ...]], tables: dict[tuple[str, ...], list
     return KWayMarginalScore(tv, 1.0 - tv, k, n_draws, n_bins, frame, seed)
 
 
-def _pandas_tables(frames: list[pd.DataFrame], schema: Schema, cols: list[str], n_bins: int,
+def _pandas_tables(frames: list[Any], schema: Schema, cols: list[str], n_bins: int,
                    sets: list[tuple[str, ...]]) -> dict[tuple[str, ...], list[Cells]]:
     """The cell counts of every set in every data set: the kernel
     :func:`synthguard.utility.blocks.partition_cells` on each whole frame, coded by bins at

@@ -150,10 +150,10 @@ def count_cells(frames: Sequence[dd.DataFrame], plan: Coding | Sequence[Coding],
 
 
 # ---------------------------------------------------------------------- inputs
-def inputs(conf: Any, synthetic: Any, schema: Schema | None,
-           columns: Sequence[str] | None) -> tuple[dd.DataFrame, list[dd.DataFrame], Schema,
-                                                   list[str]]:
-    """The frames, schema (exact, when not given) and compared columns of Dask data."""
+def inputs(conf: Any, synthetic: Any, schema: Schema | None, columns: Sequence[str] | None
+           ) -> tuple[list[dd.DataFrame], Schema, list[str]]:
+    """The frames (the data, then the implicates), the schema (exact, when not given) and
+    the compared columns of Dask data."""
     conf = as_dask(conf, name="conf")
     imps = as_dask_implicates(synthetic)
     cols = _columns(conf, imps, columns)
@@ -171,7 +171,7 @@ def inputs(conf: Any, synthetic: Any, schema: Schema | None,
             "no column is shared by the confidential data and every synthetic implicate; "
             "check the column names of the release"
         )
-    return conf, imps, schema, cols
+    return [conf, *imps], schema, cols
 
 
 def _check_rows(counted: Sequence[tuple[int, list[Cells]]]) -> None:
@@ -211,13 +211,13 @@ def _workload_result(sets: dict[int, list[tuple[str, ...]]],
     return out
 
 
-def tables(conf: dd.DataFrame, imps: list[dd.DataFrame], schema: Schema, cols: list[str],
-           n_bins: int, sets: Iterable[tuple[str, ...]]) -> dict[tuple[str, ...], list[Cells]]:
+def tables(frames: list[dd.DataFrame], schema: Schema, cols: list[str], n_bins: int,
+           sets: Iterable[tuple[str, ...]]) -> dict[tuple[str, ...], list[Cells]]:
     """Every set's cell counts in the data and each implicate (one pass over the data)."""
     distinct = list(dict.fromkeys(sets))
     used = [c for c in cols if any(c in s for s in distinct)]
-    plan = coding(conf, imps, schema, used, n_bins)
-    counted = count_cells([conf, *imps], plan, distinct)
+    plan = coding(frames[0], frames[1:], schema, used, n_bins)
+    counted = count_cells(frames, plan, distinct)
     _check_rows(counted)
     return {s: [c[1][i] for c in counted] for i, s in enumerate(distinct)}
 
@@ -239,12 +239,12 @@ def workload_error(
 
     Returns ``{k: mean TV}`` for the orders not above the number of shared columns.
     """
-    conf, imps, schema, cols = inputs(conf, synthetic, schema, None)
+    frames, schema, cols = inputs(conf, synthetic, schema, None)
     rng, _ = resolve_seed(random_state)
     sets = _workload_sets(cols, orders, max_marginals, rng)
     if not sets:
         return {}
-    counted = tables(conf, imps, schema, cols, n_bins, [s for ss in sets.values() for s in ss])
+    counted = tables(frames, schema, cols, n_bins, [s for ss in sets.values() for s in ss])
     return _workload_result(sets, counted)
 
 
@@ -266,12 +266,12 @@ def marginal_scores(
     :func:`workload_error` in one pass over the data: the sets of both are counted together.
     Each draws from its own ``random_state``, as the two functions do."""
     check_kway(k, n_draws, n_bins)
-    conf, imps, schema, cols = inputs(conf, synthetic, schema, columns)
+    frames, schema, cols = inputs(conf, synthetic, schema, columns)
     krng, kseed = resolve_seed(kway_random_state)
     wrng, _ = resolve_seed(workload_random_state)
     draws = kway_draws(cols, k, n_draws, krng) if k <= len(cols) else []
     sets = _workload_sets(cols, orders, max_marginals, wrng)
-    counted = tables(conf, imps, schema, cols, n_bins,
+    counted = tables(frames, schema, cols, n_bins,
                      [*draws, *[s for ss in sets.values() for s in ss]])
     kway = kway_result(draws, counted, k, n_draws, n_bins, kseed) if draws else None
     return kway, _workload_result(sets, counted)

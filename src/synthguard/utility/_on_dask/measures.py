@@ -79,8 +79,7 @@ def univariate_rows(
     notes), one column's counts at a time on the client."""
     from synthguard.utility._on_dask.marginals import inputs, pooled_first_levels
 
-    conf, imps, schema, cols = inputs(conf, synthetic, schema, columns)
-    frames = [conf, *imps]
+    frames, schema, cols = inputs(conf, synthetic, schema, columns)
     free = [c for c in cols if schema[c].is_categorical and schema[c].levels is None]
     # the pandas function's levels: first appearance, data then implicates
     levels = pooled_first_levels(frames, free) if free else {}
@@ -131,12 +130,11 @@ def correlation_matrices(
     """
     from synthguard.utility._on_dask import marginals as _marginals
 
-    conf, imps, schema, cols = _marginals.inputs(conf, synthetic, schema, columns)
+    frames, schema, cols = _marginals.inputs(conf, synthetic, schema, columns)
     num = [c for c in cols if schema[c].is_numeric]
     cat = [c for c in cols if schema[c].is_categorical]
     if len(num) < 2 and len(cat) < 2:
         raise DataError("correlation_fit: needs at least two numeric or two categorical columns")
-    frames = [conf, *imps]
     pearson: list[np.ndarray] = []
     if len(num) >= 2:
         mats = dask.compute(*[f[num].astype("float64").corr() for f in frames])
