@@ -80,12 +80,23 @@ CASES: dict[str, list[tuple[str, Call, bool]]] = {
                                                 targets="income",
                                                 radius={"region": 0.0, "income": 0.1}), True),
     ],
+    "synthguard.risk.individual_risk.individual_risk": [
+        ("unweighted", lambda f, c, s: f(c, ["sex", "region"]), True),
+        ("weighted", lambda f, c, s: f(c, ["sex", "region"], weights="age"), False),
+        ("combinations", lambda f, c, s: f(c, ["sex", "region"], gather=False), True),
+    ],
     "synthguard.risk.release_disclosure.release_disclosure": [
         ("repU and DiSCO", lambda f, c, s: f(c, s, ["sex", "region"], ["age", "income"]), True),
     ],
     "synthguard.risk.attribute.attribute_disclosure": [
         ("categorical target", lambda f, c, s: f(c, s, ["region", "age"], "sex"), True),
         ("numeric target", lambda f, c, s: f(c, s, ["sex", "region"], "age"), False),
+    ],
+    "synthguard.utility.statistics.compare_statistics": [
+        ("means", lambda f, c, s: f(c, s, ("mean",), random_state=1), False),
+        ("two labels", lambda f, c, s: f(c, s[0], {"m": "mean", "avg": "mean"},
+                                         columns=["income"], method="full", random_state=1),
+         False),
     ],
     "synthguard.utility.univariate.univariate": [
         ("every column", lambda f, c, s: f(c, s), False),
@@ -185,9 +196,8 @@ def test_dask_equals_pandas(name, label):
 
 
 #: scale names that keep their own call form and hand over to the room's code:
-#: ``scale.ecdf_utility(conf, synthetic, column)`` for ``utility.ecdf_utility(values, ...)``,
 #: ``scale.topcode``/``bottomcode`` return the coded frame (the room returns ProtectedData)
-SCALE_ADAPTERS = {"ecdf_utility", "topcode", "bottomcode"}
+SCALE_ADAPTERS = {"topcode", "bottomcode"}
 
 
 @pytest.mark.parametrize("name", sorted(MARKED))

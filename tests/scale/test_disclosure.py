@@ -42,7 +42,7 @@ def test_release_disclosure_equals_pandas_bit_for_bit(parts):
     conf, syn = _frames(900, 3)
     targets = ["income", "job"]
     want = pandas_release(conf, syn, KEYS, targets)
-    got = scale_disc.release_disclosure(
+    got = pandas_release(
         _dask(conf, parts[0]), [_dask(s, parts[1]) for s in syn], KEYS, targets)
     assert want.replicated_uniques > 0 and want.repu > 0 and want.disco > 0
     for f in ("replicated_uniques", "repu", "uio", "disco", "dorig", "disco_target"):
@@ -60,7 +60,7 @@ def test_replicated_uniques_count_brute_force_over_buckets(monkeypatch):
     the data and appearing exactly once in the implicate."""
     monkeypatch.setattr(scale_disc, "_BUCKET_ROWS", 97)
     conf, syn = _frames(600, 5)
-    got = scale_disc.release_disclosure(_dask(conf, 4), _dask(syn[0], 3), KEYS, ["income"])
+    got = pandas_release(_dask(conf, 4), _dask(syn[0], 3), KEYS, ["income"])
     key = conf.astype(object).where(conf.notna(), "NA").apply(tuple, axis=1)
     skey = syn[0][conf.columns].astype(object).where(syn[0][conf.columns].notna(), "NA")
     skey = skey.apply(tuple, axis=1)
@@ -101,7 +101,7 @@ def test_attribute_disclosure_equals_pandas(parts):
     schema = infer_schema(conf)
     targets = ["job", "income", "age"]
     want = pandas_attribute(conf, syn, KEYS, targets, schema=schema)
-    got = scale_disc.attribute_disclosure(
+    got = pandas_attribute(
         _dask(conf, parts[0]), [_dask(s, parts[1]) for s in syn], KEYS, targets, schema=schema)
     # categorical accuracy exact; integer-valued numeric targets: means are exact too
     pd.testing.assert_frame_equal(got.table, want.table, check_exact=False, rtol=1e-12)
@@ -116,7 +116,7 @@ def test_attribute_ties_go_to_the_level_the_release_shows_first():
     conf = pd.DataFrame({"k": ["x", "x", "y", "y"], "t": ["b", "a", "a", "b"]})
     syn = pd.DataFrame({"k": ["x", "x", "y", "y", "y"], "t": ["b", "a", "a", "b", "b"]})
     want = pandas_attribute(conf, syn, ["k"], ["t"])
-    got = scale_disc.attribute_disclosure(_dask(conf, 2), _dask(syn, 2), ["k"], ["t"])
+    got = pandas_attribute(_dask(conf, 2), _dask(syn, 2), ["k"], ["t"])
     # x -> 'b' (seen first), y -> 'b' (most frequent): records 0 and 3 right
     assert got.table.loc[0, "release"] == want.table.loc[0, "release"] == 0.5
 
@@ -126,7 +126,7 @@ def test_numeric_attribute_with_float_targets_equals_pandas_to_rounding():
     conf = pd.DataFrame({"k": rng.integers(0, 5, 400), "y": rng.normal(50, 10, 400)})
     syn = conf.assign(y=conf["y"] + rng.normal(0, 3, 400))
     want = pandas_attribute(conf, syn, ["k"], ["y"])
-    got = scale_disc.attribute_disclosure(_dask(conf, 3), _dask(syn, 2), ["k"], ["y"])
+    got = pandas_attribute(_dask(conf, 3), _dask(syn, 2), ["k"], ["y"])
     np.testing.assert_allclose(got.table[["release", "marginal"]].to_numpy(float),
                                want.table[["release", "marginal"]].to_numpy(float), rtol=1e-12)
 
@@ -134,19 +134,18 @@ def test_numeric_attribute_with_float_targets_equals_pandas_to_rounding():
 def test_bad_input_is_refused():
     conf, syn = _frames(50, 1)
     with pytest.raises(ParameterError, match="also keys"):
-        scale_disc.release_disclosure(_dask(conf, 1), _dask(syn[0], 1), KEYS, ["sex"])
+        pandas_release(_dask(conf, 1), _dask(syn[0], 1), KEYS, ["sex"])
     with pytest.raises(DataError, match="nope"):
-        scale_disc.release_disclosure(_dask(conf, 1), _dask(syn[0], 1), KEYS, ["nope"])
+        pandas_release(_dask(conf, 1), _dask(syn[0], 1), KEYS, ["nope"])
     with pytest.raises(ParameterError, match="tolerance"):
-        scale_disc.attribute_disclosure(_dask(conf, 1), _dask(syn[0], 1), KEYS, ["job"],
-                                        tolerance=-1)
+        pandas_attribute(_dask(conf, 1), _dask(syn[0], 1), KEYS, ["job"], tolerance=-1)
 
 
 def test_too_many_cells_are_refused_without_a_count(monkeypatch):
     monkeypatch.setattr(scale_disc, "MAX_CELLS", 10)
     conf, syn = _frames(200, 1)
     with pytest.raises(ParameterError, match="too many distinct combinations") as e:
-        scale_disc.release_disclosure(_dask(conf, 2), _dask(syn[0], 2), KEYS, ["income"])
+        pandas_release(_dask(conf, 2), _dask(syn[0], 2), KEYS, ["income"])
     assert not any(ch.isdigit() for ch in str(e.value))
 
 

@@ -26,7 +26,7 @@ def test_individual_risk_equals_pandas(parts, weights):
     conf["w"] = np.random.default_rng(1).uniform(1, 40, len(conf))
     want = pandas_individual(conf, KEYS, weights=weights)
     got = scale_ind.individual_risk(dd.from_pandas(conf, npartitions=parts), KEYS,
-                                    weights=weights)
+                                    weights=weights, gather=False)
     assert got.n == want.n
     for th in (0.05, 0.1, 0.5, 0.99):
         assert got.n_above(th) == want.n_above(th)
@@ -43,13 +43,41 @@ def test_individual_risk_equals_pandas(parts, weights):
 
 def test_missing_keys_are_wildcards_as_in_pandas():
     conf = pd.DataFrame({"a": ["x", "x", None, "y"], "b": [1.0, np.nan, 1.0, 2.0]})
-    got = scale_ind.individual_risk(dd.from_pandas(conf, npartitions=2), ["a", "b"])
+    got = scale_ind.individual_risk(dd.from_pandas(conf, npartitions=2), ["a", "b"],
+                                    gather=False)
     want = pandas_individual(conf, ["a", "b"])
     # (x, 1), (x, NA) and (NA, 1) agree pairwise (a missing value matches any): fk 3 each
     assert list(want.fk) == [3, 3, 3, 1]
     assert got.expected_reidentifications == pytest.approx(want.expected_reidentifications,
                                                            rel=1e-14)
     assert got.n_above(0.4) == want.n_above(0.4) == 1
+
+
+@pytest.mark.parametrize("weights", [None, "w"])
+def test_per_record_and_summary_from_one_front_door(weights):
+    conf = tied_frame(300, 7)
+    conf["w"] = np.random.default_rng(2).uniform(1, 40, len(conf))
+    d = dd.from_pandas(conf, npartitions=3)
+    per_record = pandas_individual(d, KEYS, weights=weights)
+    want = pandas_individual(conf, KEYS, weights=weights)
+    np.testing.assert_array_equal(per_record.fk, want.fk)
+    np.testing.assert_allclose(per_record.Fk, want.Fk, rtol=1e-12)
+    np.testing.assert_allclose(per_record.risk, want.risk, rtol=1e-12)
+    assert per_record.index.equals(want.index)
+    # gather=False gives the same combination table on pandas and on Dask
+    a = pandas_individual(conf, KEYS, weights=weights, gather=False).combinations
+    b = pandas_individual(d, KEYS, weights=weights, gather=False).combinations
+    pd.testing.assert_frame_equal(a, b, check_exact=False, rtol=1e-12)
+    assert scale_ind.individual_risk is pandas_individual
+
+
+def test_household_and_weight_arrays_are_refused_on_dask():
+    conf = tied_frame(40, 1).assign(w=1.0, hid=np.arange(40) // 2)
+    d = dd.from_pandas(conf, npartitions=2)
+    with pytest.raises(ParameterError, match="household"):
+        pandas_individual(d, ["sex"], household="hid")
+    with pytest.raises(ParameterError, match="weight column"):
+        pandas_individual(d, ["sex"], weights=np.ones(40))
 
 
 def test_bad_input_is_refused():

@@ -108,7 +108,9 @@ def test_smaller_sets_summed_from_a_counted_superset_equal_counting(kept, monkey
     rows; with little room for dense tables, sets are counted from the rows as before."""
     import itertools
 
-    monkeypatch.setattr(marginals, "_DENSE_KEPT", kept)
+    from synthguard.utility import blocks
+
+    monkeypatch.setattr(blocks, "_DENSE_KEPT", kept)
     conf, syn = _data(700, 5)
     schema = infer_schema(conf)
     cols = list(conf.columns)
@@ -116,9 +118,9 @@ def test_smaller_sets_summed_from_a_counted_superset_equal_counting(kept, monkey
     sets = [s for k in (3, 1, 2) for s in itertools.combinations(cols, k)]
     sets += [("age", "sex"), ("x", "region", "sex")]  # out of the columns' order
     summed = []
-    margin = marginals._margin
-    monkeypatch.setattr(marginals, "_margin", lambda *a: summed.append(a[3]) or margin(*a))
-    n, got = marginals.partition_cells(conf, plan, sets)
+    margin = blocks.margin_of
+    monkeypatch.setattr(blocks, "margin_of", lambda *a: summed.append(a[3]) or margin(*a))
+    n, got = blocks.partition_cells(conf, plan, sets)
     assert n == len(conf)
     smaller = [c for c in sets if len(c) < 3]
     assert summed == (sorted(smaller, key=len, reverse=True) if kept else [])

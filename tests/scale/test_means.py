@@ -10,7 +10,7 @@ import pandas as pd
 import pytest
 
 from synthguard.errors import DataError, ParameterError
-from synthguard.utility import compare_statistics
+from synthguard.utility import blocks, compare_statistics
 
 dd = pytest.importorskip("dask.dataframe")
 means = pytest.importorskip("synthguard.utility._on_dask.means")
@@ -67,17 +67,17 @@ def test_means_equal_pandas_to_rounding(method, m, parts):
 def test_merging_partitions_is_chans_update():
     rng = np.random.default_rng(1)
     x = rng.normal(5e8, 2.0, 1000)
-    parts = [means.partition_moments(pd.DataFrame({"x": p}), ["x"])
+    parts = [blocks.partition_moments(pd.DataFrame({"x": p}), ["x"])
              for p in np.array_split(x, 7)]
-    rows, acc = means.merge_moments(*parts)
+    rows, acc = blocks.merge_moments(*parts)
     assert rows == 1000 and acc[0, 0] == 1000
     exact = [Fraction(v) for v in x.tolist()]
     mean = sum(exact) / len(exact)
     assert acc[0, 1] + acc[0, 2] / 1000 == pytest.approx(float(mean), rel=1e-16)
     # numpy's two-pass sum of squares to 1e-15; the naive update of sums would lose 1e-9 here
     assert acc[0, 3] == pytest.approx(float(sum((v - mean) ** 2 for v in exact)), rel=1e-13)
-    empty = means.partition_moments(pd.DataFrame({"x": [np.nan]}), ["x"])
-    assert np.array_equal(means.merge_moments(empty, *parts)[1], acc)
+    empty = blocks.partition_moments(pd.DataFrame({"x": [np.nan]}), ["x"])
+    assert np.array_equal(blocks.merge_moments(empty, *parts)[1], acc)
 
 
 def test_bad_input():

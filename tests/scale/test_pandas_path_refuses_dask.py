@@ -3,11 +3,13 @@ that sends the user to synthguard.scale, instead of an obscure failure or a sile
 
 from __future__ import annotations
 
+import re
+
 import numpy as np
 import pandas as pd
 import pytest
 
-from synthguard import dp, sdc
+from synthguard import dp, risk, sdc, utility
 from synthguard.errors import ParameterError
 
 dd = pytest.importorskip("dask.dataframe")
@@ -39,3 +41,18 @@ def test_a_release_list_with_a_dask_implicate_is_refused():
     with pytest.raises(ParameterError, match="implicate 1"):
         as_implicates([DF, dd.from_pandas(DF, npartitions=1)])
     assert len(as_implicates([DF, DF])) == 2 and np.isfinite(DF["x"]).all()
+
+
+@pytest.mark.parametrize(("call", "says"), [
+    (lambda d: risk.l_diversity(d, ["g"], "x"), "has no Dask path"),
+    (lambda d: risk.suda2(d, ["g", "x"]), "has no Dask path"),
+    (lambda d: utility.compare_statistics(d, DF, ("median",)), "only 'mean'"),
+])
+def test_a_measure_without_a_dask_path_names_no_function_that_does_not_exist(call, says):
+    import synthguard.scale as scale
+
+    d = dd.from_pandas(DF, npartitions=2)
+    with pytest.raises(ParameterError, match=says) as e:
+        call(d)
+    for name in re.findall(r"synthguard\.scale\.(\w+)", str(e.value)):
+        assert hasattr(scale, name), name

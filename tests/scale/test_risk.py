@@ -241,7 +241,7 @@ def test_identification_risk_every_dask_method_equals_pandas(monkeypatch, method
     """One target: value tables counted per pattern ('loop') or on integer keys ('keys'), and
     the hash shuffle the path falls back to when patterns are too many ('shuffle')."""
     from synthguard.risk._on_dask import ident_tables as _ident_tables
-    from synthguard.risk._on_dask import value_tables as _tables
+    from synthguard.risk.blocks import value_tables as _tables
 
     if method == "keys":
         monkeypatch.setattr(_tables, "LOOP_PATTERNS", 1)
@@ -263,7 +263,7 @@ def test_identification_risk_every_dask_method_equals_pandas(monkeypatch, method
 
 
 def test_value_table_counts_equal_brute_force(monkeypatch):
-    from synthguard.risk._on_dask import value_tables as _tables
+    from synthguard.risk.blocks import value_tables as _tables
 
     rng = np.random.default_rng(40)
     pat = rng.integers(-1, 6, 3000)

@@ -60,11 +60,9 @@ def test_univariate_equals_pandas():
 def test_ecdf_equals_pandas_exactly():
     conf, syn = _data()
     expected = utility.ecdf_utility(conf["income"], [s["income"] for s in syn])
-    got = scale_utility.ecdf_utility(
-        dd.from_pandas(conf, npartitions=5),
-        [dd.from_pandas(s, npartitions=2) for s in syn],
-        "income",
-    )
+    dsyn = [dd.from_pandas(s, npartitions=2) for s in syn]
+    got = scale_utility.ecdf_utility(dd.from_pandas(conf, npartitions=5)["income"],
+                                     [s["income"] for s in dsyn])
     assert got == expected
     assert got.u_max > 0 and got.n_missing_conf == 0
 
@@ -175,7 +173,7 @@ def test_univariate_ecdf_and_schema_of_random_data_equal_pandas(seed):
     pd.testing.assert_frame_equal(got.categorical, expected.categorical)
     for col in ["income", "age", "score", "region"]:
         want = utility.ecdf_utility(conf[col], [s[col] for s in syn])
-        assert scale_utility.ecdf_utility(dconf, dsyn, col) == want
+        assert scale_utility.ecdf_utility(dconf[col], [s[col] for s in dsyn]) == want
 
 
 def test_univariate_levels_in_order_of_first_appearance_as_pandas():
@@ -224,7 +222,8 @@ def test_the_client_holds_the_distinct_values_never_the_records():
         assert peak(lambda: _counts.exact_schema(dconf)) < record_bytes / 8
         assert peak(lambda: scale_utility.univariate(dconf, dsyn, schema=schema)) < (
             record_bytes / 8)
-        assert peak(lambda: scale_utility.ecdf_utility(dconf, dsyn, "age")) < record_bytes / 8
+        assert peak(lambda: scale_utility.ecdf_utility(dconf["age"], [dsyn["age"]])) < (
+            record_bytes / 8)
         assert peak(lambda: _counts.value_sorted([dconf], "age")) > record_bytes
     got = scale_utility.univariate(dconf, dsyn, schema=schema)
     assert got.numeric.loc[("age", "n"), "confidential"] == n

@@ -3,9 +3,9 @@
 A measure with a Dask path takes a ``dask.dataframe.DataFrame`` at its own front door
 (:func:`any_dask` picks the backend, :func:`meta_of` gives the empty pandas frame its
 checks run on). A function without one refuses it with a
-:class:`~synthguard.errors.ParameterError` that names the :mod:`synthguard.scale`
-function to use instead: silently calling ``.compute()`` would pull a file bigger than
-memory into one process.
+:class:`~synthguard.errors.ParameterError` that says so (and names the
+:mod:`synthguard.scale` function to use where there is one): silently calling
+``.compute()`` would pull a file bigger than memory into one process.
 """
 
 from __future__ import annotations
@@ -52,12 +52,20 @@ def meta_of(frame: Any) -> Any:
     return frame._meta if is_dask_collection(frame) else frame
 
 
-def refuse_dask(obj: Any, param: str, use: str) -> None:
+def refuse_dask(obj: Any, param: str, use: str | None = None) -> None:
     """Raise :class:`ParameterError` if ``obj`` is a Dask collection.
 
     ``param`` names the argument (``"data"``), ``use`` the distributed entry point
-    (``"synthguard.scale.synthesize"``) the message sends the user to.
+    (``"synthguard.scale.synthesize"``) the message sends the user to; None when there is
+    none (the function has no Dask path: the message says so, and names no function).
     """
+    if is_dask_collection(obj) and use is None:
+        raise ParameterError(
+            f"{param}: got a Dask {type(obj).__name__}, but this function has no Dask path "
+            f"and works on pandas in one process; call .compute() yourself if the data fit in "
+            f"memory, or work on a sample (the measures that take Dask frames are those of "
+            f"synthguard.scale)"
+        )
     if is_dask_collection(obj):
         raise ParameterError(
             f"{param}: got a Dask {type(obj).__name__}, but this function works on pandas in "

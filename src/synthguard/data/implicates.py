@@ -20,7 +20,7 @@ __all__ = ["as_implicates", "release_kind"]
 
 def as_implicates(release: Any, *, name: str = "synthetic") -> list[pd.DataFrame]:
     """Return the release as a non-empty list of DataFrames (its implicates)."""
-    refuse_dask(release, name, "the synthguard.scale function of the same name")
+    refuse_dask(release, name)
     if isinstance(release, pd.DataFrame):
         out = [release]
     elif hasattr(release, "implicates"):
@@ -37,7 +37,7 @@ def as_implicates(release: Any, *, name: str = "synthetic") -> list[pd.DataFrame
     if not out:
         raise DataError(f"{name}: the release holds no implicates")
     for i, df in enumerate(out):
-        refuse_dask(df, f"{name}: implicate {i}", "the synthguard.scale function of the same name")
+        refuse_dask(df, f"{name}: implicate {i}")
         if not isinstance(df, pd.DataFrame):
             raise DataError(
                 f"{name}: implicate {i} is a {type(df).__name__}, expected a DataFrame"

@@ -623,7 +623,7 @@ def validate_frame(
     ``text_overrides`` lists columns the user declared categorical, which are exempt from
     the numbers-as-text check.
     """
-    refuse_dask(data, name, "the synthguard.scale function of the same name")
+    refuse_dask(data, name)
     if not isinstance(data, pd.DataFrame):
         raise DataError(
             f"{name}: expected a pandas DataFrame, got {type(data).__name__}; "

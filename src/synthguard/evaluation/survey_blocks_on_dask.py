@@ -1,20 +1,9 @@
-"""sdcMicro's individual re-identification risk on Dask, and the evaluation's sdcMicro block.
+"""The evaluation's sdcMicro block on Dask.
 
-The individual risk of a record depends on the data only through the frequencies of its key
-combination: fk (records whose keys agree with it, a missing value agreeing with any value,
-sdcMicro's ``freqCalc`` with alpha = 1) and Fk (their summed sampling weights). Both follow
-from the table of distinct key combinations with their record counts and weight sums: the
-workers count each partition's combinations, the tables are merged in a tree, and the client
-runs :func:`synthguard.risk.individual_risk.wildcard_frequencies` on the combinations, weighted
-by their counts (so fk and the number of records above a risk are exact), then the risk
-formula of :func:`synthguard.risk.individual_risk` (Benedetti & Franconi 1998; Franconi &
-Polettini 2004) per combination. The global risk and expected re-identifications sum the
-combinations' risks times their counts: equal to the pandas sums over records up to
-floating-point rounding, as are weighted Fk.
-
-:func:`sdc_block` is the evaluation's sdcMicro block
-(:func:`synthguard.evaluation.survey_blocks.survey_measures`): the individual risk on all records;
-SUDA2 and l-diversity, which the pandas evaluation computes only up to
+:func:`sdc_block` is :func:`synthguard.evaluation.survey_blocks.survey_measures`' sdcMicro block
+for Dask frames: the individual risk on all records
+(:func:`synthguard.risk.individual_risk` with ``gather=False``, from the key combinations'
+table, exact fk); SUDA2 and l-diversity, which the pandas evaluation computes only up to
 :data:`~synthguard.evaluation.survey_blocks.MAX_SDC_RECORDS` records per data set, are computed up
 to that size by the pandas functions on the key and target columns brought to the client
 (that many rows, never more) and skipped above it as without Dask.
@@ -31,15 +20,10 @@ import pandas as pd
 
 from synthguard.errors import safe_error
 from synthguard.evaluation.survey_blocks import MAX_SDC_RECORDS, SurveyBlocks, _risk_row
-from synthguard.risk._on_dask.individual import (  # noqa: F401 (re-exported)
-    MAX_COMBINATIONS,
-    IndividualRiskSummary,
-    individual_risk,
-)
+from synthguard.risk.individual_risk import IndividualRiskSummary, individual_risk
 
 __all__ = ["IndividualRiskSummary", "individual_risk", "sdc_block"]
 
-#: Most distinct key combinations (summed over the merged tables) brought to the client.
 
 def _pick(part: pd.DataFrame, cols: list[str]) -> pd.DataFrame:
     return part[cols]
@@ -60,7 +44,7 @@ def _row(frames: list[Any], lengths: list[int], keys: list[str], targets: Sequen
     rows: list[dict[str, Any]] = []
     contribs: list[pd.Series] = []
     for f, n in zip(frames, lengths, strict=True):
-        ir = individual_risk(f, keys)
+        ir = individual_risk(f, keys, gather=False)
         row: dict[str, Any] = {
             "global_risk": ir.global_risk,
             "expected_reid": ir.expected_reidentifications,

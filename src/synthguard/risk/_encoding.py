@@ -101,7 +101,7 @@ def encode_frames(
     """Encode ``frames`` on their common columns; scales come from ``frames[0]``."""
     check_metric(metric)
     for f in frames:
-        refuse_dask(f, "data", "the synthguard.scale function of the same name")
+        refuse_dask(f, "data")
     scale_frame = frames[0]
     cols = common_columns(scale_frame, frames[1:], columns)
     overrides = None

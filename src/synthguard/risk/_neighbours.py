@@ -22,7 +22,7 @@ import numpy as np
 from sklearn.neighbors import BallTree, KDTree
 
 from synthguard.risk._encoding import Encoded, onehot
-from synthguard.risk.uniqueness import _group_rows
+from synthguard.risk.blocks.frequencies import group_rows as _group_rows
 
 __all__ = ["nearest"]
 

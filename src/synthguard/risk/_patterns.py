@@ -32,7 +32,7 @@ def check_columns(frame: pd.DataFrame, columns: Sequence[str], *, name: str, rol
     """Raise DataError naming every column of ``columns`` that ``frame`` (called ``name``)
     lacks; see :func:`synthguard._params.require_columns`. A Dask frame raises
     ParameterError: the measures on Dask are in :mod:`synthguard.scale`."""
-    refuse_dask(frame, name, "the synthguard.scale function of the same name")
+    refuse_dask(frame, name)
     require_columns(frame, columns, role=role, where=name, error=DataError)
 
 

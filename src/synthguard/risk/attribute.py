@@ -12,7 +12,7 @@ import pandas as pd
 
 from synthguard._display import Summarized
 from synthguard.data import Schema, as_implicates, infer_schema
-from synthguard.data._backend import any_dask, dask_backend
+from synthguard.data._backend import any_dask, dask_backend, meta_of
 from synthguard.errors import ParameterError
 from synthguard.risk._common import as_list
 from synthguard.risk._patterns import PatternEncoder, check_columns
@@ -165,17 +165,6 @@ def attribute_disclosure(
     -------
     AttributeDisclosure
     """
-    if any_dask(conf, synthetic, holdout):  # from cell counts made on the workers
-        if holdout is not None:
-            raise ParameterError(
-                "parameter 'holdout': the holdout baseline runs on pandas data; on Dask "
-                "leave it out (or pass pandas frames)"
-            )
-        from synthguard.risk._on_dask import disclosure as on_dask
-
-        return on_dask.attribute_disclosure(
-            conf, synthetic, keys, targets, tolerance=tolerance, schema=schema
-        )
     keys_l = as_list(keys, name="keys")
     targets_l = as_list(targets, name="targets")
     if not targets_l:
@@ -184,7 +173,62 @@ def attribute_disclosure(
         raise ParameterError("parameters 'keys' and 'targets': a column cannot be both")
     if not np.isfinite(tolerance) or tolerance < 0:
         raise ParameterError("parameter 'tolerance': expected a finite number >= 0")
-    check_columns(conf, keys_l + targets_l, name="conf", role="key/target")
+    check_columns(meta_of(conf), keys_l + targets_l, name="conf", role="key/target")
+    if any_dask(conf, synthetic, holdout):  # from cell counts made on the workers
+        if holdout is not None:
+            raise ParameterError(
+                "parameter 'holdout': the holdout baseline runs on pandas data; on Dask "
+                "leave it out (or pass pandas frames)"
+            )
+        from synthguard.risk._on_dask.disclosure import attribute_scores
+
+        scores = attribute_scores(conf, synthetic, keys_l, targets_l, tolerance=tolerance,
+                                  schema=schema)
+    else:
+        scores = _scores(conf, synthetic, keys_l, targets_l, holdout, tolerance, schema)
+    return attribute_result(scores, keys_l, targets_l, tolerance)
+
+
+#: per target: the release's scores per implicate, the marginal's, the holdout's (or None)
+Scores = list[tuple[str, list[dict[str, float]], list[dict[str, float]], dict[str, float] | None]]
+
+
+def attribute_result(scores: Scores, keys: list[str], targets: list[str],
+                     tolerance: float) -> AttributeDisclosure:
+    """The result of :func:`attribute_disclosure` from every target's scores (either
+    backend): means over implicates, and the excess over the holdout (or the marginal)."""
+    rows = []
+    for t, rel, marg, hold in scores:
+        for measure in rel[0]:
+            r = float(np.mean([x[measure] for x in rel]))
+            mg = float(np.mean([x[measure] for x in marg]))
+            h = float(hold[measure]) if hold is not None else float("nan")
+            base = h if hold is not None else mg
+            excess = (base - r) if measure == "rmse" else (r - base)
+            rows.append(
+                {
+                    "target": t,
+                    "measure": measure,
+                    "release": r,
+                    "marginal": mg,
+                    "holdout": h,
+                    "excess": excess,
+                }
+            )
+    table = pd.DataFrame(rows)
+    return AttributeDisclosure(
+        table=table,
+        max_excess=_max_share_excess(table),
+        keys=tuple(keys),
+        targets=tuple(targets),
+        tolerance=float(tolerance),
+        n_implicates=len(scores[0][1]) if scores else 0,
+    )
+
+
+def _scores(conf: pd.DataFrame, synthetic: Any, keys_l: list[str], targets_l: list[str],
+            holdout: pd.DataFrame | None, tolerance: float,
+            schema: Schema | Mapping[str, Any] | None) -> Scores:
     frames = as_implicates(synthetic)
     for i, f in enumerate(frames):
         check_columns(f, keys_l + targets_l, name=f"synthetic implicate {i}", role="key/target")
@@ -195,7 +239,7 @@ def attribute_disclosure(
         src = schema.columns if isinstance(schema, Schema) else schema
         overrides = {c: v for c, v in src.items() if c in targets_l}
     sch = infer_schema(conf[targets_l], overrides=overrides)
-    rows = []
+    out: Scores = []
     for t in targets_l:
         cat = sch[t].is_categorical
         truth = conf[t]
@@ -220,31 +264,8 @@ def attribute_disclosure(
             rel.append(score(p))
             marg.append(score(m))
         hold = score(_attack(conf, holdout, keys_l, t, cat)[0]) if holdout is not None else None
-        for measure in rel[0]:
-            r = float(np.mean([x[measure] for x in rel]))
-            mg = float(np.mean([x[measure] for x in marg]))
-            h = float(hold[measure]) if hold is not None else float("nan")
-            base = h if hold is not None else mg
-            excess = (base - r) if measure == "rmse" else (r - base)
-            rows.append(
-                {
-                    "target": t,
-                    "measure": measure,
-                    "release": r,
-                    "marginal": mg,
-                    "holdout": h,
-                    "excess": excess,
-                }
-            )
-    table = pd.DataFrame(rows)
-    return AttributeDisclosure(
-        table=table,
-        max_excess=_max_share_excess(table),
-        keys=tuple(keys_l),
-        targets=tuple(targets_l),
-        tolerance=float(tolerance),
-        n_implicates=len(frames),
-    )
+        out.append((t, rel, marg, hold))
+    return out
 
 
 def _max_share_excess(table: pd.DataFrame) -> float:

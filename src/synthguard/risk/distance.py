@@ -15,7 +15,7 @@ from synthguard._display import Summarized
 from synthguard.data import Schema, as_implicates
 from synthguard.data._backend import any_dask, dask_backend
 from synthguard.errors import DisclosureWarning, ParameterError
-from synthguard.risk._encoding import encode_frames
+from synthguard.risk._encoding import check_metric, encode_frames
 from synthguard.risk._neighbours import nearest
 
 __all__ = ["DistanceToClosestRecord", "distance_to_closest_record"]
@@ -157,30 +157,39 @@ def distance_to_closest_record(
     -------
     DistanceToClosestRecord
     """
+    check_metric(metric)
     if any_dask(conf, synthetic, holdout):  # exact search over every pair of partitions
         if holdout is not None:
             raise ParameterError(
                 "parameter 'holdout': the holdout comparison runs on pandas data; on Dask "
                 "leave it out (or pass pandas frames)"
             )
-        from synthguard.risk._on_dask.distance import distance_to_closest_record_dask
+        if metric not in ("gower", "hamming"):
+            raise ParameterError(
+                f"parameter 'metric': on Dask use 'gower' or 'hamming' (exact scales); "
+                f"'{metric}' (a standardization of the whole data) is available on pandas data"
+            )
+        from synthguard.risk._on_dask.distance import nearest_two
 
-        return distance_to_closest_record_dask(
-            conf, synthetic, metric=metric, columns=columns, schema=schema,
-            warn_copies=warn_copies,
-        )
-    frames = as_implicates(synthetic)
-    others = [*frames] + ([holdout] if holdout is not None else [])
-    enc = encode_frames([conf, *others], metric=metric, columns=columns, schema=schema)
-    cols = enc.columns
-    syn_ids = list(range(1, len(frames) + 1))
-    impl = np.concatenate([np.full(len(f), i) for i, f in enumerate(frames)])
-    d = nearest(enc, 0, syn_ids, k=2)
-    d1 = d[:, 0]
-    d2 = d[:, 1] if d.shape[1] > 1 else d[:, 0]
+        d, impl, dask_cols = nearest_two(conf, synthetic, metric=metric, columns=columns,
+                                         schema=schema)
+        cols = tuple(dask_cols)
+        d1 = d[:, 0]
+        d2 = np.where(np.isinf(d[:, 1]), d1, d[:, 1])  # one confidential record: d2 = d1
+        copies = d1 <= _EXACT
+    else:
+        frames = as_implicates(synthetic)
+        others = [*frames] + ([holdout] if holdout is not None else [])
+        enc = encode_frames([conf, *others], metric=metric, columns=columns, schema=schema)
+        cols = enc.columns
+        syn_ids = list(range(1, len(frames) + 1))
+        impl = np.concatenate([np.full(len(f), i) for i, f in enumerate(frames)])
+        d = nearest(enc, 0, syn_ids, k=2)
+        d1 = d[:, 0]
+        d2 = d[:, 1] if d.shape[1] > 1 else d[:, 0]
+        copies = _equal_rows(enc, 0, syn_ids) if metric == "cosine" else d1 <= _EXACT
     with np.errstate(invalid="ignore", divide="ignore"):
         nndr = np.where(d2 > 0, d1 / np.where(d2 > 0, d2, 1.0), 1.0)
-    copies = _equal_rows(enc, 0, syn_ids) if metric == "cosine" else d1 <= _EXACT
     exact = float(np.mean(copies)) if d1.size else 0.0
     if warn_copies and exact > 0:
         warnings.warn(

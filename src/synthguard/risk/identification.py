@@ -20,6 +20,7 @@ from synthguard._compat import renamed
 from synthguard._display import Summarized
 from synthguard.data import as_implicates
 from synthguard.data._backend import any_dask, dask_backend, meta_of
+from synthguard.risk import blocks
 from synthguard.risk._balls import make_balls
 from synthguard.risk._common import (
     DEFAULT_QUANTILES,
@@ -286,7 +287,7 @@ def identification_risk(
 
         target_matrix(meta_of(conf), targets_l, name="conf", allow_missing=True)  # numeric
         parts = identification_parts(
-            conf, synthetic, keys=keys_l, targets=targets_l, r=r, radius=radius,
+            conf, synthetic, keys=keys_l, targets=targets_l, r=r,
             relative=relative, inclusive=inclusive, policy=policy, quantiles=quantiles,
             npartitions=npartitions, gather=gather, records=records,
         )
@@ -330,7 +331,14 @@ def _pandas_parts(
     inclusive: bool,
     policy: SingletonPolicy,
 ) -> dict[str, Any]:
-    """The per-record arrays of :func:`identification_risk` on pandas data."""
+    """The per-record arrays of :func:`identification_risk` on pandas data: the confidential
+    risk is the kernel :func:`synthguard.risk.blocks.ident_conf_counts` on the whole data."""
+    if synthetic is None:
+        res = blocks.ident_conf_counts(conf, keys=keys_l, targets=targets, r=r,
+                                       relative=relative, inclusive=inclusive, policy=policy)
+        return {"risk": res["risk"], "size": res["size"], "pattern": res["pattern"],
+                "n_inside": res["inside"], "n_implicates": 0, "match_share": None,
+                "per_implicate": None, "index": conf.index}
     y = target_matrix(conf, targets, name="conf", allow_missing=False)
     enc = PatternEncoder.fit(conf, keys_l)
     sizes = enc.sizes()[enc.codes]
@@ -339,35 +347,24 @@ def _pandas_parts(
     )
     single = sizes == 1
     n = len(conf)
-
-    if synthetic is None:
-        inside = balls.count_inside(enc.codes, y)
-        risk = (sizes - inside) / np.maximum(sizes, 1)
-        if policy == "one":
-            risk = np.where(single, 1.0, risk)
-        n_inside: np.ndarray = inside.astype(np.float64)
-        match_share = None
-        per_impl = None
-        n_impl = 0
-    else:
-        frames = as_implicates(synthetic)
-        check_rows(conf, frames, "synthetic")
-        n_impl = len(frames)
-        per_impl = np.empty((n, n_impl))
-        tmat = np.empty((n, n_impl), dtype=bool)
-        n_inside = np.zeros(n)
-        for li, frame in enumerate(frames):
-            check_columns(frame, keys_l, name=f"synthetic implicate {li}", role="key")
-            ys = target_matrix(frame, targets, name=f"synthetic implicate {li}", allow_missing=True)
-            pat = enc.transform(frame)
-            members = np.bincount(pat[pat >= 0], minlength=enc.n_patterns)[enc.codes]
-            inside = balls.count_inside(pat, ys)
-            t_own = (pat == enc.codes) & balls.contains(ys)
-            per_impl[:, li] = implicate_risk(t_own, members, inside)
-            tmat[:, li] = t_own
-            n_inside += inside
-        n_inside /= n_impl
-        risk, match_share = combine_implicates(per_impl, tmat, single, policy)
+    frames = as_implicates(synthetic)
+    check_rows(conf, frames, "synthetic")
+    n_impl = len(frames)
+    per_impl = np.empty((n, n_impl))
+    tmat = np.empty((n, n_impl), dtype=bool)
+    n_inside = np.zeros(n)
+    for li, frame in enumerate(frames):
+        check_columns(frame, keys_l, name=f"synthetic implicate {li}", role="key")
+        ys = target_matrix(frame, targets, name=f"synthetic implicate {li}", allow_missing=True)
+        pat = enc.transform(frame)
+        members = np.bincount(pat[pat >= 0], minlength=enc.n_patterns)[enc.codes]
+        inside = balls.count_inside(pat, ys)
+        t_own = (pat == enc.codes) & balls.contains(ys)
+        per_impl[:, li] = implicate_risk(t_own, members, inside)
+        tmat[:, li] = t_own
+        n_inside += inside
+    n_inside /= n_impl
+    risk, match_share = combine_implicates(per_impl, tmat, single, policy)
     if policy == "exclude":
         risk = np.where(single, np.nan, risk)
     return {"risk": risk, "size": sizes, "pattern": enc.codes, "n_inside": n_inside,

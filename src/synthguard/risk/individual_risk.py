@@ -6,18 +6,26 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from typing import Any, Literal, overload
 
 import numpy as np
 import pandas as pd
 
 from synthguard._display import Summarized
+from synthguard.data._backend import any_dask, dask_backend, meta_of
 from synthguard.errors import DataError, ParameterError
 from synthguard.risk._common import as_list
 from synthguard.risk._patterns import check_columns
+from synthguard.risk.blocks.frequencies import key_codes, wildcard_frequencies
 from synthguard.risk.household_risk import HouseholdRisk, household_ids, household_risk
-from synthguard.risk.uniqueness import _group_rows
 
-__all__ = ["IndividualRisk", "individual_risk", "key_codes", "wildcard_frequencies"]
+__all__ = [
+    "IndividualRisk",
+    "IndividualRiskSummary",
+    "individual_risk",
+    "key_codes",
+    "wildcard_frequencies",
+]
 
 
 @dataclass(frozen=True, eq=False)
@@ -89,58 +97,50 @@ class IndividualRisk(Summarized):
         return "<pre>" + self.summary() + "</pre>"
 
 
-def key_codes(data: pd.DataFrame, keys: Sequence[str]) -> np.ndarray:
-    """Integer codes (n x len(keys)) of the key variables; a missing value is coded -1."""
-    codes = np.empty((len(data), len(keys)), dtype=np.int64)
-    for j, c in enumerate(keys):
-        codes[:, j] = pd.factorize(data[c].reset_index(drop=True))[0]
-    return codes
+@dataclass(frozen=True, eq=False)
+class IndividualRiskSummary(Summarized):
+    """sdcMicro's individual risk per distinct key combination: :func:`individual_risk` with
+    ``gather=False`` (on Dask nothing per record reaches the client).
 
-
-def wildcard_frequencies(
-    codes: np.ndarray, weights: np.ndarray | None = None
-) -> tuple[np.ndarray, np.ndarray]:
-    """Sample frequency fk and weighted frequency Fk of every row of ``codes`` (-1 = missing).
-
-    Rows i and j agree when, for every key, their codes are equal or one of them is missing
-    (sdcMicro's freqCalc with alpha = 1; the rule of :func:`k_anonymity`). fk_i counts the
-    rows agreeing with i (including i), Fk_i sums their weights.
-
-    Rows are grouped by missingness pattern; for each pair (A, B) of patterns the keys missing
-    in neither are grouped and counted with ``np.bincount``: O(M^2 n) for M patterns.
+    Attributes
+    ----------
+    combinations : one row per distinct key combination (integer codes, -1 missing), with
+        ``count`` (its records), ``fk``, ``Fk`` and ``risk`` (the risk of each of its records).
+    global_risk, expected_reidentifications : mean and sum of the records' risks.
+    n : number of records; ``weighted``: whether sampling weights were used.
     """
-    n, p = codes.shape
-    w = np.ones(n) if weights is None else weights
-    miss = codes < 0
-    if not miss.any():  # one pattern: a single grouping
-        grp = _group_rows(codes)
-        return np.bincount(grp)[grp], np.bincount(grp, weights=w)[grp]
-    mpat = (miss * (1 << np.arange(p, dtype=np.int64))).sum(axis=1)
-    patterns = np.unique(mpat)
-    fk = np.zeros(n, dtype=np.int64)
-    Fk = np.zeros(n, dtype=np.float64)
-    members = {a: np.flatnonzero(mpat == a) for a in patterns} if len(patterns) > 1 else None
-    for a in patterns:
-        rows_a = np.arange(n) if members is None else members[a]
-        for b in patterns:
-            rows_b = rows_a if members is None or a == b else members[b]
-            shared = [j for j in range(p) if not ((a | b) >> j) & 1]
-            if not shared:
-                fk[rows_a] += rows_b.size
-                Fk[rows_a] += w[rows_b].sum()
-                continue
-            if a == b:
-                grp = _group_rows(codes[rows_a][:, shared])
-                ga, gb = grp, grp
-            else:
-                grp = _group_rows(
-                    np.concatenate([codes[rows_a][:, shared], codes[rows_b][:, shared]])
-                )
-                ga, gb = grp[: rows_a.size], grp[rows_a.size :]
-            m = int(grp.max()) + 1
-            fk[rows_a] += np.bincount(gb, minlength=m)[ga]
-            Fk[rows_a] += np.bincount(gb, weights=w[rows_b], minlength=m)[ga]
-    return fk, Fk
+
+    combinations: pd.DataFrame
+    global_risk: float
+    expected_reidentifications: float
+    n: int
+    weighted: bool
+    keys: tuple[str, ...]
+
+    goal = "minimize"
+
+    @property
+    def global_risk_pct(self) -> float:
+        return 100.0 * self.global_risk
+
+    def n_above(self, threshold: float) -> int:
+        """Number of records whose individual risk exceeds ``threshold`` (exact)."""
+        c = self.combinations
+        return int(c["count"][c["risk"] > threshold].sum())
+
+    def to_frame(self) -> pd.DataFrame:
+        return self.combinations.copy()
+
+    def summary(self) -> str:
+        kind = "weighted (Benedetti-Franconi)" if self.weighted else "unweighted (1/fk)"
+        top = float(self.combinations["risk"].max()) if self.n else 0.0
+        return "\n".join([
+            f"Individual risk of keys {', '.join(self.keys)} ({self.n} records, {kind})",
+            f"  expected re-identifications: {self.expected_reidentifications:.2f} "
+            f"({self.global_risk_pct:.2f}%)",
+            f"  records with risk > 0.1: {self.n_above(0.1)}",
+            f"  highest individual risk: {top:.4f}",
+        ])
 
 
 def _benedetti_franconi(fk: np.ndarray, Fk: np.ndarray) -> np.ndarray:
@@ -162,12 +162,37 @@ def _benedetti_franconi(fk: np.ndarray, Fk: np.ndarray) -> np.ndarray:
     return risk
 
 
+@overload
 def individual_risk(
-    data: pd.DataFrame,
+    data: Any,
     keys: Sequence[str],
     weights: str | np.ndarray | Sequence[float] | pd.Series | None = None,
     household: str | None = None,
-) -> IndividualRisk:
+    *,
+    gather: Literal[True] = True,
+) -> IndividualRisk: ...
+
+
+@overload
+def individual_risk(
+    data: Any,
+    keys: Sequence[str],
+    weights: str | np.ndarray | Sequence[float] | pd.Series | None = None,
+    household: str | None = None,
+    *,
+    gather: bool,
+) -> IndividualRisk | IndividualRiskSummary: ...
+
+
+@dask_backend
+def individual_risk(
+    data: Any,
+    keys: Sequence[str],
+    weights: str | np.ndarray | Sequence[float] | pd.Series | None = None,
+    household: str | None = None,
+    *,
+    gather: bool = True,
+) -> IndividualRisk | IndividualRiskSummary:
     """Individual re-identification risk of every record, global risk and expected
     re-identifications, as sdcMicro 5.8's ``measure_risk`` (``freqCalc`` + ``indivRisk``,
     ``method="approx"``) computes them.
@@ -204,11 +229,23 @@ def individual_risk(
     weights : sampling weights: a column of ``data`` or one positive value per record; None
         for unweighted data.
     household : household-id column of ``data`` (persons within households); adds the
-        household risk.
+        household risk (pandas only).
+    gather : True returns the per-record :class:`IndividualRisk`; False its figures per
+        distinct key combination (:class:`IndividualRiskSummary`).
+
+    Notes
+    -----
+    ``data`` may be a pandas or a Dask DataFrame (weights then a column name). On Dask the
+    workers count each partition's key combinations with their weight sums
+    (:func:`synthguard.risk.blocks.frequencies.combination_table`), the tables are merged in
+    a tree, and :func:`wildcard_frequencies` runs on the combinations weighted by their
+    counts; with ``gather=True`` every partition then looks its records' combinations up. fk
+    and the records above a risk are exact; without weights every figure equals pandas bit
+    for bit, with weights Fk, the risk and the sums equal it up to floating-point rounding.
 
     Returns
     -------
-    IndividualRisk
+    IndividualRisk, or IndividualRiskSummary with ``gather=False``
 
     Examples
     --------
@@ -223,21 +260,42 @@ def individual_risk(
     keys_l = as_list(keys, name="keys")
     if not keys_l:
         raise ParameterError("parameter 'keys': name at least one key variable")
-    check_columns(data, keys_l, name="data", role="key")
-    n = len(data)
-    w = _weights(data, weights, keys_l)
-    codes = key_codes(data, keys_l)
-    fk, Fk = wildcard_frequencies(codes, w)
-    risk = _benedetti_franconi(fk, Fk) if w is not None else 1.0 / fk.astype(np.float64)
+    check_columns(meta_of(data), keys_l, name="data", role="key")
+    if household is not None and not isinstance(household, str):
+        raise ParameterError("parameter 'household': expected the name of the household-id "
+                             "column")
+    if household is not None and household in keys_l:
+        raise ParameterError(f"parameter 'household': '{household}' is also a key "
+                             f"variable; an id is not something an intruder matches on")
+    if any_dask(data):
+        from synthguard.risk._on_dask.individual import individual_parts
+
+        if weights is not None:
+            _weight_column(meta_of(data), weights, keys_l, dask=True)
+        if household is not None:
+            raise ParameterError("parameter 'household': the household risk is not computed "
+                                 "on Dask; compute it on a pandas frame of the key and "
+                                 "household columns")
+        parts = individual_parts(data, keys_l, weights if isinstance(weights, str) else None,
+                                 gather=gather)
+        if not gather:
+            return _summary_of(parts["combinations"], keys_l, weights is not None)
+        fk, Fk, risk = parts["fk"], parts["Fk"], parts["risk"]
+        index = parts["index"]
+    else:
+        w = _weights(data, weights, keys_l)
+        codes = key_codes(data, keys_l)
+        if not gather:
+            table = _pandas_combinations(codes, w)
+            return _summary_of(combination_risk(table, keys_l, w is not None), keys_l,
+                               w is not None)
+        fk, Fk = wildcard_frequencies(codes, w)
+        risk = _risk(fk, Fk, w is not None)
+        index = data.index
+    n = len(fk)
     er = float(risk.sum())
     hh = None
     if household is not None:
-        if not isinstance(household, str):
-            raise ParameterError("parameter 'household': expected the name of the household-id "
-                                 "column")
-        if household in keys_l:
-            raise ParameterError(f"parameter 'household': '{household}' is also a key "
-                                 f"variable; an id is not something an intruder matches on")
         hh = household_risk(risk, household_ids(data, household), household=household,
                             index=data.index)
     return IndividualRisk(
@@ -246,22 +304,71 @@ def individual_risk(
         risk=risk,
         global_risk=er / n if n else 0.0,
         expected_reidentifications=er,
-        weighted=w is not None,
+        weighted=weights is not None,
         keys=tuple(keys_l),
-        index=data.index,
+        index=index,
         household=hh,
     )
+
+
+def _risk(fk: np.ndarray, Fk: np.ndarray, weighted: bool) -> np.ndarray:
+    if weighted:
+        return _benedetti_franconi(fk, Fk)
+    return 1.0 / fk.astype(np.float64) if len(fk) else np.zeros(0)
+
+
+def combination_risk(table: pd.DataFrame, keys: list[str], weighted: bool) -> pd.DataFrame:
+    """fk, Fk and the risk of every distinct key combination of a table with columns
+    ``0..len(keys)-1`` (integer codes, -1 missing), ``count`` (records) and ``w`` (their
+    weight sum): :func:`wildcard_frequencies` weighted by the counts and the weight sums, so
+    fk is the records' exact fk. Returns the codes under the key names with ``count``,
+    ``fk``, ``Fk`` and ``risk``."""
+    nk = len(keys)
+    codes = table[list(range(nk))].to_numpy(dtype=np.int64)
+    count = table["count"].to_numpy(dtype=np.int64)
+    fk = np.rint(wildcard_frequencies(codes, count.astype(np.float64))[1]).astype(np.int64)
+    if weighted:
+        Fk = wildcard_frequencies(codes, table["w"].to_numpy(dtype=np.float64))[1]
+    else:
+        Fk = fk.astype(np.float64)
+    return pd.DataFrame(codes, columns=keys).assign(count=count, fk=fk, Fk=Fk,
+                                                    risk=_risk(fk, Fk, weighted))
+
+
+def _pandas_combinations(codes: np.ndarray, w: np.ndarray | None) -> pd.DataFrame:
+    frame = pd.DataFrame(codes, columns=range(codes.shape[1]))
+    frame["count"] = 1
+    frame["w"] = 1.0 if w is None else w
+    return frame.groupby(list(range(codes.shape[1])), sort=True)[["count", "w"]].sum(
+    ).reset_index()
+
+
+def _summary_of(combos: pd.DataFrame, keys: list[str], weighted: bool) -> IndividualRiskSummary:
+    count = combos["count"].to_numpy(dtype=np.int64)
+    n = int(count.sum())
+    er = float(np.sum(combos["risk"].to_numpy() * count))
+    return IndividualRiskSummary(combinations=combos, global_risk=er / n if n else 0.0,
+                                 expected_reidentifications=er, n=n, weighted=weighted,
+                                 keys=tuple(keys))
+
+
+def _weight_column(meta: Any, weights: object, keys: list[str], dask: bool = False) -> None:
+    if not isinstance(weights, str):
+        if dask:
+            raise ParameterError("parameter 'weights': on a Dask frame name the weight column")
+        return
+    check_columns(meta, [weights], name="data", role="weight")
+    if weights in keys:
+        raise ParameterError(
+            f"parameter 'weights': '{weights}' is also a key variable; name a separate column"
+        )
 
 
 def _weights(data: pd.DataFrame, weights: object, keys: list[str]) -> np.ndarray | None:
     if weights is None:
         return None
+    _weight_column(data, weights, keys)
     if isinstance(weights, str):
-        check_columns(data, [weights], name="data", role="weight")
-        if weights in keys:
-            raise ParameterError(
-                f"parameter 'weights': '{weights}' is also a key variable; name a separate column"
-            )
         raw: object = data[weights]
         label = f"weight column '{weights}'"
     else:

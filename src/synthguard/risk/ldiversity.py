@@ -15,8 +15,8 @@ from synthguard._display import Summarized
 from synthguard.errors import ParameterError
 from synthguard.risk._common import as_list
 from synthguard.risk._patterns import check_columns
+from synthguard.risk.blocks.frequencies import group_rows as _group_rows
 from synthguard.risk.individual_risk import key_codes
-from synthguard.risk.uniqueness import _group_rows
 
 __all__ = ["LDiversity", "l_diversity"]
 

@@ -13,7 +13,7 @@ import pandas as pd
 
 from synthguard._display import Summarized
 from synthguard.data import Schema, as_implicates, infer_schema
-from synthguard.data._backend import any_dask, dask_backend
+from synthguard.data._backend import any_dask, dask_backend, meta_of
 from synthguard.errors import DataError, ParameterError, SchemaError
 from synthguard.risk._balls import make_balls
 from synthguard.risk._common import as_list, check_rows
@@ -203,13 +203,6 @@ def match_rates(
     >>> round(res.expected_match_risk, 4), round(res.true_match_rate, 4)
     (2.0, 0.3333)
     """
-    if any_dask(conf, synthetic):  # candidates share the exact columns: shuffled on them
-        from synthguard.risk._on_dask.matching import match_rates_dask
-
-        return match_rates_dask(
-            conf, synthetic, keys=keys, targets=targets, radius=radius, relative=relative,
-            inclusive=inclusive, attacked=attacked, schema=schema, npartitions=npartitions,
-        )
     keys_l = as_list(keys, name="keys")
     targets_l = as_list(targets, name="targets")
     if set(keys_l) & set(targets_l):
@@ -217,11 +210,69 @@ def match_rates(
     columns = keys_l + targets_l
     if not columns:
         raise ParameterError("parameter 'keys': name at least one column the intruder knows")
-    check_columns(conf, columns, name="conf", role="key/target")
+    check_columns(meta_of(conf), columns, name="conf", role="key/target")
+    kw: dict[str, Any] = dict(columns=columns, radius=radius, relative=relative,
+                              inclusive=inclusive, schema=schema)
+    if any_dask(conf, synthetic):  # candidates share the exact columns: shuffled on them
+        from synthguard.risk._on_dask.matching import match_parts
+
+        parts = match_parts(conf, synthetic, npartitions=npartitions, **kw)
+    else:
+        parts = _match_parts(conf, synthetic, **kw)
+    n, n_impl = parts["candidates"].shape
+    mask = _attacked_mask(attacked, n)
+    cand = np.where(mask[:, None], parts["candidates"], 0)
+    own = parts["own"] & mask[:, None]
+    rows = []
+    for li in range(n_impl):
+        c, t = cand[:, li], own[:, li]
+        unique = c == 1
+        n_unique = int(unique.sum())
+        rows.append(
+            {
+                "expected_match_risk": float(np.sum(t / np.maximum(c, 1))),
+                "true_match_rate": float(np.sum(unique & t)) / n if n else float("nan"),
+                "false_match_rate": (
+                    float(np.sum(unique & ~t)) / n_unique if n_unique else float("nan")
+                ),
+                "n_unique_matches": n_unique,
+            }
+        )
+    per = pd.DataFrame(rows, index=pd.RangeIndex(n_impl, name="implicate"))
+    n_att = int(mask.sum())
+    emr = float(per["expected_match_risk"].mean())
+    return MatchRates(
+        expected_match_risk=emr,
+        expected_match_rate=emr / n_att if n_att else float("nan"),
+        true_match_rate=float(per["true_match_rate"].mean()),
+        false_match_rate=float(per["false_match_rate"].mean()),
+        n_unique_matches=float(per["n_unique_matches"].mean()),
+        candidates=cand,
+        own_match=own,
+        attacked=mask,
+        per_implicate=per,
+        keys=tuple(keys_l),
+        targets=tuple(targets_l),
+        radius=parts["radius"],
+        index=parts["index"],
+    )
+
+
+def _match_parts(
+    conf: pd.DataFrame,
+    synthetic: Any,
+    *,
+    columns: list[str],
+    radius: float | Mapping[str, float],
+    relative: bool,
+    inclusive: bool,
+    schema: Schema | Mapping[str, Any] | None,
+) -> dict[str, Any]:
+    """Every record's candidates c_i and own match T_i per implicate (before the attacked
+    mask), the radii and the index, on pandas data."""
     frames = as_implicates(synthetic)
     check_rows(conf, frames, "synthetic")
     n = len(conf)
-    mask = _attacked_mask(attacked, n)
     exact, near, radii = _split_columns(conf, columns, radius, schema)
     enc = PatternEncoder.fit(conf, exact)
     if near:
@@ -237,7 +288,6 @@ def match_rates(
         balls = make_balls(
             enc.codes, x, r, relative=relative, inclusive=inclusive, n_patterns=enc.n_patterns
         )
-    rows = []
     cand = np.zeros((n, len(frames)), dtype=np.int64)
     own = np.zeros((n, len(frames)), dtype=bool)
     for li, frame in enumerate(frames):
@@ -245,45 +295,12 @@ def match_rates(
         pat = enc.transform(frame)
         if near:
             z = frame[near].to_numpy(dtype=np.float64, na_value=np.nan)
-            c = balls.count_inside(pat, z)
-            t = (pat == enc.codes) & balls.contains(z)
+            cand[:, li] = balls.count_inside(pat, z)
+            own[:, li] = (pat == enc.codes) & balls.contains(z)
         else:
-            c = np.bincount(pat[pat >= 0], minlength=enc.n_patterns)[enc.codes]
-            t = pat == enc.codes
-        c = np.where(mask, c, 0)
-        t = t & mask
-        cand[:, li] = c
-        own[:, li] = t
-        unique = c == 1
-        n_unique = int(unique.sum())
-        rows.append(
-            {
-                "expected_match_risk": float(np.sum(t / np.maximum(c, 1))),
-                "true_match_rate": float(np.sum(unique & t)) / n if n else float("nan"),
-                "false_match_rate": (
-                    float(np.sum(unique & ~t)) / n_unique if n_unique else float("nan")
-                ),
-                "n_unique_matches": n_unique,
-            }
-        )
-    per = pd.DataFrame(rows, index=pd.RangeIndex(len(frames), name="implicate"))
-    n_att = int(mask.sum())
-    emr = float(per["expected_match_risk"].mean())
-    return MatchRates(
-        expected_match_risk=emr,
-        expected_match_rate=emr / n_att if n_att else float("nan"),
-        true_match_rate=float(per["true_match_rate"].mean()),
-        false_match_rate=float(per["false_match_rate"].mean()),
-        n_unique_matches=float(per["n_unique_matches"].mean()),
-        candidates=cand,
-        own_match=own,
-        attacked=mask,
-        per_implicate=per,
-        keys=tuple(keys_l),
-        targets=tuple(targets_l),
-        radius=radii,
-        index=conf.index,
-    )
+            cand[:, li] = np.bincount(pat[pat >= 0], minlength=enc.n_patterns)[enc.codes]
+            own[:, li] = pat == enc.codes
+    return {"candidates": cand, "own": own, "radius": radii, "index": conf.index}
 
 
 def _attacked_mask(attacked: Sequence[int] | np.ndarray | None, n: int) -> np.ndarray:

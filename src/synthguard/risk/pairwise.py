@@ -5,14 +5,15 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 import pandas as pd
 
 from synthguard._compat import renamed
 from synthguard._display import Summarized
-from synthguard.data._backend import any_dask, dask_backend
-from synthguard.risk._balls import Balls, make_balls
+from synthguard.data._backend import any_dask, dask_backend, meta_of
+from synthguard.risk import blocks
 from synthguard.risk._common import (
     DEFAULT_QUANTILES,
     ball_arguments,
@@ -20,7 +21,6 @@ from synthguard.risk._common import (
     risk_summary,
     target_matrix,
 )
-from synthguard.risk._patterns import PatternEncoder
 
 __all__ = ["PairwiseIdentificationRisk", "pairwise_identification_risk"]
 
@@ -102,35 +102,6 @@ class PairwiseIdentificationRisk(Summarized):
         return "<pre>" + self.summary() + "</pre>"
 
 
-def _cover_sums(balls: Balls, y: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """For every record i: ``|B_i|`` and ``S_i = sum_{h in B_i} c_h`` where ``c_h`` is the number
-    of balls of h's pattern containing y_h (both over the confidential records)."""
-    n = balls.n
-    if balls.d == 1:
-        _, start, stop = balls.runs(balls.pattern, y, 0)
-        inside = stop - start
-        # c at each sorted position: how many runs [start_j, stop_j) cover it (difference array)
-        diff = np.bincount(start, minlength=n + 1) - np.bincount(stop, minlength=n + 1)
-        cover = np.cumsum(diff[:n])
-        prefix = np.concatenate([[0], np.cumsum(cover)])
-        return inside, prefix[stop] - prefix[start]
-    if balls.d == 2:
-        inside = balls.box_sums(balls.pattern, y)
-        order, cover_sorted = balls.box_cover(balls.pattern, y)
-        c = np.empty(n, dtype=np.int64)
-        c[order] = cover_sorted
-        return inside, balls.box_sums(balls.pattern, y, weights=c)
-    inside = np.zeros(n, dtype=np.int64)
-    cover = np.zeros(n, dtype=np.int64)
-    for rec, pos, _ in balls._pairs(balls.pattern, y):
-        inside += np.bincount(rec, minlength=n)
-        cover += np.bincount(pos, minlength=n)
-    sums = np.zeros(n, dtype=np.int64)
-    for rec, pos, _ in balls._pairs(balls.pattern, y):
-        sums += np.bincount(rec, weights=cover[pos], minlength=n).astype(np.int64)
-    return inside, sums
-
-
 @dask_backend
 @renamed(target="targets")
 def pairwise_identification_risk(
@@ -199,37 +170,26 @@ def pairwise_identification_risk(
     >>> res.weights.round(4)
     array([0.8333, 0.8333, 1.    ])
     """
-    if any_dask(conf):  # the measure pairs records of one pattern: shuffled on the keys
-        from synthguard.risk._on_dask.pairwise import pairwise_identification_risk_dask
-
-        return pairwise_identification_risk_dask(
-            conf, keys=keys, targets=targets, radius=radius, relative=relative,
-            inclusive=inclusive, singletons=singletons, quantiles=quantiles,
-            npartitions=npartitions,
-        )
-    keys_l, targets, r, policy, warn = ball_arguments(conf, keys, targets, radius, singletons)
-    y = target_matrix(conf, targets, name="conf", allow_missing=False)
-    enc = PatternEncoder.fit(conf, keys_l)
-    m = enc.sizes()[enc.codes]
-    balls = make_balls(
-        enc.codes, y, r, relative=relative, inclusive=inclusive, n_patterns=enc.n_patterns
+    keys_l, targets_l, r, policy, warn = ball_arguments(
+        meta_of(conf), keys, targets, radius, singletons
     )
-    inside, sums = _cover_sums(balls, y)
-    total = np.bincount(enc.codes, weights=inside, minlength=enc.n_patterns).astype(np.int64)
-    total_i = total[enc.codes]
-    numer = (m - 1) * (m - inside) - total_i + sums  # = m * sum_{j != i} IR_ij^c
-    single = m == 1
-    denom = np.where(single, 1, m * (m - 1))
-    risk = numer / denom
-    fill = {"zero": 0.0, "one": 1.0, "exclude": np.nan}[policy]
-    risk = np.where(single, fill, risk)
-    n = len(conf)
+    kw: dict[str, Any] = dict(keys=keys_l, targets=targets_l, r=r, relative=relative,
+                              inclusive=inclusive, policy=policy)
+    if any_dask(conf):  # the measure pairs records of one pattern: shuffled on the keys
+        from synthguard.risk._on_dask.pairwise import pairwise_parts
+
+        target_matrix(meta_of(conf), targets_l, name="conf", allow_missing=True)  # numeric
+        parts = pairwise_parts(conf, npartitions=npartitions, **kw)
+    else:
+        parts = {**blocks.pairwise_counts(conf, **kw), "index": conf.index}
+    risk = parts["risk"]
     return PairwiseIdentificationRisk(
-        **risk_summary(risk, single, n, warn, quantiles, "pairwise_identification_risk"),
+        **risk_summary(risk, parts["size"] == 1, len(risk), warn, quantiles,
+                       "pairwise_identification_risk"),
         weights=1.0 - risk,
-        pattern=enc.codes,
-        pattern_size=m,
-        n_inside=inside,
-        **ball_settings(keys_l, targets, r, relative, inclusive, policy),
-        index=conf.index,
+        pattern=parts["pattern"],
+        pattern_size=parts["size"],
+        n_inside=parts["inside"],
+        **ball_settings(keys_l, targets_l, r, relative, inclusive, policy),
+        index=parts["index"],
     )

@@ -102,14 +102,22 @@ def release_disclosure(
     defaults: numeric columns ungrouped, missing values used), and the replicated uniques on
     all released columns. See :func:`synthguard.risk.disclosure` for the definitions."""
     if any_dask(conf, synthetic):  # from cell counts made on the workers, exactly
-        from synthguard.risk._on_dask import disclosure as on_dask
+        from synthguard.risk._on_dask.disclosure import release_parts
 
-        return on_dask.release_disclosure(conf, synthetic, keys, targets)
-    imps = as_implicates(synthetic)
-    multi = multi_disclosure(conf, imps, keys=list(keys), targets=list(targets))
+        multi, replicated = release_parts(conf, synthetic, keys, targets)
+    else:
+        imps = as_implicates(synthetic)
+        multi = multi_disclosure(conf, imps, keys=list(keys), targets=list(targets))
+        replicated = float(np.mean(replicated_uniques(conf, imps)))
+    return release_result(multi, replicated)
+
+
+def release_result(multi: MultiDisclosure, replicated: float) -> ReleaseDisclosure:
+    """The result of :func:`release_disclosure` (either backend): the worst target's DiSCO
+    and DiO beside repU, UiO and the mean share of replicated uniques."""
     worst = multi.results[multi.max_disco_target]
     return ReleaseDisclosure(
-        replicated_uniques=float(np.mean(replicated_uniques(conf, imps))),
+        replicated_uniques=replicated,
         repu=multi.repu,
         uio=multi.uio,
         disco=worst.disco,

@@ -15,6 +15,7 @@ from synthguard.data._backend import any_dask, dask_backend, meta_of
 from synthguard.errors import ParameterError
 from synthguard.risk._common import as_list
 from synthguard.risk._patterns import check_columns
+from synthguard.risk.blocks.frequencies import kanon_counts
 
 __all__ = ["KAnonymity", "KAnonymitySummary", "k_anonymity"]
 
@@ -213,37 +214,22 @@ def k_anonymity(data: Any, keys: Sequence[str], k: int = 3, *, npartitions: int 
         raise ParameterError("parameter 'k': expected an integer >= 1")
     check_columns(meta_of(data), keys_l, name="data", role="key")
     if any_dask(data):
-        from synthguard.risk._on_dask.uniqueness import k_anonymity_dask
+        from synthguard.risk._on_dask.uniqueness import k_anonymity_parts
 
-        return k_anonymity_dask(data, keys_l, k, npartitions=npartitions, gather=gather)
-    n = len(data)
-    codes = np.empty((n, len(keys_l)), dtype=np.int64)
-    for j, c in enumerate(keys_l):
-        codes[:, j] = pd.factorize(data[c].reset_index(drop=True))[0]  # missing -> -1
-    miss = codes < 0
-    weights = 1 << np.arange(len(keys_l), dtype=np.int64)
-    mpat = (miss * weights).sum(axis=1)
-    patterns = np.unique(mpat)
-    fk = np.zeros(n, dtype=np.int64)
-    for a in patterns:
-        rows_a = np.flatnonzero(mpat == a)
-        for b in patterns:
-            rows_b = rows_a if a == b else np.flatnonzero(mpat == b)
-            shared = [j for j in range(len(keys_l)) if not ((a | b) >> j) & 1]
-            if not shared:
-                fk[rows_a] += rows_b.size
-                continue
-            sub = np.concatenate([codes[rows_a][:, shared], codes[rows_b][:, shared]])
-            grp = _group_rows(sub)
-            counts = np.bincount(grp[rows_a.size :], minlength=int(grp.max()) + 1)
-            fk[rows_a] += counts[grp[: rows_a.size]]
-    complete = ~miss.any(axis=1)
-    n_classes = len(np.unique(_group_rows(codes[complete]))) if complete.any() else 0
-    if not gather:  # the summaries, from the distinct key combinations as on Dask
+        parts = k_anonymity_parts(data, keys_l, npartitions=npartitions, gather=gather)
+    elif gather:
+        fk, _, n_classes = kanon_counts(data, keys_l)
+        parts = {"fk": fk, "n_classes": n_classes, "index": data.index}
+    else:  # the summaries, from the distinct key combinations as on Dask
+        fk, codes, _ = kanon_counts(data, keys_l)
         _, first, group = np.unique(codes, axis=0, return_index=True, return_inverse=True)
-        return KAnonymitySummary.from_combinations(
-            fk[first], np.bincount(group.ravel()), np.asarray(complete)[first], int(k), keys_l
-        )
+        parts = {"combinations": (fk[first], np.bincount(group.ravel()),
+                                  ~(codes[first] < 0).any(axis=1))}
+    if "combinations" in parts:
+        fk_c, count_c, complete_c = parts["combinations"]
+        return KAnonymitySummary.from_combinations(fk_c, count_c, complete_c, int(k), keys_l)
+    fk = parts["fk"]
+    n = len(fk)
     below = int(np.sum(fk < k))
     return KAnonymity(
         fk=fk,
@@ -252,20 +238,7 @@ def k_anonymity(data: Any, keys: Sequence[str], k: int = 3, *, npartitions: int 
         share_below_k=below / n if n else 0.0,
         n_sample_uniques=int(np.sum(fk == 1)),
         min_class_size=int(fk.min()) if n else 0,
-        n_classes=n_classes,
+        n_classes=parts["n_classes"],
         keys=tuple(keys_l),
-        index=data.index,
+        index=parts["index"],
     )
-
-
-def _group_rows(codes: np.ndarray) -> np.ndarray:
-    """Group id of every row of an integer matrix (equal rows, equal ids)."""
-    if codes.shape[0] == 0:
-        return np.zeros(0, dtype=np.int64)
-    combined = codes[:, 0].copy()
-    for j in range(1, codes.shape[1]):
-        card = int(codes[:, j].max()) + 1
-        if (int(combined.max()) + 1) * card >= 2**62:
-            combined = pd.factorize(combined)[0].astype(np.int64)
-        combined = combined * card + codes[:, j]
-    return np.asarray(pd.factorize(combined)[0], dtype=np.int64)

@@ -5,7 +5,8 @@
 :func:`synthguard.risk.identification_risk`, ...) and maps the existing block algorithms
 (the synthesis block engine, risk per pattern, DP counts, SDC per partition) over the
 partitions of a ``dask.dataframe.DataFrame``; it adds a backend, it does not fork the
-algorithms. The pandas functions refuse a Dask collection and name the function to use here.
+algorithms. The risk and utility measures here are the rooms' own functions, which take
+pandas or Dask frames; a function without a Dask path refuses a Dask collection.
 
 Dask is an optional extra::
 

@@ -17,7 +17,7 @@ __all__: list[str] = []
 
 
 def check_conf(conf: Any, name: str = "conf") -> pd.DataFrame:
-    refuse_dask(conf, name, "the synthguard.scale function of the same name")
+    refuse_dask(conf, name)
     if not isinstance(conf, pd.DataFrame):
         raise DataError(f"{name}: expected a pandas DataFrame, got {type(conf).__name__}")
     if len(conf) == 0:

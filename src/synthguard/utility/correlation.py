@@ -186,9 +186,9 @@ def correlation_fit(
     (0.3, 0.389444)
     """
     if any_dask(conf, synthetic):  # Pearson by Dask, Cramér's V from exact cell counts
-        from synthguard.utility._on_dask.measures import correlation_fit_dask
+        from synthguard.utility._on_dask.measures import correlation_matrices
 
-        return correlation_fit_dask(conf, synthetic, schema=schema, columns=columns)
+        return fit_of(*correlation_matrices(conf, synthetic, schema=schema, columns=columns))
     mc = _as_matrix(conf)
     if mc is not None:
         ms = _as_matrix(synthetic)

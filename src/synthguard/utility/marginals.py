@@ -18,6 +18,7 @@ from synthguard.data._backend import any_dask, dask_backend
 from synthguard.errors import ParameterError
 from synthguard.utility._inputs import category_codes, numeric_values, resolve
 from synthguard.utility._metric import MetricInfo, ResultDisplay
+from synthguard.utility.blocks import Cells, Coding, aligned, partition_cells
 
 __all__ = ["KWayMarginalScore", "kway_marginal_score"]
 
@@ -121,53 +122,82 @@ def kway_marginal_score(
     -------
     KWayMarginalScore
     """
-    if any_dask(conf, synthetic):  # from exact cell counts, the same draws
-        from synthguard.utility._on_dask.marginals import kway_marginal_score_dask
+    check_kway(k, n_draws, n_bins)
+    on_dask = any_dask(conf, synthetic)
+    if on_dask:  # from exact cell counts made on the workers
+        from synthguard.utility._on_dask.marginals import inputs, tables
 
-        return kway_marginal_score_dask(
-            conf, synthetic, k, n_draws, n_bins=n_bins, schema=schema, columns=columns,
-            random_state=random_state,
+        frames, schema, cols = inputs(conf, synthetic, schema, columns)
+    else:
+        frames, schema, cols = _resolved(conf, synthetic, schema, columns)
+    if k > len(cols):
+        raise ParameterError(
+            f"parameter 'k': {k} exceeds the {len(cols)} columns available; lower k"
         )
+    rng, seed = resolve_seed(random_state)
+    draws = kway_draws(cols, k, n_draws, rng)
+    make = tables if on_dask else _pandas_tables
+    return kway_result(draws, make(frames, schema, cols, n_bins, draws), k, n_draws, n_bins,
+                       seed)
+
+
+def _resolved(conf: Any, synthetic: Any, schema: Schema | None, columns: list[str] | None
+              ) -> tuple[list[Any], Schema, list[str]]:
+    conf, imps, schema, cols = resolve(conf, synthetic, schema, columns)
+    return [conf, *imps], schema, cols
+
+
+def check_kway(k: int, n_draws: int, n_bins: int) -> None:
+    """The checks of :func:`kway_marginal_score`'s numbers, for either backend."""
     if k < 1:
         raise ParameterError("parameter 'k': expected at least 1 variable per marginal")
     if n_draws < 1:
         raise ParameterError("parameter 'n_draws': expected at least 1 draw")
     if n_bins < 2:
         raise ParameterError("parameter 'n_bins': expected at least 2 bins")
-    conf, imps, schema, cols = resolve(conf, synthetic, schema, columns)
-    if k > len(cols):
-        raise ParameterError(
-            f"parameter 'k': {k} exceeds the {len(cols)} columns available; lower k"
-        )
-    rng, seed = resolve_seed(random_state)
-    codes: dict[str, list[np.ndarray]] = {}
-    sizes: dict[str, int] = {}
-    for c in cols:
-        if schema[c].is_numeric:
-            codes[c], sizes[c] = _bin_codes(conf[c], [df[c] for df in imps], c, n_bins)
-        else:
-            codes[c], sizes[c], _ = category_codes(
-                [conf[c], *[df[c] for df in imps]], schema[c].levels
-            )
+
+
+def kway_draws(cols: list[str], k: int, n_draws: int,
+               rng: np.random.Generator) -> list[tuple[str, ...]]:
+    """``n_draws`` sets of ``k`` distinct columns (in the columns' order), one
+    ``rng.choice`` each."""
+    return [tuple(cols[i] for i in np.sort(rng.choice(len(cols), size=k, replace=False)))
+            for _ in range(n_draws)]
+
+
+def kway_result(draws: list[tuple[str, ...]], tables: dict[tuple[str, ...], list[Cells]],
+                k: int, n_draws: int, n_bins: int, seed: int | None) -> KWayMarginalScore:
+    """The score from every drawn set's cell counts in the data and each implicate (either
+    backend): ``TV = ½ Σ_cells |p - q|`` on the cells that occur in any data set, averaged
+    over implicates, then over draws."""
     rows = []
-    for _ in range(n_draws):
-        chosen = [cols[i] for i in np.sort(rng.choice(len(cols), size=k, replace=False))]
-        tvs = []
-        flat = []
-        for j in range(len(imps) + 1):
-            idx = np.zeros(len(codes[chosen[0]][j]), dtype=np.int64)
-            for c in chosen:
-                idx = idx * sizes[c] + codes[c][j]
-            flat.append(idx)
-        # compress the joint cell index to the cells that occur anywhere
-        allcells, inv = np.unique(np.concatenate(flat), return_inverse=True)
-        bounds = np.cumsum([0, *[len(f) for f in flat]])
-        p = np.bincount(inv[: bounds[1]], minlength=allcells.size) / bounds[1]
-        for j in range(1, len(flat)):
-            seg = inv[bounds[j] : bounds[j + 1]]
-            q = np.bincount(seg, minlength=allcells.size) / seg.size
-            tvs.append(0.5 * float(np.abs(p - q).sum()))
+    for chosen in draws:
+        full = aligned(tables[chosen])
+        p = full[0] / int(full[0].sum())
+        tvs = [0.5 * float(np.abs(p - q / int(q.sum())).sum()) for q in full[1:]]
         rows.append({"variables": ", ".join(chosen), "tv": float(np.mean(tvs))})
-    draws = pd.DataFrame(rows).rename_axis("draw")
-    tv = float(draws["tv"].mean())
-    return KWayMarginalScore(tv, 1.0 - tv, k, n_draws, n_bins, draws, seed)
+    frame = pd.DataFrame(rows).rename_axis("draw")
+    tv = float(frame["tv"].mean())
+    return KWayMarginalScore(tv, 1.0 - tv, k, n_draws, n_bins, frame, seed)
+
+
+def _pandas_tables(frames: list[Any], schema: Schema, cols: list[str], n_bins: int,
+                   sets: list[tuple[str, ...]]) -> dict[tuple[str, ...], list[Cells]]:
+    """The cell counts of every set in every data set: the kernel
+    :func:`synthguard.utility.blocks.partition_cells` on each whole frame, coded by bins at
+    the confidential data's quantiles and the levels of all data sets."""
+    distinct = list(dict.fromkeys(sets))
+    used = [c for c in cols if any(c in s for s in distinct)]
+    conf = frames[0]
+    edges, levels = {}, {}
+    for c in used:
+        if schema[c].is_numeric:
+            cv = numeric_values(conf[c], c)
+            finite = cv[~np.isnan(cv)]
+            probs = np.linspace(0, 1, n_bins + 1)[1:-1]
+            edges[c] = np.unique(np.quantile(finite, probs)) if finite.size else np.array([])
+        else:
+            levels[c] = category_codes([f[c] for f in frames], schema[c].levels)[2]
+    plan = Coding(tuple(used), edges, levels)
+    counted = [partition_cells(f, plan, distinct) for f in frames]
+    return {s: [c[1][i] for c in counted] for i, s in enumerate(distinct)}

@@ -17,6 +17,7 @@ from scipy import stats
 from synthguard._display import Summarized
 from synthguard._random import RandomState, resolve_seed
 from synthguard.data import Schema
+from synthguard.data._backend import any_dask, dask_backend
 from synthguard.errors import DataError, ParameterError
 from synthguard.utility._compare import comparison_columns
 from synthguard.utility._inputs import check_level, numeric_values, resolve
@@ -135,6 +136,7 @@ def _function_stat(
     return est.to_numpy(), names, boots.std(axis=0, ddof=1), lo, hi
 
 
+@dask_backend
 def compare_statistics(
     conf: Any,
     synthetic: Any,
@@ -176,6 +178,13 @@ def compare_statistics(
     n_boot : bootstrap resamples.
     random_state : seed or Generator for the bootstrap.
 
+    Notes
+    -----
+    ``conf`` and ``synthetic`` may be Dask DataFrames for the statistic ``"mean"``: every
+    partition returns its count, mean and sum of squared deviations per column, merged by
+    Chan, Golub & LeVeque's update (:func:`synthguard.utility.blocks.merge_moments`); the
+    figures equal the pandas ones to floating-point rounding.
+
     Returns
     -------
     StatisticsComparison
@@ -188,15 +197,52 @@ def compare_statistics(
     if n_boot < 10:
         raise ParameterError("parameter 'n_boot': expected at least 10 bootstrap resamples")
     rng, seed = resolve_seed(random_state)
+    specs: list[tuple[str, StatSpec]] = (
+        list(statistics.items()) if isinstance(statistics, Mapping)
+        else [(s, s) for s in statistics]
+    )
+    if any_dask(conf, synthetic):  # means from per-partition sums
+        if any(spec != "mean" for _, spec in specs):
+            raise ParameterError(
+                "parameter 'statistics': on Dask data only 'mean' is computed (quantiles and "
+                "functions need the records); pass statistics=['mean'] or pandas frames"
+            )
+        from synthguard.utility._on_dask.means import mean_parts
+
+        conf_arr, q, v, num, n_conf, n_syn = mean_parts(conf, synthetic, columns=columns,
+                                                        schema=schema, level=level)
+        labels = [label for label, _ in specs]
+        rows = [{"statistic": label, "variable": c, "interval": "t"}
+                for label in labels for c in num]
+        conf_arr = np.vstack([conf_arr] * len(labels))
+        q, v = np.hstack([q] * len(labels)), np.hstack([v] * len(labels))  # implicates x rows
+    else:
+        rows, conf_arr, q, v, n_conf, n_syn = _pandas_parts(
+            conf, synthetic, specs, columns, schema, level, n_boot, rng)
+    if not rows:
+        raise DataError("compare_statistics: nothing to compare; give statistics and columns")
+    table = comparison_columns(
+        conf_arr[:, 0], conf_arr[:, 1], conf_arr[:, 2], conf_arr[:, 3], q, v, method,
+        n_conf, n_syn, level,
+    )
+    table.insert(0, "interval", [r["interval"] for r in rows])
+    table.insert(0, "variable", [r["variable"] for r in rows])
+    table.insert(0, "statistic", [r["statistic"] for r in rows])
+    return StatisticsComparison(table, float(np.nanmean(table["overlap_snoke"])), level, n_boot,
+                                seed)
+
+
+def _pandas_parts(
+    conf: Any, synthetic: Any, specs: list[tuple[str, StatSpec]], columns: Sequence[str] | None,
+    schema: Schema | None, level: float, n_boot: int, rng: np.random.Generator,
+) -> tuple[list[dict[str, Any]], np.ndarray, np.ndarray, np.ndarray, int, int]:
+    """Rows, the confidential (estimate, se, lower, upper) per row, the implicates' estimates
+    and variances (implicates x rows) and the record counts, on pandas data."""
     conf, imps, schema, cols = resolve(conf, synthetic, schema, None)
     num_cols = list(columns) if columns is not None else schema.subset(cols).numeric()
     for c in num_cols:
         if c not in cols or not schema[c].is_numeric:
             raise DataError(f"column '{c}': not a numeric column shared by conf and synthetic")
-    specs: list[tuple[str, StatSpec]] = (
-        list(statistics.items()) if isinstance(statistics, Mapping)
-        else [(s, s) for s in statistics]
-    )
     rows: list[dict[str, Any]] = []
     q_rows: list[np.ndarray] = []
     v_rows: list[np.ndarray] = []
@@ -232,15 +278,7 @@ def compare_statistics(
             q_rows.append(np.array([s[0] for s in syn]))
             v_rows.append(np.array([s[1] ** 2 for s in syn]))
     if not rows:
-        raise DataError("compare_statistics: nothing to compare; give statistics and columns")
+        return rows, np.empty((0, 4)), np.empty((0, 1)), np.empty((0, 1)), 0, 0
     conf_arr = np.array([r["conf"] for r in rows], dtype=float)
-    table = comparison_columns(
-        conf_arr[:, 0], conf_arr[:, 1], conf_arr[:, 2], conf_arr[:, 3],
-        np.column_stack(q_rows), np.column_stack(v_rows), method,
-        len(conf), int(np.mean([len(df) for df in imps])), level,
-    )
-    table.insert(0, "interval", [r["interval"] for r in rows])
-    table.insert(0, "variable", [r["variable"] for r in rows])
-    table.insert(0, "statistic", [r["statistic"] for r in rows])
-    return StatisticsComparison(table, float(np.nanmean(table["overlap_snoke"])), level, n_boot,
-                                seed)
+    return (rows, conf_arr, np.column_stack(q_rows), np.column_stack(v_rows), len(conf),
+            int(np.mean([len(df) for df in imps])))

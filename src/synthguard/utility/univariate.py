@@ -29,7 +29,13 @@ from synthguard.utility._inputs import (
 )
 from synthguard.utility._metric import MetricInfo, ResultDisplay
 
-__all__ = ["PERCENTILES", "UnivariateComparison", "univariate", "univariate_of_counts"]
+__all__ = [
+    "PERCENTILES",
+    "UnivariateComparison",
+    "rows_of_counts",
+    "univariate",
+    "univariate_of_counts",
+]
 
 PERCENTILES = (1, 5, 10, 25, 50, 75, 90, 95, 99)
 
@@ -243,9 +249,9 @@ def univariate(
                 "parameter 'weights': case weights are not supported on Dask data; leave "
                 "them out or pass pandas frames"
             )
-        from synthguard.utility._on_dask.measures import univariate_dask
+        from synthguard.utility._on_dask.measures import univariate_rows
 
-        return univariate_dask(conf, synthetic, schema=schema, columns=columns)
+        return _comparison(*univariate_rows(conf, synthetic, schema=schema, columns=columns))
     check_conf(conf)
     check_weights_column(conf, weights)
     if columns is None and weights is not None:
@@ -292,6 +298,20 @@ def univariate_of_counts(
     ``levels`` gives, for a categorical column whose schema lists no levels, its values in
     order of first appearance in the data then the implicates (what :func:`univariate` finds
     on the records; the counts do not keep the order of the records)."""
+    return _comparison(*rows_of_counts(conf, synthetic, schema=schema, columns=columns,
+                                       levels=levels))
+
+
+def rows_of_counts(
+    conf: Mapping[str, ValueCounts],
+    synthetic: Sequence[Mapping[str, ValueCounts]],
+    *,
+    schema: Schema,
+    columns: Sequence[str],
+    levels: Mapping[str, Sequence[Any]] | None = None,
+) -> tuple[list[tuple[Any, ...]], list[tuple[Any, ...]]]:
+    """The numeric and categorical rows of :func:`univariate_of_counts` (the kernel of a
+    column's counts; the Dask path assembles the rows of all columns once)."""
     num_rows: list[tuple[Any, ...]] = []
     cat_rows: list[tuple[Any, ...]] = []
     for c in columns:
@@ -308,7 +328,7 @@ def univariate_of_counts(
             counts, _ = level_counts(frames, lv)
             shares = [k / vc.n for k, vc in zip(counts, frames, strict=True)]
             cat_rows += _level_rows(c, [*lv, "<missing>"], counts, shares)
-    return _comparison(num_rows, cat_rows)
+    return num_rows, cat_rows
 
 
 def _numeric_rows(c: str, conf_stats: dict[str, float],

@@ -50,16 +50,17 @@ from synthguard.data import Schema
 from synthguard.errors import DataError, ParameterError
 from synthguard.risk._common import as_list
 from synthguard.risk._disclosure_tables import cell_measures
-from synthguard.risk.attribute import AttributeDisclosure, _max_share_excess
+from synthguard.risk.attribute import AttributeDisclosure, Scores, attribute_result
 from synthguard.risk.disclosure import (
     Disclosure,
+    MultiDisclosure,
     assemble_disclosure,
     assemble_multi,
     implicate_row,
 )
-from synthguard.risk.release_disclosure import ReleaseDisclosure
+from synthguard.risk.release_disclosure import ReleaseDisclosure, release_result
 
-__all__ = ["MAX_CELLS", "attribute_disclosure", "disclosure_measures", "release_disclosure"]
+__all__ = ["MAX_CELLS", "attribute_scores", "disclosure_measures", "release_parts"]
 
 #: Most distinct (keys, target) cells, summed over the merged tables, brought to the client.
 MAX_CELLS = 20_000_000
@@ -423,16 +424,11 @@ def _distinct_inverse(rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return srt[new], inv
 
 
-def _release_disclosure(tab: _Tables) -> ReleaseDisclosure:
+def _release_parts(tab: _Tables) -> tuple[MultiDisclosure, float]:
     results = {t: _one_target(tab, t, (50, 90)) for t in tab.targets}
-    multi = assemble_multi(results, tab.keys)
-    worst = multi.results[multi.max_disco_target]
     assert tab.replicated is not None
-    return ReleaseDisclosure(
-        replicated_uniques=float(np.mean(np.asarray(tab.replicated) / tab.n_conf)),
-        repu=multi.repu, uio=multi.uio, disco=worst.disco, dorig=worst.dorig,
-        disco_target=multi.max_disco_target, multi=multi,
-    )
+    return (assemble_multi(results, tab.keys),
+            float(np.mean(np.asarray(tab.replicated) / tab.n_conf)))
 
 
 # ------------------------------------------------------------------ attribute disclosure
@@ -537,8 +533,8 @@ def _score(truth: np.ndarray, pred: np.ndarray, w: np.ndarray, tol: float) -> di
             "within_tolerance": float(wt[np.abs(err) <= tol * np.abs(truth[ok])].sum() / n)}
 
 
-def _attribute(tab: _Tables, schema: Schema, tolerance: float) -> AttributeDisclosure:
-    rows = []
+def _scores(tab: _Tables, schema: Schema, tolerance: float) -> Scores:
+    out: Scores = []
     for t in tab.targets:
         rel, marg = [], []
         for j in range(len(tab.syn_cells)):
@@ -550,16 +546,8 @@ def _attribute(tab: _Tables, schema: Schema, tolerance: float) -> AttributeDiscl
                 r, m2 = _attack_num(tab, t, j, tolerance)
                 rel.append(r)
                 marg.append(m2)
-        for measure in rel[0]:
-            r_ = float(np.mean([x[measure] for x in rel]))
-            mg = float(np.mean([x[measure] for x in marg]))
-            excess = (mg - r_) if measure == "rmse" else (r_ - mg)
-            rows.append({"target": t, "measure": measure, "release": r_, "marginal": mg,
-                         "holdout": float("nan"), "excess": excess})
-    table = pd.DataFrame(rows)
-    return AttributeDisclosure(table=table, max_excess=_max_share_excess(table),
-                               keys=tuple(tab.keys), targets=tuple(tab.targets),
-                               tolerance=float(tolerance), n_implicates=len(tab.syn_cells))
+        out.append((t, rel, marg, None))
+    return out
 
 
 # ---------------------------------------------------------------------------- public API
@@ -587,18 +575,12 @@ def _target_schema(conf: Any, targets: list[str], schema: Schema | Mapping[str, 
     return exact_schema(conf[targets], overrides)
 
 
-def _check_tolerance(tolerance: float) -> float:
-    if not np.isfinite(tolerance) or tolerance < 0:
-        raise ParameterError("parameter 'tolerance': expected a finite number >= 0")
-    return float(tolerance)
-
-
-def release_disclosure(conf: Any, synthetic: Any, keys: Sequence[str],
-                       targets: Sequence[str]) -> ReleaseDisclosure:
-    """:func:`synthguard.risk.release_disclosure.release_disclosure` of Dask data: repU and
-    DiSCO (Raab, Nowok & Dibben 2024) of ``keys`` and each target, and the replicated uniques
-    on every column the release shares with ``conf``, from cell counts made on the workers;
-    equal to the pandas result bit for bit.
+def release_parts(conf: Any, synthetic: Any, keys: Sequence[str], targets: Sequence[str]
+                  ) -> tuple[MultiDisclosure, float]:
+    """repU and DiSCO (Raab, Nowok & Dibben 2024) of ``keys`` and each target, and the mean
+    share of replicated uniques on every column the release shares with ``conf``, of Dask
+    data for :func:`synthguard.risk.release_disclosure`, from cell counts made on the
+    workers: equal to the pandas figures bit for bit.
 
     Raises
     ------
@@ -607,30 +589,32 @@ def release_disclosure(conf: Any, synthetic: Any, keys: Sequence[str],
     DataError : a key or target column missing, or data without rows.
     """
     conf, imps, keys_l, targets_l = _setting(conf, synthetic, keys, targets)
-    return _release_disclosure(_tables(conf, imps, keys_l, targets_l, replicated=True))
+    return _release_parts(_tables(conf, imps, keys_l, targets_l, replicated=True))
 
 
-def attribute_disclosure(conf: Any, synthetic: Any, keys: Sequence[str],
-                         targets: str | Sequence[str], *, tolerance: float = 0.1,
-                         schema: Schema | Mapping[str, Any] | None = None
-                         ) -> AttributeDisclosure:
-    """:func:`synthguard.risk.attribute_disclosure` of Dask data (no holdout): the
-    key-variable attack's accuracy, RMSE and share within ``tolerance`` against the release's
-    marginal, from cell counts made on the workers. Categorical targets give the pandas
-    figures exactly; numeric ones up to the rounding of the release's means (see the module).
-    """
-    tol = _check_tolerance(tolerance)
+def attribute_scores(conf: Any, synthetic: Any, keys: list[str], targets: list[str], *,
+                     tolerance: float, schema: Schema | Mapping[str, Any] | None) -> Scores:
+    """The key-variable attack's accuracy, RMSE and share within ``tolerance`` against the
+    release's marginal, per target and implicate, of Dask data (no holdout) for
+    :func:`synthguard.risk.attribute_disclosure`, from cell counts made on the workers.
+    Categorical targets give the pandas figures exactly; numeric ones up to the rounding of
+    the release's means (see the module)."""
     conf, imps, keys_l, targets_l = _setting(conf, synthetic, keys, targets)
     tab = _tables(conf, imps, keys_l, targets_l, replicated=False)
-    return _attribute(tab, _target_schema(conf, targets_l, schema), tol)
+    return _scores(tab, _target_schema(conf, targets_l, schema), tolerance)
 
 
 def disclosure_measures(conf: Any, synthetic: Any, keys: Sequence[str],
                         targets: Sequence[str], *, schema: Schema | Mapping[str, Any] | None = None,
                         tolerance: float = 0.1) -> tuple[ReleaseDisclosure, AttributeDisclosure]:
-    """:func:`release_disclosure` and :func:`attribute_disclosure` from one set of passes
-    over the data (what :func:`synthguard.scale.evaluate` uses)."""
-    tol = _check_tolerance(tolerance)
+    """:func:`synthguard.risk.release_disclosure` and
+    :func:`synthguard.risk.attribute_disclosure` of Dask data from one set of passes over
+    the data (what :func:`synthguard.scale.evaluate` uses), assembled by the room's
+    functions."""
+    if not np.isfinite(tolerance) or tolerance < 0:
+        raise ParameterError("parameter 'tolerance': expected a finite number >= 0")
     conf, imps, keys_l, targets_l = _setting(conf, synthetic, keys, targets)
     tab = _tables(conf, imps, keys_l, targets_l, replicated=True)
-    return _release_disclosure(tab), _attribute(tab, _target_schema(conf, targets_l, schema), tol)
+    scores = _scores(tab, _target_schema(conf, targets_l, schema), float(tolerance))
+    return (release_result(*_release_parts(tab)),
+            attribute_result(scores, keys_l, targets_l, float(tolerance)))

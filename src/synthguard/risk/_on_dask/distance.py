@@ -1,10 +1,9 @@
-"""Distance to closest record on Dask (:func:`synthguard.risk.distance_to_closest_record`):
-exact nearest neighbours over every pair of partitions, with the confidential data's exact
-scales."""
+"""Distance to closest record on Dask (:func:`synthguard.risk.distance_to_closest_record`,
+which checks the arguments and assembles the result): exact nearest neighbours over every
+pair of partitions, with the confidential data's exact scales."""
 
 from __future__ import annotations
 
-import warnings
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -13,18 +12,13 @@ import dask.dataframe as dd
 import numpy as np
 import pandas as pd
 
-from synthguard._dask.partitions import (
-    as_dask,
-    as_dask_implicates,
-)
+from synthguard._dask.partitions import as_dask, as_dask_implicates
 from synthguard.data import Schema
-from synthguard.errors import DataError, DisclosureWarning, ParameterError
-from synthguard.risk import distance as _distance
-from synthguard.risk._encoding import check_metric, common_columns, encode_frames
-from synthguard.risk._neighbours import nearest
-from synthguard.risk.distance import DistanceToClosestRecord
+from synthguard.errors import DataError
+from synthguard.risk._encoding import common_columns
+from synthguard.risk.blocks import neighbours
 
-__all__ = ["distance_to_closest_record_dask"]
+__all__ = ["nearest_two"]
 
 
 def _scale_frame(
@@ -70,53 +64,27 @@ def _scale_frame(
     return pd.DataFrame(rows), overrides
 
 
-def _nearest_two(
-    scale: pd.DataFrame, ref: pd.DataFrame, query: pd.DataFrame, metric: str, overrides: Any
-) -> np.ndarray:
-    """Distances from ``query``'s rows to their two nearest rows of ``ref`` (inf-padded), by
-    synthguard.risk's encoder and exact blocked KD-tree search, with conf's global scales."""
-    out = np.full((len(query), 2), np.inf)
-    if len(ref) == 0 or len(query) == 0:
-        return out
-    cols = list(scale.columns)
-    enc = encode_frames([scale, ref[cols], query[cols]], metric=metric, schema=overrides)
-    d = nearest(enc, 1, [2], k=2)
-    out[:, : d.shape[1]] = d
-    return out
-
-
-def _merge_two(*blocks: np.ndarray) -> np.ndarray:
-    return np.sort(np.hstack(blocks), axis=1)[:, :2]
-
-
-def distance_to_closest_record_dask(
+def nearest_two(
     conf: Any,
     synthetic: Any,
     *,
-    metric: str = "gower",
-    columns: Sequence[str] | None = None,
-    schema: Schema | Mapping[str, Any] | None = None,
-    warn_copies: bool = True,
-) -> DistanceToClosestRecord:
-    """Distance to closest record and NNDR (:func:`synthguard.risk.distance_to_closest_record`)
-    of Dask data, by partitioned exact nearest-neighbour search.
+    metric: str,
+    columns: Sequence[str] | None,
+    schema: Schema | Mapping[str, Any] | None,
+) -> tuple[np.ndarray, np.ndarray, list[str]]:
+    """Every released record's distances to its two nearest confidential records
+    (inf-padded), its implicate and the compared columns, for
+    :func:`synthguard.risk.distance_to_closest_record` of Dask data.
 
     The encoding's scales come from the whole confidential data (each column's min, median
     and max, and its kind, from exact value counts), so every partition is encoded exactly as
     the pandas path encodes it. For every pair (confidential partition, released partition)
-    the existing exact search (``synthguard.risk._neighbours``) finds each released record's
-    two nearest confidential records of that partition; the two smallest over all
-    confidential partitions are the global two nearest: exact. Distances equal the pandas
-    ones up to floating-point rounding of the blocked decomposition (about 1e-15).
-    ``metric`` is ``'gower'`` or ``'hamming'`` (the euclidean standardization's mean and
-    standard deviation are not reproduced bit for bit); no holdout comparison here.
+    the kernel :func:`synthguard.risk.blocks.neighbours.nearest_two` finds each released
+    record's two nearest confidential records of that partition; the two smallest over all
+    confidential partitions (:func:`~synthguard.risk.blocks.neighbours.merge_two`) are the
+    global two nearest: exact. Distances equal the pandas ones up to floating-point rounding
+    of the blocked decomposition (about 1e-15).
     """
-    check_metric(metric)
-    if metric not in ("gower", "hamming"):
-        raise ParameterError(
-            f"parameter 'metric': on Dask use 'gower' or 'hamming' (exact scales); "
-            f"'{metric}' (a standardization of the whole data) is available on pandas data"
-        )
     conf = as_dask(conf, name="conf")
     imps = as_dask_implicates(synthetic)
     cols = common_columns(conf._meta, [f._meta for f in imps], columns)
@@ -126,8 +94,9 @@ def distance_to_closest_record_dask(
     impl_ids = []
     for li, frame in enumerate(imps):
         for q in frame[cols].to_delayed():
-            blocks = [dask.delayed(_nearest_two)(scale, r, q, metric, overrides) for r in refs]
-            per_query.append(dask.delayed(_merge_two)(*blocks))
+            pairs = [dask.delayed(neighbours.nearest_two)(scale, r, q, metric, overrides)
+                     for r in refs]
+            per_query.append(dask.delayed(neighbours.merge_two)(*pairs))
             impl_ids.append(li)
     results = dask.compute(*per_query)
     d = np.vstack(results) if results else np.empty((0, 2))
@@ -136,25 +105,4 @@ def distance_to_closest_record_dask(
         if results
         else np.empty(0, dtype=np.int64)
     )
-    d1 = d[:, 0]
-    d2 = np.where(np.isinf(d[:, 1]), d1, d[:, 1])  # one confidential record: d2 = d1
-    with np.errstate(invalid="ignore", divide="ignore"):
-        nndr = np.where(d2 > 0, d1 / np.where(d2 > 0, d2, 1.0), 1.0)
-    exact = float(np.mean(d1 <= _distance._EXACT)) if d1.size else 0.0
-    if warn_copies and exact > 0:
-        warnings.warn(
-            f"distance_to_closest_record: {exact:.2%} of released records are exact copies of "
-            f"confidential records on the compared columns",
-            DisclosureWarning,
-            stacklevel=2,
-        )
-    return DistanceToClosestRecord(
-        dcr=d1,
-        nndr=nndr,
-        implicate=impl,
-        exact_copy_share=exact,
-        median_dcr=float(np.median(d1)) if d1.size else float("nan"),
-        mean_dcr=float(np.mean(d1)) if d1.size else float("nan"),
-        metric=metric,
-        columns=tuple(cols),
-    )
+    return d, impl, cols

@@ -1,5 +1,5 @@
 """Identification risk of a Dask frame with one target, by pattern dictionary and value tables
-(no shuffle of the records); see :mod:`synthguard.risk._on_dask.value_tables` for the method and why it is
+(no shuffle of the records); see :mod:`synthguard.risk.blocks.value_tables` for the method and why it is
 exact. :func:`identification_risk_by_tables` returns None when the patterns or the value
 tables are too many for one worker, and the caller falls back to the hash shuffle."""
 
@@ -18,7 +18,7 @@ from synthguard._dask.summary import exact_quantiles, exact_sum, order_keys, sum
 from synthguard.errors import DataError
 from synthguard.risk._balls import make_balls
 from synthguard.risk._common import combine_implicates, implicate_risk, target_matrix
-from synthguard.risk._on_dask.value_tables import (
+from synthguard.risk.blocks.value_tables import (
     ConfPart,
     ReleasePart,
     ValueTable,

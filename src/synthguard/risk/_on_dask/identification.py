@@ -20,7 +20,7 @@ workers on the one-target path).
 from __future__ import annotations
 
 import os
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from typing import Any
 
 import dask.dataframe as dd
@@ -28,6 +28,7 @@ import numpy as np
 
 from synthguard._dask.partitions import as_dask, as_dask_implicates, collect_rows
 from synthguard.risk import blocks
+from synthguard.risk._common import combine_implicates
 from synthguard.risk._on_dask.common import pattern_codes, prepare, prepare_implicates
 from synthguard.risk._on_dask.ident_tables import identification_risk_by_tables
 
@@ -41,7 +42,6 @@ def identification_parts(
     keys: list[str],
     targets: list[str],
     r: np.ndarray,
-    radius: float | Mapping[str, float],
     relative: bool,
     inclusive: bool,
     policy: str,
@@ -78,8 +78,8 @@ def identification_parts(
     match_share = per_impl = None
     if implicates is None:
         out = shuffled.map_partitions(
-            blocks.ident_conf_block, keys=keys, targets=targets, radius=radius,
-            singletons=policy, meta=blocks.ident_conf_meta(conf._meta.index), **kw,
+            blocks.ident_conf_block, keys=keys, targets=targets, r=r, policy=policy,
+            meta=blocks.ident_conf_meta(conf._meta.index), **kw,
         )
         res, _ = collect_rows(out.compute(), n)
         sizes = res["size"].to_numpy(dtype=np.int64)
@@ -102,11 +102,8 @@ def identification_parts(
         for li in range(n_impl):
             n_inside += res[f"inside{li}"].to_numpy(dtype=np.int64)
         n_inside /= n_impl
-        match_share = tmat.mean(axis=1)
-        risk = per_impl.mean(axis=1)
         single = sizes == 1
-        if policy == "one":
-            risk = np.where(single, match_share, risk)
+        risk, match_share = combine_implicates(per_impl, tmat, single, policy)
         if policy == "exclude":
             risk = np.where(single, np.nan, risk)
     return {"risk": risk, "size": sizes,

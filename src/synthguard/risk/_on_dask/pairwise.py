@@ -1,84 +1,38 @@
-"""Pairwise identification risk on Dask (:func:`synthguard.risk.pairwise_identification_risk`).
+"""Pairwise identification risk on Dask: the per-record arrays of
+:func:`synthguard.risk.pairwise_identification_risk`, which checks the arguments and
+assembles the result for both backends.
 
 The measure pairs records of the same pattern only, so after a hash shuffle on the keys the
-pandas function runs unchanged on every partition (:func:`synthguard.risk.blocks.pairwise_block`);
-summaries are computed once on the client over the records in their original order.
+kernel of the pandas path (:func:`synthguard.risk.blocks.pairwise_counts`) runs unchanged on
+every partition; the records are put back in their original order by their row numbers.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
 from typing import Any
 
 import numpy as np
 
-from synthguard._dask.partitions import (
-    collect_rows,
-)
+from synthguard._dask.partitions import collect_rows
 from synthguard.risk import blocks
-from synthguard.risk._common import (
-    DEFAULT_QUANTILES,
-    ball_arguments,
-    ball_settings,
-    risk_summary,
-    target_matrix,
-)
 from synthguard.risk._on_dask.common import pattern_codes, prepare
-from synthguard.risk.pairwise import PairwiseIdentificationRisk
 
-__all__ = ["pairwise_identification_risk_dask"]
-
-
-def _check_ball_arguments(conf: Any, keys: Any, targets: Any, radius: Any, singletons: Any
-                          ) -> Any:
-    out = ball_arguments(conf._meta, keys, targets, radius, singletons)
-    target_matrix(conf._meta, out[1], name="conf", allow_missing=True)
-    return out
+__all__ = ["pairwise_parts"]
 
 
-def pairwise_identification_risk_dask(
-    conf: Any,
-    *,
-    keys: Sequence[str],
-    targets: str | Sequence[str],
-    radius: float | Mapping[str, float] = 0.2,
-    relative: bool = True,
-    inclusive: bool = False,
-    singletons: str | None = None,
-    quantiles: Sequence[float] = DEFAULT_QUANTILES,
-    npartitions: int | None = None,
-) -> PairwiseIdentificationRisk:
-    """Normalised pairwise identification risk (Hu, Savitsky & Williams, eqs. (6)-(9)) of a
-    Dask DataFrame, equal to :func:`synthguard.risk.pairwise_identification_risk`.
-
-    The measure pairs records of the same pattern only, so after a hash shuffle on ``keys``
-    the pandas function runs unchanged on every partition; summaries are computed once on the
-    client. Parameters and result as the pandas function; ``npartitions`` as in
-    :func:`identification_risk`.
-    """
-    keys_l, targets, r, policy, warn = _check_ball_arguments(conf, keys, targets, radius,
-                                                             singletons)
-    shuffled, n, _ = prepare(conf, keys_l + targets, keys_l, npartitions)
+def pairwise_parts(conf: Any, *, keys: list[str], targets: list[str],
+                   npartitions: int | None, **kw: Any) -> dict[str, Any]:
+    """``risk``, ``size``, ``inside``, ``pattern`` and ``index`` of every record of a Dask
+    frame, in its row order (``kw``: the kernel's ``r``, ``relative``, ``inclusive``,
+    ``policy``)."""
+    shuffled, n, _ = prepare(conf, keys + targets, keys, npartitions)
     out = shuffled.map_partitions(
-        blocks.pairwise_block,
-        keys=keys_l,
-        targets=targets,
-        radius=radius,
-        relative=relative,
-        inclusive=inclusive,
-        singletons=policy,
-        meta=blocks.ident_conf_meta(conf._meta.index),
+        blocks.pairwise_block, keys=keys, targets=targets,
+        meta=blocks.ident_conf_meta(conf._meta.index), **kw,
     )
     res, _ = collect_rows(out.compute(), n)
-    risk = res["risk"].to_numpy(dtype=np.float64)
-    m = res["size"].to_numpy(dtype=np.int64)
-    single = m == 1
-    return PairwiseIdentificationRisk(
-        **risk_summary(risk, single, n, warn, quantiles, "pairwise_identification_risk"),
-        weights=1.0 - risk,
-        pattern=pattern_codes(res[blocks.FIRST].to_numpy(dtype=np.int64)),
-        pattern_size=m,
-        n_inside=res["inside"].to_numpy(dtype=np.int64),
-        **ball_settings(keys_l, targets, r, relative, inclusive, policy),
-        index=res.index,
-    )
+    return {"risk": res["risk"].to_numpy(dtype=np.float64),
+            "size": res["size"].to_numpy(dtype=np.int64),
+            "inside": res["inside"].to_numpy(dtype=np.int64),
+            "pattern": pattern_codes(res[blocks.FIRST].to_numpy(dtype=np.int64)),
+            "index": res.index}

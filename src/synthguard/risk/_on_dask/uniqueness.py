@@ -15,35 +15,33 @@ from synthguard._dask.partitions import (
 )
 from synthguard.errors import DataError
 from synthguard.risk import blocks
-from synthguard.risk import uniqueness as _uniqueness
-from synthguard.risk.uniqueness import KAnonymity, KAnonymitySummary
+from synthguard.risk._on_dask.individual import combinations
+from synthguard.risk.blocks.frequencies import kanon_counts, wildcard_frequencies
 
-__all__ = ["k_anonymity_dask"]
+__all__ = ["k_anonymity_parts"]
 
 
-def k_anonymity_dask(
-    data: Any, keys: Sequence[str], k: int = 3, *, npartitions: int | None = None,
-    gather: bool = True,
-) -> KAnonymity | KAnonymitySummary:
-    """Equivalence-class sizes fk (sdcMicro's rule for missing keys) of a Dask DataFrame,
-    equal to :func:`synthguard.risk.k_anonymity`.
+def k_anonymity_parts(
+    data: Any, keys: Sequence[str], *, npartitions: int | None, gather: bool
+) -> dict[str, Any]:
+    """Equivalence-class sizes fk (sdcMicro's rule for missing keys) of a Dask DataFrame for
+    :func:`synthguard.risk.k_anonymity`: ``fk``, ``n_classes`` and ``index`` in row order, or
+    with ``gather=False`` ``combinations`` (fk, count and completeness per combination).
 
     With ``gather=False`` no record moves and nothing per record reaches the client: fk
     depends on a record only through its key combination, so the workers count the distinct
     key combinations (missing values included) in one pass and merge the tables in a tree
-    (:func:`synthguard.evaluation.survey_blocks_on_dask.individual_risk`'s table), and the client computes
+    (:func:`synthguard.risk._on_dask.individual.combinations`), and the client computes
     every combination's fk from that table with sdcMicro's rule
-    (:func:`synthguard.risk.individual_risk.wildcard_frequencies`, weighted by the
-    combinations' counts), then the summaries
-    (:class:`~synthguard.risk.uniqueness.KAnonymitySummary`: the same counts, minimum and
-    classes, exactly). Memory on the client: the distinct key combinations.
+    (:func:`synthguard.risk.blocks.frequencies.wildcard_frequencies`, weighted by the
+    combinations' counts), from which the front door makes the summaries. Memory on the client: the distinct key combinations.
 
     With ``gather=True`` (the default) the per-record fk comes back in row order. A record
     with a missing key value is compatible with records of any value on that key
     (Templ, Kowarik & Meindl 2015), so it cannot be placed by a hash of its keys. The records
     with every key present are hash-shuffled on the keys; the (usually few) records with a
-    missing key are gathered and sent to every partition. On each partition the pandas
-    function counts, for the partition's complete records, their whole class (all complete
+    missing key are gathered and sent to every partition. On each partition the kernel
+    :func:`~synthguard.risk.blocks.frequencies.kanon_counts` counts, for the partition's complete records, their whole class (all complete
     records equal to them are in this partition) plus the compatible incomplete records, and,
     for every incomplete record, the compatible complete records of the partition. An
     incomplete record's fk is the sum of the latter over partitions plus its fk among the
@@ -52,13 +50,11 @@ def k_anonymity_dask(
     """
     keys_l = list(keys)  # checked by synthguard.risk.k_anonymity
     if not gather:
-        from synthguard.risk._on_dask.individual import individual_risk
-
-        table = individual_risk(data, keys_l).combinations
-        complete = np.all(table[keys_l].to_numpy(dtype=np.int64) >= 0, axis=1)
-        return KAnonymitySummary.from_combinations(
-            table["fk"].to_numpy(), table["count"].to_numpy(), np.asarray(complete), int(k),
-            keys_l)
+        table = combinations(data, keys_l, None)[0]
+        codes = table[list(range(len(keys_l)))].to_numpy(dtype=np.int64)
+        count = table["count"].to_numpy(dtype=np.int64)
+        fk = np.rint(wildcard_frequencies(codes, count.astype(np.float64))[1])
+        return {"combinations": (fk.astype(np.int64), count, ~(codes < 0).any(axis=1))}
     framed, n = with_row_numbers(data[keys_l])
     miss = framed[keys_l].isna().any(axis=1)
     incomplete = framed[miss].compute()
@@ -66,7 +62,7 @@ def k_anonymity_dask(
     parts = npartitions or data.npartitions
     shuffled = shuffle_by_keys(complete, keys_l, parts)
     if len(incomplete):
-        fk_own = _uniqueness.k_anonymity(incomplete[keys_l], keys_l, k=1).fk
+        fk_own = kanon_counts(incomplete, keys_l)[0]
     else:
         fk_own = np.zeros(0, dtype=np.int64)
     out = shuffled.map_partitions(
@@ -89,15 +85,4 @@ def k_anonymity_dask(
     order = np.empty(n, dtype=np.int64)
     order[all_rows] = np.arange(n, dtype=np.int64)
     index = out.index[~inc].append(incomplete.index)[order]
-    below = int(np.sum(fk < k))
-    return KAnonymity(
-        fk=fk,
-        k=int(k),
-        n_below_k=below,
-        share_below_k=below / n if n else 0.0,
-        n_sample_uniques=int(np.sum(fk == 1)),
-        min_class_size=int(fk.min()) if n else 0,
-        n_classes=n_classes,
-        keys=tuple(keys_l),
-        index=index,
-    )
+    return {"fk": fk, "n_classes": n_classes, "index": index}

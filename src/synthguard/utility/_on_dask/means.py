@@ -29,57 +29,21 @@ from typing import Any
 import dask
 import dask.dataframe as dd
 import numpy as np
-import pandas as pd
 
 from synthguard._dask.counts import exact_schema
 from synthguard._dask.partitions import as_dask, as_dask_implicates
 from synthguard.data import Schema
-from synthguard.errors import DataError, ParameterError
-from synthguard.utility._compare import comparison_columns
-from synthguard.utility._inputs import check_level, numeric_values
+from synthguard.errors import DataError
 from synthguard.utility._on_dask.marginals import _tree
 from synthguard.utility._on_dask.measures import columns_of as _columns
-from synthguard.utility.statistics import StatisticsComparison, mean_interval
+from synthguard.utility.blocks import merge_moments, partition_moments
+from synthguard.utility.statistics import (
+    StatisticsComparison,
+    compare_statistics,
+    mean_interval,
+)
 
-__all__ = ["compare_means", "moments"]
-
-
-def partition_moments(part: pd.DataFrame, columns: Sequence[str]) -> tuple[int, np.ndarray]:
-    """A partition's row count and, per column, ``(n, c, r, M)`` of its non-missing values:
-    their number, a centre ``c`` (their mean rounded), ``r = Σ (x - c)`` and
-    ``M = Σ (x - c - r/n)²``; the mean is ``c + r/n``."""
-    out = np.zeros((len(columns), 4))
-    for j, c in enumerate(columns):
-        v = numeric_values(part[c], c)
-        x = v[~np.isnan(v)]
-        if x.size:
-            centre = float(x.mean())
-            d = x - centre
-            r = float(d.sum())
-            out[j] = (x.size, centre, r, float(((d - r / x.size) ** 2).sum()))
-    return len(part), out
-
-
-def merge_moments(*parts: tuple[int, np.ndarray]) -> tuple[int, np.ndarray]:
-    """Partitions' moments merged by Chan, Golub & LeVeque's update (see the module notes),
-    about the first partition's centre: the difference of two centres is exact (Sterbenz)
-    when they are within a factor of two, so the means' difference loses nothing to the
-    rounding of large means."""
-    rows, acc = parts[0][0], parts[0][1].copy()
-    for n_rows, b in parts[1:]:
-        rows += n_rows
-        na, nb = acc[:, 0], b[:, 0]
-        n = na + nb
-        first = na == 0  # nothing yet: take b's centre
-        ca = np.where(first, b[:, 1], acc[:, 1])
-        ra = np.where(first, 0.0, acc[:, 2])
-        shift = b[:, 1] - ca
-        with np.errstate(invalid="ignore", divide="ignore"):
-            delta = shift + b[:, 2] / np.where(nb > 0, nb, 1) - ra / np.where(na > 0, na, 1)
-            extra = np.where((na > 0) & (nb > 0), delta**2 * na * nb / np.where(n > 0, n, 1), 0.0)
-        r = ra + np.where(nb > 0, b[:, 2] + nb * shift, 0.0)
-        acc = np.column_stack([n, ca, r, acc[:, 3] + b[:, 3] + extra])
-    return rows, acc
+__all__ = ["compare_means", "mean_parts", "moments"]
 
 
 def moments(frames: Sequence[dd.DataFrame], columns: Sequence[str]) -> list[tuple[int, np.ndarray]]:
@@ -100,48 +64,19 @@ def _stat(m: np.ndarray, level: float) -> tuple[float, float, float, float]:
     return mean_interval(float(m[1] + m[2] / n), np.sqrt(m[3] / (n - 1)), n, level)
 
 
-def compare_means(
+def mean_parts(
     conf: Any,
     synthetic: Any,
     *,
-    columns: Sequence[str] | None = None,
-    schema: Schema | None = None,
-    method: str = "partial",
-    level: float = 0.95,
-) -> StatisticsComparison:
-    """:func:`synthguard.utility.compare_statistics` of the statistic ``"mean"`` on Dask data:
-    per numeric column, the mean ``x̄`` with the t interval ``x̄ ± t_{n-1} s/√n`` on the data
-    and on each implicate, combined over the implicates by ``method`` (``"partial"``,
-    ``"full"``, ``"proper"`` or ``"none"``; :func:`synthguard.utility.combine`), with both
-    interval overlaps (Snoke et al. 2018; Karr et al. 2006) and the standardized difference,
-    from per-partition sums (see the module notes).
-
-    Parameters
-    ----------
-    conf, synthetic : the confidential data and the release (Dask or pandas frames; a list of
-        frames for several implicates).
-    columns : numeric columns (default: every numeric column shared by all).
-    schema : column kinds (default: inferred from the whole data, exactly).
-    method, level : combining rule and confidence level, as in the pandas function.
-
-    Returns
-    -------
-    StatisticsComparison
-        As the pandas function's (``n_boot`` 500, unused by a mean; ``seed`` None).
-
-    Raises
-    ------
-    ParameterError
-        A bad ``method`` or ``level``.
-    DataError
-        A column that is not numeric, or with fewer than 2 non-missing values in a data set;
-        nothing to compare.
-    """
-    level = check_level(level)
-    if method not in ("partial", "full", "proper", "none"):
-        raise ParameterError(
-            f"parameter 'method': expected 'partial', 'full', 'proper' or 'none', got {method!r}"
-        )
+    columns: Sequence[str] | None,
+    schema: Schema | None,
+    level: float,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, list[str], int, int]:
+    """Per numeric column of Dask data, the confidential mean's (estimate, se, lower, upper)
+    with the t interval ``x̄ ± t_{n-1} s/√n``, each implicate's mean and its variance
+    (implicates x columns), the columns and the record counts, for
+    :func:`synthguard.utility.compare_statistics` of the statistic ``"mean"``, from
+    per-partition sums (see the module notes)."""
     conf = as_dask(conf, name="conf")
     imps = as_dask_implicates(synthetic)
     shared = _columns(conf, imps, None)
@@ -164,12 +99,19 @@ def compare_means(
     syn = [[_stat(m[1][j], level) for m in got[1:]] for j in range(len(num))]
     q = np.column_stack([np.array([s[0] for s in per]) for per in syn])
     v = np.column_stack([np.array([s[1] ** 2 for s in per]) for per in syn])
-    table = comparison_columns(
-        conf_arr[:, 0], conf_arr[:, 1], conf_arr[:, 2], conf_arr[:, 3], q, v, method,
-        got[0][0], int(np.mean([m[0] for m in got[1:]])), level,
-    )
-    table.insert(0, "interval", ["t"] * len(num))
-    table.insert(0, "variable", num)
-    table.insert(0, "statistic", ["mean"] * len(num))
-    return StatisticsComparison(table, float(np.nanmean(table["overlap_snoke"])), level, 500,
-                                None)
+    return conf_arr, q, v, num, got[0][0], int(np.mean([m[0] for m in got[1:]]))
+
+
+def compare_means(
+    conf: Any,
+    synthetic: Any,
+    *,
+    columns: Sequence[str] | None = None,
+    schema: Schema | None = None,
+    method: str = "partial",
+    level: float = 0.95,
+) -> StatisticsComparison:
+    """:func:`synthguard.utility.compare_statistics` of the statistic ``"mean"`` (the
+    evaluation's comparison of means; Dask or pandas frames)."""
+    return compare_statistics(conf, synthetic, ("mean",), columns=columns, schema=schema,
+                              method=method, level=level)  # type: ignore[arg-type]

@@ -6,7 +6,7 @@ and pMSE, by the pandas functions of :mod:`synthguard.utility`.
   exact aggregation, missing values included); the client holds them as one entry per
   distinct value (:class:`~synthguard.data.counts.ValueCounts`, one column at a time), never
   one per record, and runs the pandas module's counts entry on them
-  (:func:`~synthguard.utility.univariate.univariate_of_counts`,
+  (:func:`~synthguard.utility.univariate.rows_of_counts`,
   :func:`~synthguard.utility.ecdf.ecdf_utility_of_counts`,
   :func:`~synthguard.data.schema.infer_schema_from_counts`, the code
   :func:`~synthguard.data.infer_schema` itself runs). Counts, shares, percentiles, U_m and
@@ -34,24 +34,25 @@ import numpy as np
 import pandas as pd
 
 from synthguard import utility as _utility
-from synthguard._dask.counts import column_counts, exact_schema, series_counts
+from synthguard._dask.counts import column_counts, series_counts
 from synthguard._dask.partitions import as_dask, as_dask_implicates
 from synthguard._params import require_columns
 from synthguard._random import resolve_seed
 from synthguard.data._backend import is_dask_collection
 from synthguard.data.schema import Schema
 from synthguard.errors import DataError, ParameterError
-from synthguard.utility.correlation import CorrelationFit, cramers_v_of_table, fit_of
+from synthguard.utility.blocks import Coding
+from synthguard.utility.correlation import cramers_v_of_table
 from synthguard.utility.discriminant import PMSEResult
 from synthguard.utility.ecdf import ECDFUtility, ecdf_utility_of_counts
-from synthguard.utility.univariate import UnivariateComparison, univariate_of_counts
+from synthguard.utility.univariate import rows_of_counts
 
 __all__ = [
     "columns_of",
-    "correlation_fit_dask",
+    "correlation_matrices",
     "ecdf_utility_dask",
     "pmse_dask",
-    "univariate_dask",
+    "univariate_rows",
 ]
 
 
@@ -66,42 +67,31 @@ def columns_of(conf: dd.DataFrame, imps: list[dd.DataFrame], columns: Any) -> li
     return cols
 
 
-def univariate_dask(
+def univariate_rows(
     conf: Any,
     synthetic: Any,
     *,
     schema: Any = None,
     columns: list[str] | None = None,
-) -> UnivariateComparison:
-    """:func:`synthguard.utility.univariate` of Dask data, from each column's exact value
-    counts (:func:`synthguard.utility.univariate.univariate_of_counts`; see the module notes).
-    Case weights are not supported here."""
-    conf = as_dask(conf, name="conf")
-    imps = as_dask_implicates(synthetic)
-    cols = columns_of(conf, imps, columns)
-    if schema is None:
-        schema = exact_schema(conf)
-    missing = [c for c in cols if c not in schema]
-    if missing:
-        raise DataError("columns to compare are missing",
-                        [f"column '{c}' is not in the schema" for c in missing])
-    frames = [conf, *imps]
-    free = [c for c in cols if schema[c].is_categorical and schema[c].levels is None]
-    levels: dict[str, list[Any]] = {}
-    if free:  # the pandas function's levels: first appearance, data then implicates
-        from synthguard.utility._on_dask import marginals as _marginals
+) -> tuple[list[tuple[Any, ...]], list[tuple[Any, ...]]]:
+    """The rows of :func:`synthguard.utility.univariate` of Dask data, from each column's
+    exact value counts (:func:`synthguard.utility.univariate.rows_of_counts`; see the module
+    notes), one column's counts at a time on the client."""
+    from synthguard.utility._on_dask.marginals import inputs, pooled_first_levels
 
-        levels.update(_marginals.pooled_first_levels(frames, free))
-    parts = []
-    for c in cols:  # one column's counts at a time
+    frames, schema, cols = inputs(conf, synthetic, schema, columns)
+    free = [c for c in cols if schema[c].is_categorical and schema[c].levels is None]
+    # the pandas function's levels: first appearance, data then implicates
+    levels = pooled_first_levels(frames, free) if free else {}
+    num: list[tuple[Any, ...]] = []
+    cat: list[tuple[Any, ...]] = []
+    for c in cols:
         conf_c, *syn_c = column_counts(frames, c)
-        parts.append(univariate_of_counts({c: conf_c}, [{c: s} for s in syn_c], schema=schema,
-                                          columns=[c], levels=levels))
-    num = pd.concat([p.numeric for p in parts if len(p.numeric)] or [parts[0].numeric])
-    cat = pd.concat([p.categorical for p in parts if len(p.categorical)]
-                    or [parts[0].categorical])
-    msd = float(cat["difference"].abs().max()) if len(cat) else np.nan
-    return UnivariateComparison(num, cat, msd)
+        n_rows, c_rows = rows_of_counts({c: conf_c}, [{c: s} for s in syn_c], schema=schema,
+                                        columns=[c], levels=levels)
+        num += n_rows
+        cat += c_rows
+    return num, cat
 
 
 def _as_series(values: Any) -> dd.Series:
@@ -123,11 +113,12 @@ def ecdf_utility_dask(conf_values: Any, synthetic_values: Any) -> ECDFUtility:
     return ecdf_utility_of_counts(conf_c, syn_c)
 
 
-def correlation_fit_dask(
+def correlation_matrices(
     conf: Any, synthetic: Any, *, schema: Schema | None = None, columns: list[str] | None = None
-) -> CorrelationFit:
-    """Correlation fit (the course's MAE, RMSE and total of ``R_syn - R_conf``) of Dask data,
-    as :func:`synthguard.utility.correlation_fit` measures it: Pearson correlations of the
+) -> tuple[np.ndarray | None, list[np.ndarray], list[str], np.ndarray | None, list[np.ndarray],
+           list[str]]:
+    """The correlation matrices of Dask data that :func:`synthguard.utility.correlation_fit`
+    compares (:func:`synthguard.utility.correlation.fit_of`'s arguments): Pearson correlations of the
     numeric and count columns (matrices by Dask, pairwise-complete: equal to pandas to
     rounding) and Cramér's V ``sqrt(χ²/(n (min(r, c) - 1)))`` of the categorical, ordinal and
     binary ones (Cramér 1946), each pair's two-way table counted exactly per partition, the
@@ -139,17 +130,11 @@ def correlation_fit_dask(
     """
     from synthguard.utility._on_dask import marginals as _marginals
 
-    conf = as_dask(conf, name="conf")
-    imps = as_dask_implicates(synthetic)
-    cols = columns_of(conf, imps, columns)
-    if schema is None:
-        schema = exact_schema(conf)
-    cols = [c for c in cols if c in schema]
+    frames, schema, cols = _marginals.inputs(conf, synthetic, schema, columns)
     num = [c for c in cols if schema[c].is_numeric]
     cat = [c for c in cols if schema[c].is_categorical]
     if len(num) < 2 and len(cat) < 2:
         raise DataError("correlation_fit: needs at least two numeric or two categorical columns")
-    frames = [conf, *imps]
     pearson: list[np.ndarray] = []
     if len(num) >= 2:
         mats = dask.compute(*[f[num].astype("float64").corr() for f in frames])
@@ -158,7 +143,7 @@ def correlation_fit_dask(
     if len(cat) >= 2:
         free = [c for c in cat if schema[c].levels is None]
         seen = _marginals.first_levels(frames, free)
-        plans = [_marginals.Coding(tuple(cat), levels={
+        plans = [Coding(tuple(cat), levels={
             c: list(seen[i][free.index(c)]) if c in free else list(schema[c].levels or ())
             for c in cat}) for i in range(len(frames))]
         pairs = [(cat[a], cat[b]) for a in range(len(cat)) for b in range(a)]
@@ -172,8 +157,8 @@ def correlation_fit_dask(
                 a, b = cat.index(ca), cat.index(cb)
                 out[a, b] = out[b, a] = cramers_v_of_table(tab.reshape(na, nb))
             cramers.append(out)
-    return fit_of(pearson[0] if pearson else None, pearson[1:], num,
-                  cramers[0] if cramers else None, cramers[1:], cat)
+    return (pearson[0] if pearson else None, pearson[1:], num,
+            cramers[0] if cramers else None, cramers[1:], cat)
 
 
 def _sample(frame: dd.DataFrame, size: int, seed: int) -> pd.DataFrame:

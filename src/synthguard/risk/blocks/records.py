@@ -21,18 +21,17 @@ import pandas as pd
 
 from synthguard._dask import ROW
 from synthguard.errors import SchemaError
-from synthguard.risk import identification as _ident
-from synthguard.risk import pairwise as _pairwise
-from synthguard.risk import uniqueness as _uniqueness
-from synthguard.risk._balls import make_balls
-from synthguard.risk._common import implicate_risk, target_matrix
-from synthguard.risk._on_dask.value_tables import nan_missing
+from synthguard.risk._balls import Balls, make_balls
+from synthguard.risk._common import SingletonPolicy, implicate_risk, target_matrix
 from synthguard.risk._patterns import PatternEncoder
+from synthguard.risk.blocks.frequencies import kanon_counts
+from synthguard.risk.blocks.value_tables import nan_missing
 
 __all__ = [
     "FIRST",
     "first_rows",
     "ident_conf_block",
+    "ident_conf_counts",
     "ident_conf_meta",
     "ident_release_block",
     "ident_release_meta",
@@ -42,6 +41,7 @@ __all__ = [
     "match_meta",
     "own_rows",
     "pairwise_block",
+    "pairwise_counts",
     "release_counts",
 ]
 
@@ -57,7 +57,6 @@ def first_rows(codes: np.ndarray, rows: np.ndarray) -> np.ndarray:
     return first[codes]
 
 
-
 def own_rows(conf: pd.DataFrame, frame: pd.DataFrame) -> tuple[np.ndarray, np.ndarray]:
     """Position in ``frame`` of every confidential record's own released row (-1 if that row
     lies in another partition, i.e. has another pattern)."""
@@ -65,25 +64,69 @@ def own_rows(conf: pd.DataFrame, frame: pd.DataFrame) -> tuple[np.ndarray, np.nd
     return np.asarray(pos, dtype=np.int64), pos >= 0
 
 
+def _pattern_balls(block: pd.DataFrame, keys: list[str], targets: list[str], r: np.ndarray,
+                   relative: bool, inclusive: bool
+                   ) -> tuple[np.ndarray, PatternEncoder, np.ndarray, Balls]:
+    """The confidential targets, the pattern encoder, every record's pattern size and the
+    balls B(y_i, r) of a block."""
+    y = target_matrix(block, targets, name="conf", allow_missing=False)
+    enc = PatternEncoder.fit(block, keys)
+    balls = make_balls(
+        enc.codes, y, r, relative=relative, inclusive=inclusive, n_patterns=enc.n_patterns
+    )
+    return y, enc, enc.sizes()[enc.codes], balls
 
-def ident_conf_block(
-    part: pd.DataFrame, *, keys: list[str], targets: list[str], **kw: Any
-) -> pd.DataFrame:
-    part = part.sort_values(ROW, kind="stable")
-    rows = part[ROW].to_numpy(dtype=np.int64)
-    if len(part) == 0:
-        return ident_conf_meta(part.index)
-    res = _ident.identification_risk(part, keys=keys, quantiles=(), targets=targets, **kw)
+
+def ident_conf_counts(
+    block: pd.DataFrame,
+    *,
+    keys: list[str],
+    targets: list[str],
+    r: np.ndarray,
+    relative: bool,
+    inclusive: bool,
+    policy: SingletonPolicy,
+) -> dict[str, np.ndarray]:
+    """The identification risk IR_i^c of the confidential records of one block holding whole
+    patterns (Hu, Savitsky & Williams, eq. (2))::
+
+        IR_i^c = (|M_p| - |B_i|) / |M_p|
+
+    with |M_p| the records of i's pattern and |B_i| those of them inside i's ball. Returns
+    ``risk``, ``size`` (|M_p|), ``inside`` (|B_i|, as float) and ``pattern`` (codes in order
+    of first appearance). The pandas path is this kernel on the whole data; the Dask path
+    runs it on every partition of a hash shuffle on the keys."""
+    y, enc, sizes, balls = _pattern_balls(block, keys, targets, r, relative, inclusive)
+    inside = balls.count_inside(enc.codes, y)
+    risk = (sizes - inside) / np.maximum(sizes, 1)
+    single = sizes == 1
+    if policy == "one":
+        risk = np.where(single, 1.0, risk)
+    if policy == "exclude":
+        risk = np.where(single, np.nan, risk)
+    return {"risk": risk, "size": sizes, "inside": inside.astype(np.float64),
+            "pattern": enc.codes}
+
+
+def _framed(part: pd.DataFrame, rows: np.ndarray, res: dict[str, np.ndarray]) -> pd.DataFrame:
     return pd.DataFrame(
         {
             ROW: rows,
-            FIRST: first_rows(res.pattern, rows),
-            "risk": res.per_record,
-            "size": res.pattern_size.astype(np.int64),
-            "inside": res.n_inside,
+            FIRST: first_rows(res["pattern"], rows),
+            "risk": res["risk"],
+            "size": np.asarray(res["size"], dtype=np.int64),
+            "inside": np.asarray(res["inside"], dtype=np.float64),
         },
         index=part.index,
     )
+
+
+def ident_conf_block(part: pd.DataFrame, **kw: Any) -> pd.DataFrame:
+    """:func:`ident_conf_counts` of one partition (whole patterns), with its row numbers."""
+    part = part.sort_values(ROW, kind="stable")
+    if len(part) == 0:
+        return ident_conf_meta(part.index)
+    return _framed(part, part[ROW].to_numpy(dtype=np.int64), ident_conf_counts(part, **kw))
 
 
 def ident_conf_meta(index: pd.Index) -> pd.DataFrame:
@@ -194,28 +237,69 @@ def ident_release_meta(index: pd.Index, n_impl: int) -> pd.DataFrame:
     return pd.DataFrame(cols, index=index[:0])
 
 
+def _cover_sums(balls: Balls, y: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """For every record i: ``|B_i|`` and ``S_i = sum_{h in B_i} c_h`` where ``c_h`` is the number
+    of balls of h's pattern containing y_h (both over the confidential records)."""
+    n = balls.n
+    if balls.d == 1:
+        _, start, stop = balls.runs(balls.pattern, y, 0)
+        inside = stop - start
+        # c at each sorted position: how many runs [start_j, stop_j) cover it (difference array)
+        diff = np.bincount(start, minlength=n + 1) - np.bincount(stop, minlength=n + 1)
+        cover = np.cumsum(diff[:n])
+        prefix = np.concatenate([[0], np.cumsum(cover)])
+        return inside, prefix[stop] - prefix[start]
+    if balls.d == 2:
+        inside = balls.box_sums(balls.pattern, y)
+        order, cover_sorted = balls.box_cover(balls.pattern, y)
+        c = np.empty(n, dtype=np.int64)
+        c[order] = cover_sorted
+        return inside, balls.box_sums(balls.pattern, y, weights=c)
+    inside = np.zeros(n, dtype=np.int64)
+    cover = np.zeros(n, dtype=np.int64)
+    for rec, pos, _ in balls._pairs(balls.pattern, y):
+        inside += np.bincount(rec, minlength=n)
+        cover += np.bincount(pos, minlength=n)
+    sums = np.zeros(n, dtype=np.int64)
+    for rec, pos, _ in balls._pairs(balls.pattern, y):
+        sums += np.bincount(rec, weights=cover[pos], minlength=n).astype(np.int64)
+    return inside, sums
 
 
-def pairwise_block(
-    part: pd.DataFrame, *, keys: list[str], targets: list[str], **kw: Any
-) -> pd.DataFrame:
+def pairwise_counts(
+    block: pd.DataFrame,
+    *,
+    keys: list[str],
+    targets: list[str],
+    r: np.ndarray,
+    relative: bool,
+    inclusive: bool,
+    policy: SingletonPolicy,
+) -> dict[str, np.ndarray]:
+    """The normalised pairwise risk ``1 - alpha~_i`` of the records of one block holding whole
+    patterns (Hu, Savitsky & Williams, eqs. (6)-(9)), without pairs::
+
+        m * sum_{j != i} IR_ij^c = (m - 1)(m - |B_i|) - T_p + S_i
+
+    (see :func:`synthguard.risk.pairwise_identification_risk`), divided by m (m - 1).
+    Returns ``risk``, ``size`` (m), ``inside`` (|B_i|) and ``pattern``."""
+    y, enc, m, balls = _pattern_balls(block, keys, targets, r, relative, inclusive)
+    inside, sums = _cover_sums(balls, y)
+    total = np.bincount(enc.codes, weights=inside, minlength=enc.n_patterns).astype(np.int64)
+    numer = (m - 1) * (m - inside) - total[enc.codes] + sums  # = m * sum_{j != i} IR_ij^c
+    single = m == 1
+    risk = numer / np.where(single, 1, m * (m - 1))
+    fill = {"zero": 0.0, "one": 1.0, "exclude": np.nan}[policy]
+    return {"risk": np.where(single, fill, risk), "size": m, "inside": inside,
+            "pattern": enc.codes}
+
+
+def pairwise_block(part: pd.DataFrame, **kw: Any) -> pd.DataFrame:
+    """:func:`pairwise_counts` of one partition (whole patterns), with its row numbers."""
     part = part.sort_values(ROW, kind="stable")
     if len(part) == 0:
         return ident_conf_meta(part.index)
-    rows = part[ROW].to_numpy(dtype=np.int64)
-    res = _pairwise.pairwise_identification_risk(
-        part, keys=keys, quantiles=(), targets=targets, **kw
-    )
-    return pd.DataFrame(
-        {
-            ROW: rows,
-            FIRST: first_rows(res.pattern, rows),
-            "risk": res.per_record,
-            "size": np.asarray(res.pattern_size, dtype=np.int64),
-            "inside": np.asarray(res.n_inside, dtype=np.float64),
-        },
-        index=part.index,
-    )
+    return _framed(part, part[ROW].to_numpy(dtype=np.int64), pairwise_counts(part, **kw))
 
 
 def kanon_block(
@@ -223,19 +307,19 @@ def kanon_block(
 ) -> pd.DataFrame:
     """fk of the partition's complete records, and for every incomplete record the number of
     this partition's complete records compatible with it (sdcMicro's rule), both from
-    :func:`synthguard.risk.k_anonymity` on the partition plus all incomplete records."""
+    :func:`~synthguard.risk.blocks.frequencies.kanon_counts` of the partition plus all
+    incomplete records."""
     n_p = len(part)
     both = pd.concat([part[keys], incomplete[keys]], ignore_index=True)
     if n_p == 0:
         return kanon_meta(part.index)
-    res = _uniqueness.k_anonymity(both, keys, k=1)
-    fk = res.fk
+    fk, _, n_classes = kanon_counts(both, keys)
     rows = np.concatenate([part[ROW].to_numpy(dtype=np.int64), incomplete[ROW].to_numpy()])
     extra = np.concatenate([fk[:n_p], fk[n_p:] - fk_own])
     kind = np.concatenate([np.zeros(n_p, dtype=np.int8), np.ones(len(incomplete), np.int8)])
     classes = np.zeros(rows.shape[0], dtype=np.int64)
     if rows.size:
-        classes[0] = res.n_classes
+        classes[0] = n_classes
     return pd.DataFrame(
         {ROW: rows, "fk": extra, "incomplete": kind, "classes": classes},
         index=part.index.append(incomplete.index),
@@ -252,7 +336,6 @@ def kanon_meta(index: pd.Index) -> pd.DataFrame:
         },
         index=index[:0],
     )
-
 
 
 def match_block(
