@@ -42,7 +42,9 @@ def test_pandas_entry_points_refuse_a_dask_frame_and_name_the_scale_function():
     ddf = dd.from_pandas(pdf, npartitions=2)
     with pytest.raises(ParameterError, match=r"use synthguard\.scale\.synthesize"):
         Synthesizer(random_state=1).fit(ddf)
-    with pytest.raises(ParameterError, match=r"synthguard\.scale's SDC function"):
+    with pytest.raises(ParameterError, match=r"an SDC step with a Dask path"):
+        sdc.suppress(ddf, ["b"], k=2)
+    with pytest.raises(ParameterError, match=r"'strata'"):  # partners only within a stratum
         sdc.swap(ddf, "a", rate=0.5)
     with pytest.raises(ParameterError, match=r"synthguard\.scale function of the same name"):
         individual_risk(ddf, keys=["b"])

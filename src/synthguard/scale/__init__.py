@@ -51,9 +51,9 @@ from synthguard.scale.risk import (
     match_rates,
     pairwise_identification_risk,
 )
-from synthguard.scale.sdc import add_noise, bottomcode, pram, swap, topcode
 from synthguard.scale.synthesis import DaskSynthesis, stratum_seeds, synthesize
 from synthguard.scale.utility import correlation_fit, ecdf_utility, pmse, univariate
+from synthguard.sdc import add_noise, bottomcode, pram, swap, topcode
 
 __all__ = [
     "AIMSynthesizer",
