@@ -26,20 +26,20 @@ except ImportError as exc:  # pragma: no cover - exercised only without the extr
     ) from exc
 
 # synthesis, reading, writing and clients (daska); risk, utility, DP and SDC (daskb)
+from synthguard.dp.synthesizers.aim import AIMSynthesizer
+from synthguard.dp.synthesizers.mst import MSTSynthesizer
+from synthguard.dp.synthesizers.stratified import StratifiedSynthesizer
 from synthguard.risk.attribute import attribute_disclosure
 from synthguard.risk.identification_summary import IdentificationRiskSummary
 from synthguard.risk.release_disclosure import release_disclosure
 from synthguard.scale.client import DaskTarget, dask_session, parse_dask
 from synthguard.scale.dp import (
-    MSTSynthesizer,
     dp_count,
     dp_histogram,
     dp_marginal,
     dp_sum,
     marginal_counts,
 )
-from synthguard.scale.dp_aim import AIMSynthesizer
-from synthguard.scale.dp_stratified import StratifiedSynthesizer
 from synthguard.scale.evaluation import evaluate
 from synthguard.scale.io import read_dataset, write_implicates
 from synthguard.scale.marginals import kway_marginal_score, workload_error
