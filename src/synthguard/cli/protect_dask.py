@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, Literal
 
 import click
 import numpy as np
@@ -93,7 +93,7 @@ def protect_on_dask(args: Mapping[str, Any]) -> None:
                                                                   "percentile": pct})
     for spec in a["noise"]:
         names, arg = parse_spec(spec, "--noise")
-        kind = "multiplicative" if a["multiplicative"] else "additive"
+        kind: Literal["additive", "multiplicative"] = "multiplicative" if a["multiplicative"] else "additive"
         release = scale.add_noise(release, names, kind=kind, scale=_number(arg, "--noise"),
                                   keep_variance=a["keep_variance"], strata=strata,
                                   random_state=next(seeds)).data
