@@ -28,6 +28,7 @@ by :mod:`synthguard.synthesis.params`.
 from __future__ import annotations
 
 import dataclasses
+import inspect
 import os
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any, ClassVar
@@ -38,7 +39,7 @@ import pandas as pd
 from synthguard._compat import reordered
 from synthguard._params import Interval, Options, ParamsRepr
 from synthguard._random import RandomState, fit_generator, resolve_seed, spawn
-from synthguard.data._backend import refuse_dask
+from synthguard.data._backend import is_dask_collection
 from synthguard.data.schema import Schema
 from synthguard.errors import NotFittedError, ParameterError
 from synthguard.synthesis.diagnostics import ConfidentialFingerprint, leaf_summary
@@ -369,6 +370,12 @@ class Synthesizer(ParamsRepr):
         ``(b x columns + j)``-th child of the fit seed, so the fit does not depend on
         ``n_jobs``.
 
+        A Dask DataFrame is not read here: :meth:`sample` then returns a lazy
+        :class:`~synthguard.synthesis._on_dask.synthesis.DaskSynthesis` (with ``strata`` each
+        stratum fitted and drawn on a worker, equal stratum by stratum to the pandas release
+        of that stratum; without, the models fitted on a reproducible sample and drawn per
+        partition). See :mod:`synthguard.synthesis._on_dask.synthesis`.
+
         Raises
         ------
         DataError
@@ -383,7 +390,12 @@ class Synthesizer(ParamsRepr):
             An unknown method name, a method that cannot synthesize the column's kind, or one
             that cannot take weights.
         """
-        refuse_dask(data, "data", "synthguard.scale.synthesize")
+        if is_dask_collection(data):  # lazy: the Dask plan fits when its release is made
+            self._dask_data = data
+            self.fitted_on_dask_ = True
+            return self
+        self._dask_data = None
+        self.fitted_on_dask_ = False
         if getattr(self, "household", None) is not None:
             return self._fit_households(data)
         if self.household_columns is not None or self.member_order is not None:
@@ -651,7 +663,14 @@ class Synthesizer(ParamsRepr):
         -----
         Keyword-only, as every synthesizer's ``sample(m=..., n=..., random_state=...)``; the
         old positional ``sample(m, random_state)`` works one release with a RenamedWarning.
+
+        After a fit on a Dask DataFrame the release is a lazy ``DaskSynthesis`` made by
+        :func:`synthguard.synthesis._on_dask.synthesis.synthesize` with this synthesizer's
+        parameters and ``random_state`` (default: the one given at construction); ``start``
+        and ``progress`` are not available there.
         """
+        if getattr(self, "fitted_on_dask_", False):
+            return self._sample_dask(m, n, random_state, start)  # type: ignore[return-value]
         self._check_fitted()
         n_out = check_count(n, "n", allow_none=True)
         if getattr(self, "households_", None) is not None:
@@ -717,6 +736,25 @@ class Synthesizer(ParamsRepr):
             safeguards=safeguards,
             constraints=creport,
         )
+
+    def _sample_dask(self, m: int | None, n: int | None, random_state: RandomState,
+                     start: Any) -> Any:
+        """The lazy Dask release of a synthesizer fitted on a Dask frame."""
+        from synthguard.synthesis._on_dask.synthesis import synthesize as on_dask
+
+        if start is not None:
+            raise ParameterError("parameter 'start': not available after a fit on Dask")
+        params = {}
+        for name, p in inspect.signature(type(self).__init__).parameters.items():
+            if name in ("self", "m", "n", "strata", "random_state") or p.kind is p.VAR_KEYWORD:
+                continue
+            value = getattr(self, name)
+            if value is not p.default:
+                params[name] = value
+        return on_dask(self._dask_data, strata=self.strata,
+                       m=self.m if m is None else m, n=self.n if n is None else n,
+                       random_state=self.random_state if random_state is None else random_state,
+                       **params)
 
     def _fixed_for(
         self, start: Sequence[Mapping[str, np.ndarray]] | None
@@ -1165,6 +1203,10 @@ def synthesize(
     By default every column is synthesized in the data's order (full synthesis), the first
     with ``sample`` and the rest with ``cart``, as synthpop does.
 
+    ``data`` may be a Dask DataFrame: the release is then a lazy ``DaskSynthesis``
+    (:func:`synthguard.synthesis._on_dask.synthesis.synthesize`, which also takes ``strata``,
+    ``n`` and ``fit_rows``).
+
     Examples
     --------
     >>> from synthguard import load_dataset, synthesize
@@ -1172,6 +1214,10 @@ def synthesize(
     >>> result.m, result.kind
     (2, 'full')
     """
+    if is_dask_collection(data):  # strata on workers, or a fit sample and per-partition draws
+        from synthguard.synthesis._on_dask.synthesis import synthesize as on_dask
+
+        return on_dask(data, m=m, random_state=random_state, **kwargs)  # type: ignore[no-any-return]
     return Synthesizer(m=m, random_state=random_state, **kwargs).fit(data).sample()
 
 
