@@ -31,7 +31,7 @@ import dataclasses
 import inspect
 import os
 from collections.abc import Callable, Mapping, Sequence
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar, cast, overload
 
 import numpy as np
 import pandas as pd
@@ -94,6 +94,11 @@ from synthguard.synthesis.safeguards import (
 from synthguard.synthesis.start import resolve_start
 
 __all__ = ["Synthesizer", "synthesize"]
+
+if TYPE_CHECKING:
+    import dask.dataframe as dd
+
+    from synthguard.synthesis._on_dask.synthesis import DaskSynthesis
 
 
 class Synthesizer(ParamsRepr):
@@ -391,7 +396,7 @@ class Synthesizer(ParamsRepr):
             that cannot take weights.
         """
         if is_dask_collection(data):  # lazy: the Dask plan fits when its release is made
-            self._dask_data = data
+            self._dask_data: Any = data
             self.fitted_on_dask_ = True
             return self
         self._dask_data = None
@@ -753,8 +758,8 @@ class Synthesizer(ParamsRepr):
                 params[name] = value
         return on_dask(self._dask_data, strata=self.strata,
                        m=self.m if m is None else m, n=self.n if n is None else n,
-                       random_state=self.random_state if random_state is None else random_state,
-                       **params)
+                       random_state=cast(Any, self.random_state if random_state is None
+                                         else random_state), **params)
 
     def _fixed_for(
         self, start: Sequence[Mapping[str, np.ndarray]] | None
@@ -1194,9 +1199,21 @@ class Synthesizer(ParamsRepr):
 
 
 
+@overload
 def synthesize(
     data: pd.DataFrame, m: int = 1, random_state: RandomState = None, **kwargs: Any
-) -> SyntheticData:
+) -> SyntheticData: ...
+
+
+@overload
+def synthesize(
+    data: dd.DataFrame, m: int = 1, random_state: RandomState = None, **kwargs: Any
+) -> DaskSynthesis: ...
+
+
+def synthesize(
+    data: Any, m: int = 1, random_state: RandomState = None, **kwargs: Any
+) -> SyntheticData | DaskSynthesis:
     """Synthesize ``data`` with sensible defaults: ``Synthesizer(m=m, random_state=random_state,
     **kwargs).fit(data).sample()``.
 
@@ -1217,7 +1234,7 @@ def synthesize(
     if is_dask_collection(data):  # strata on workers, or a fit sample and per-partition draws
         from synthguard.synthesis._on_dask.synthesis import synthesize as on_dask
 
-        return on_dask(data, m=m, random_state=random_state, **kwargs)  # type: ignore[no-any-return]
+        return on_dask(data, m=m, random_state=cast(Any, random_state), **kwargs)
     return Synthesizer(m=m, random_state=random_state, **kwargs).fit(data).sample()
 
 
