@@ -12,7 +12,7 @@ from click.testing import CliRunner
 from synthguard.cli import main
 from synthguard.data import read_manifest, read_table
 
-pytest.importorskip("dask.dataframe")
+dd = pytest.importorskip("dask.dataframe")
 pytest.importorskip("distributed")
 
 
@@ -55,7 +55,7 @@ def test_topcode_equals_the_pandas_command_row_for_row(files):
 
 
 def test_noise_and_swap_within_strata_keep_the_input_order(files):
-    from synthguard.scale import add_noise, swap
+    from synthguard.sdc import add_noise, swap
 
     tmp, conf = files
     res = _run(["protect", tmp / "conf_pq", "--out", tmp / "dk", "--noise", "income:0.2",
@@ -69,8 +69,10 @@ def test_noise_and_swap_within_strata_keep_the_input_order(files):
     # step i draws from the i-th child of SeedSequence(seed), per stratum as the library does
     seeds = [int(s.generate_state(1, dtype=np.uint32)[0])
              for s in np.random.SeedSequence(5).spawn(2)]
-    want = add_noise(conf, ["income"], scale=0.2, strata="region", random_state=seeds[0])
-    want = swap(want, ["age"], rate=0.3, strata="region", random_state=seeds[1])
+    want = add_noise(conf, ["income"], scale=0.2, strata="region", random_state=seeds[0]).data
+    # swapping per stratum with the stratum's own seed, as sdc.swap does on Dask
+    want = swap(dd.from_pandas(want, npartitions=1), ["age"], rate=0.3, strata="region",
+                random_state=seeds[1]).data.compute().sort_index()
     np.testing.assert_allclose(got["income"].to_numpy(float), want["income"].to_numpy(float))
     np.testing.assert_array_equal(got["age"].to_numpy(), want["age"].to_numpy())
     assert (got["income"] != conf["income"]).mean() > 0.9  # noise was added

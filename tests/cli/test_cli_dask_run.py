@@ -12,7 +12,7 @@ from click.testing import CliRunner
 from synthguard.cli import main
 from synthguard.data import read_manifest, read_table
 
-pytest.importorskip("dask.dataframe")
+dd = pytest.importorskip("dask.dataframe")
 pytest.importorskip("distributed")
 
 PLAN = """\
@@ -196,7 +196,7 @@ SWAP = """\
 
 
 def test_sdc_steps_within_strata_keep_the_input_order_and_equal_the_pandas_strata(folder):
-    from synthguard import scale, sdc
+    from synthguard import sdc
 
     tmp, conf = folder
     plan = PLAN.replace("  coded:\n    method: sdc\n    steps:\n      - topcode: "
@@ -211,13 +211,13 @@ def test_sdc_steps_within_strata_keep_the_input_order_and_equal_the_pandas_strat
     pd.testing.assert_frame_equal(got[["region", "sex"]].reset_index(drop=True),
                                   conf[["region", "sex"]], check_dtype=False)
     # the release of the plan's seed: topcoding, then swapping within each region with the
-    # step's seed (release 1 of seed 7, step 2), per stratum as scale.swap on pandas does
+    # step's seed (release 1 of seed 7, step 2), per stratum as sdc.swap on Dask does
     release_seed = np.random.SeedSequence(7).spawn(2)[0].generate_state(1, dtype=np.uint32)[0]
     step_seed = np.random.SeedSequence(int(release_seed)).spawn(2)[1].generate_state(
         1, dtype=np.uint32)[0]
     coded = sdc.topcode(conf, "income", at=50000).data
-    want = scale.swap(coded, ["income"], rate=0.6, strata=["region"],
-                      random_state=int(step_seed))
+    want = sdc.swap(dd.from_pandas(coded, npartitions=1), ["income"], rate=0.6,
+                    strata=["region"], random_state=int(step_seed)).data.compute().sort_index()
     pd.testing.assert_frame_equal(got.reset_index(drop=True), want.reset_index(drop=True),
                                   check_dtype=False)
     assert (got["income"].to_numpy() != coded["income"].to_numpy()).any()  # swapped
@@ -225,12 +225,13 @@ def test_sdc_steps_within_strata_keep_the_input_order_and_equal_the_pandas_strat
         assert sorted(got.loc[rows, "income"]) == sorted(coded.loc[rows, "income"])
 
 
-def test_a_step_without_strata_says_each_partition_is_a_stratum(folder):
+def test_a_swap_without_strata_is_refused_on_dask(folder):
+    """Swap partners may be any two records of the file, which no partition holds: the
+    step asks for strata instead of swapping within partitions."""
     tmp, _ = folder
     plan = PLAN.replace("  coded:\n    method: sdc\n    steps:\n      - topcode: "
                         "{{column: income, at: 50000}}\n", SWAP)
     (tmp / "plan.yaml").write_text(plan.format(extra="", strata=""), encoding="utf-8")
     res = CliRunner().invoke(main, ["run", str(tmp / "plan.yaml"), "--dask", "sync"])
-    assert res.exit_code in (0, 1), res.output  # every measure computed on Dask: a verdict
-    assert ("release 'swapped': step 2 'swap' without strata: on Dask each partition is a "
-            "stratum") in res.stderr
+    assert res.exit_code == 2, res.output
+    assert "'strata'" in res.output + res.stderr

@@ -13,6 +13,7 @@ from synthguard.errors import DataError, ParameterError
 dd = pytest.importorskip("dask.dataframe")
 scale_dp = pytest.importorskip("synthguard.scale.dp")
 
+from synthguard.dp.synthesizers._on_dask.common import _Drawer  # noqa: E402
 from tests.scale.conftest import tied_frame  # noqa: E402
 
 pytestmark = pytest.mark.filterwarnings(
@@ -114,12 +115,12 @@ def test_mst_on_dask_counts_by_partition_and_equals_the_pandas_release():
     kw = dict(epsilon=1.0, categories=cats, iters=100, random_state=3)
     ledger = dp.PrivacyLedger(epsilon=1.0, delta=1e-5)
     pandas_mst = dp.MSTSynthesizer(**kw).fit(data)
-    dask_mst = scale_dp.MSTSynthesizer(ledger=ledger, **kw).fit(dd.from_pandas(data, npartitions=4))
+    dask_mst = dp.MSTSynthesizer(ledger=ledger, **kw).fit(dd.from_pandas(data, npartitions=4))
     assert len(ledger.charges) == 1
     for ours, theirs in zip(dask_mst._noisy_marginals()[1], pandas_mst._noisy_marginals()[1]):
         assert ours[0] == theirs[0] and np.array_equal(ours[1], theirs[1])
     with pytest.raises(ParameterError, match="categories="):
-        scale_dp.MSTSynthesizer(epsilon=1.0, domain_from_data="not-dp").fit(
+        dp.MSTSynthesizer(epsilon=1.0, domain_from_data="not-dp").fit(
             dd.from_pandas(data, npartitions=2)
         )
 
@@ -132,7 +133,7 @@ def _fitted_pair():
     kw = dict(epsilon=1.0, categories={"a": list("xyz"), "b": list("pq")},
               bins={"age": [18, 30, 50, 80]}, iters=100, random_state=4)
     return (dp.MSTSynthesizer(**kw).fit(data),
-            scale_dp.MSTSynthesizer(**kw).fit(dd.from_pandas(data, npartitions=3)))
+            dp.MSTSynthesizer(**kw).fit(dd.from_pandas(data, npartitions=3)))
 
 
 def test_mst_draws_lazily_per_partition_on_the_workers(monkeypatch):
@@ -140,8 +141,8 @@ def test_mst_draws_lazily_per_partition_on_the_workers(monkeypatch):
 
     pandas_mst, dask_mst = _fitted_pair()
     drawn: list[int] = []
-    draw = scale_dp._Drawer.draw
-    monkeypatch.setattr(scale_dp._Drawer, "draw",
+    draw = _Drawer.draw
+    monkeypatch.setattr(_Drawer, "draw",
                         lambda self, n, rng: drawn.append(n) or draw(self, n, rng))
     release = dask_mst.sample(m=2, n=1000, random_state=9, partition_rows=300)
     assert drawn == [1]  # nothing drawn yet but the one-row template of the columns' types
@@ -159,7 +160,7 @@ def test_mst_draws_lazily_per_partition_on_the_workers(monkeypatch):
     assert not second.compute().reset_index(drop=True).equals(got.reset_index(drop=True))
     # partition j of implicate i draws from SeedSequence(seed).spawn(m)[i].spawn(k)[j]
     ss = np.random.SeedSequence(9).spawn(2)[0].spawn(4)[2]
-    want = scale_dp._Drawer.of(dask_mst).draw(250, np.random.default_rng(ss))
+    want = _Drawer.of(dask_mst).draw(250, np.random.default_rng(ss))
     part = first.get_partition(2).compute()
     pd.testing.assert_frame_equal(part.reset_index(drop=True), want)
     # one partition: the pandas release, draw for draw

@@ -19,7 +19,7 @@ from synthguard.errors import DataError, ParameterError, PrivacyWarning
 
 dd = pytest.importorskip("dask.dataframe")
 scale = pytest.importorskip("synthguard.scale")
-from synthguard.scale import dp_stratified  # noqa: E402
+from synthguard.dp.synthesizers._on_dask import stratified as dp_stratified  # noqa: E402
 from tests.scale.conftest import tied_frame  # noqa: E402
 
 pytestmark = [
@@ -177,7 +177,7 @@ def test_partitions_are_drawn_by_seed_and_stay_in_the_domain(target):
     # partition j of implicate i draws from SeedSequence(seed).spawn(m)[i].spawn(k)[j]
     ss = np.random.SeedSequence(11).spawn(2)[0].spawn(k)[1]
     size = len(np.array_split(np.arange(n), k)[1])
-    want = dp_stratified._StrataDrawer.of(syn).draw_part(size, np.random.default_rng(ss),
+    want = dp_stratified.StrataDrawer.of(syn).draw_part(size, np.random.default_rng(ss),
                                                          n, 1, k)
     pd.testing.assert_frame_equal(first.get_partition(1).compute().reset_index(drop=True),
                                   want)

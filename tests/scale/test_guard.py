@@ -40,9 +40,12 @@ def test_pandas_entry_points_refuse_a_dask_frame_and_name_the_scale_function():
 
     pdf = pd.DataFrame({"a": [1.0, 2.0, 3.0] * 20, "b": ["x", "y", "z"] * 20})
     ddf = dd.from_pandas(pdf, npartitions=2)
-    with pytest.raises(ParameterError, match=r"use synthguard\.scale\.synthesize"):
-        Synthesizer(random_state=1).fit(ddf)
-    with pytest.raises(ParameterError, match=r"synthguard\.scale's SDC function"):
+    from synthguard.synthesis._on_dask.synthesis import DaskSynthesis
+
+    assert isinstance(Synthesizer(random_state=1).fit(ddf).sample(), DaskSynthesis)  # one door
+    with pytest.raises(ParameterError, match=r"an SDC step with a Dask path"):
+        sdc.suppress(ddf, ["b"], k=2)
+    with pytest.raises(ParameterError, match=r"'strata'"):  # partners only within a stratum
         sdc.swap(ddf, "a", rate=0.5)
     with pytest.raises(ParameterError, match=r"synthguard\.scale function of the same name"):
         individual_risk(ddf, keys=["b"])

@@ -13,7 +13,6 @@ one constant.
 
 from __future__ import annotations
 
-import numbers
 from collections.abc import Sequence
 from typing import Any
 
@@ -23,6 +22,7 @@ import numpy as np
 import pandas as pd
 
 from synthguard._dask import HASH, ROW
+from synthguard._dask.hashing import pattern_hash
 from synthguard.data import as_implicates
 from synthguard.errors import DataError
 
@@ -37,10 +37,6 @@ __all__ = [
     "shuffle_by_keys",
     "with_row_numbers",
 ]
-
-_NA_HASH = np.uint64(0x9E3779B97F4A7C15)
-_MIX = np.uint64(0x100000001B3)
-
 
 def is_dask(obj: Any) -> bool:
     """Whether ``obj`` is a Dask DataFrame."""
@@ -94,48 +90,6 @@ def with_row_numbers(frame: dd.DataFrame) -> tuple[dd.DataFrame, int]:
                            for p, o in zip(parts, offsets[:-1], strict=True)],
                           meta=meta, verify_meta=False)
     return out, int(offsets[-1])
-
-
-def _unique_hashes(uniques: Any) -> np.ndarray:
-    """Hashes of distinct non-missing values: numbers as float64, the rest by ``str``."""
-    vals = list(uniques)
-    is_num = np.array(
-        [isinstance(v, numbers.Number) and not isinstance(v, complex) for v in vals], dtype=bool
-    )
-    out = np.empty(len(vals), dtype=np.uint64)
-    if is_num.any():
-        f = np.array([float(v) for v, b in zip(vals, is_num) if b], dtype=np.float64) + 0.0
-        out[is_num] = pd.util.hash_array(f)
-    if (~is_num).any():
-        s = np.array([str(v) for v, b in zip(vals, is_num) if not b], dtype=object)
-        out[~is_num] = pd.util.hash_array(s)
-    return out
-
-
-def _column_hash(s: pd.Series) -> np.ndarray:
-    dtype = s.dtype
-    if pd.api.types.is_bool_dtype(dtype) or (
-        pd.api.types.is_numeric_dtype(dtype) and not isinstance(dtype, pd.CategoricalDtype)
-    ):
-        v = s.to_numpy(dtype=np.float64, na_value=np.nan) + 0.0
-        miss = np.isnan(v)
-        h = pd.util.hash_array(np.where(miss, 0.0, v))
-        h[miss] = _NA_HASH
-        return h
-    codes, uniques = pd.factorize(s, use_na_sentinel=True)
-    hu = _unique_hashes(uniques)
-    out = np.full(len(s), _NA_HASH, dtype=np.uint64)
-    ok = codes >= 0
-    out[ok] = hu[codes[ok]]
-    return out
-
-
-def pattern_hash(frame: pd.DataFrame, keys: Sequence[str]) -> np.ndarray:
-    """uint64 hash of every row's key values; equal key values give equal hashes."""
-    h = np.zeros(len(frame), dtype=np.uint64)
-    for k in keys:
-        h = h * _MIX + _column_hash(frame[k])
-    return h
 
 
 def _add_hash(df: pd.DataFrame, keys: tuple[str, ...]) -> pd.DataFrame:

@@ -1,12 +1,14 @@
 """``synthguard protect DATA --out DIR --dask TARGET``: traditional SDC on Dask
-(:mod:`synthguard.scale.sdc`), written by the workers as a release folder.
+(the :mod:`synthguard.sdc` steps, given a Dask frame), written by the workers as a release folder.
 
 Steps, in the order of the pandas command: ``--topcode`` and ``--bottomcode`` at a public value
 or a percentile (computed exactly on the workers; equal to the pandas command row for row), ``--noise``, ``--swap`` and
 ``--rank-swap`` within ``--strata`` (one shuffle puts each stratum in one partition; stratum
 ``s`` of step ``i`` draws from ``SeedSequence(seed_i, spawn_key=(hash of s,))`` with ``seed_i``
 the ``i``-th child of the ``--seed``'s ``SeedSequence``, so the release depends on the seed and
-the data, not on the partitioning). Without ``--strata`` each partition is a stratum. The
+the data, not on the partitioning). Without ``--strata`` the noise is scaled by the whole
+column's standard deviation and partition ``j`` draws from ``spawn_key=(j,)``; swapping needs
+``--strata``. The
 records are written in the input's order, so ``evaluate`` pairs each with its confidential
 record. Local suppression, subsampling, generalization and registered ``--step``s are refused
 with exit 2.
@@ -16,7 +18,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, Literal
 
 import click
 import numpy as np
@@ -85,29 +87,29 @@ def protect_on_dask(args: Mapping[str, Any]) -> None:
             col = _one(names, option)
             # a percentile's threshold is computed exactly on the workers; being a
             # confidential statistic, it is neither printed nor recorded
-            release = fn(release, col, at=at, percentile=pct)
+            release = fn(release, col, at=at, percentile=pct).data
             record(option.lstrip("-"), names,
                    {"column": col, "at": at} if pct is None else {"column": col,
                                                                   "percentile": pct})
     for spec in a["noise"]:
         names, arg = parse_spec(spec, "--noise")
-        kind = "multiplicative" if a["multiplicative"] else "additive"
+        kind: Literal["additive", "multiplicative"] = "multiplicative" if a["multiplicative"] else "additive"
         release = scale.add_noise(release, names, kind=kind, scale=_number(arg, "--noise"),
                                   keep_variance=a["keep_variance"], strata=strata,
-                                  random_state=next(seeds))
+                                  random_state=next(seeds)).data
         record("noise", names, {"columns": names, "kind": kind, "scale": _number(arg, "--noise"),
                                 "keep_variance": a["keep_variance"], "strata": strata})
     if a["swap_"]:
         names, arg = parse_spec(a["swap_"], "--swap")
         release = scale.swap(release, names, rate=_number(arg, "--swap"), strata=strata,
-                             random_state=next(seeds))
+                             random_state=next(seeds)).data
         record("swap", names, {"columns": names, "rate": _number(arg, "--swap"),
                                "strata": strata})
     if a["rank_swap"]:
         names, arg = parse_spec(a["rank_swap"], "--rank-swap")
         release = scale.swap(release, names, method="rank", strata=strata,
                              max_rank_distance=_number(arg, "--rank-swap"),
-                             random_state=next(seeds))
+                             random_state=next(seeds)).data
         record("rank swap", names, {"columns": names, "percent": _number(arg, "--rank-swap"),
                                     "strata": strata})
     if not done:
@@ -137,9 +139,8 @@ def protect_on_dask(args: Mapping[str, Any]) -> None:
         ))
     if not quiet:
         if random_steps and not strata:
-            click.echo("note: without --strata each partition is a stratum on Dask (noise "
-                       "scaled by the partition's standard deviation, swap partners in the "
-                       "same partition)")
+            click.echo("note: without --strata the noise is scaled by the whole column's "
+                       "standard deviation and each partition draws from its own seed")
         click.echo(f"wrote {out / name} (a Parquet folder) with synthguard_manifest.json "
                    f"(kind protected, seed {seed}; steps: "
                    f"{', '.join(d['step'] for d in done)})")

@@ -9,7 +9,7 @@ Parquet folders, a manifest) under ``<output>/releases/``; the evaluation is
 * ``method: synthesis`` -> :func:`synthguard.scale.synthesize` (strata on workers, or models
   fitted on a seeded sample and drawn per partition);
 * ``method: sdc`` with the steps ``topcode`` / ``bottomcode`` (``at`` or ``percentile``),
-  ``add_noise``, ``pram`` and ``swap`` (within ``strata``) -> :mod:`synthguard.scale.sdc`;
+  ``add_noise``, ``pram`` and ``swap`` (within ``strata``) -> the :mod:`synthguard.sdc` steps;
 * ``method: dp`` with ``synthesizer: mst``, ``aim`` or ``stratified`` ->
   :class:`synthguard.scale.MSTSynthesizer`, :class:`synthguard.scale.AIMSynthesizer` or
   :class:`synthguard.scale.StratifiedSynthesizer`, charging the plan's ledger once.
@@ -187,15 +187,16 @@ _ORDER = "_synthguard_order"
 
 
 def _sdc(spec: Any, data: Any, seed: int) -> tuple[str, list[Any], dict[str, Any]]:
-    """An sdc release on Dask, its steps in the plan's order (:mod:`synthguard.scale.sdc`).
+    """An sdc release on Dask, its steps in the plan's order (the :mod:`synthguard.sdc` steps).
 
     A step's ``strata`` are honoured: one shuffle puts each stratum in one partition, where
     the step runs per stratum, and the records are put back in the input's order afterwards
     (a protected release's rows stand for the confidential records, row for row). Step ``i``
     draws from the ``i``-th child of ``SeedSequence(seed)``; each stratum from its own
-    generator (``scale.sdc.stratum_generator``). A random step that depends on the other
-    records (``add_noise``: the column's standard deviation; ``swap``: the partners) without
-    ``strata`` treats each input partition as a stratum, which a ``note:`` says.
+    generator (``synthguard.sdc._strata.stratum_generator``). Without ``strata``,
+    ``add_noise`` is scaled by the whole column's standard deviation and ``pram`` moves each
+    record alone, each partition drawing from its own generator (a ``note:`` says so);
+    ``swap`` needs ``strata`` on Dask. PRAM ignores ``strata`` (records move independently).
     """
     from synthguard import scale
     from synthguard._dask.partitions import ROW, with_row_numbers
@@ -213,15 +214,17 @@ def _sdc(spec: Any, data: Any, seed: int) -> tuple[str, list[Any], dict[str, Any
         if name not in ("topcode", "bottomcode"):
             kw["random_state"] = int(np.random.SeedSequence(seed).spawn(i + 1)[i]
                                      .generate_state(1, dtype=np.uint32)[0])
-        if name in ("add_noise", "swap") and not kw.get("strata"):
+        if name == "pram":
+            kw.pop("strata", None)
+        if name in ("add_noise", "pram") and not kw.get("strata"):
             per_partition.append(f"step {i + 1} '{name}'")
-        current = fn(current, **kw)
+        current = fn(current, **kw).data
     if stratified:
         current = current.sort_values(_ORDER).drop(columns=[_ORDER])
     notes = ([f"release '{spec.name}': {', '.join(per_partition)} without strata: on Dask "
-              f"each partition is a stratum (noise scaled by the partition's standard "
-              f"deviation, swap partners in the same partition); give 'strata' to the step "
-              f"for a release that does not depend on the partitioning"]
+              f"each partition draws from its own generator (noise scaled by the whole "
+              f"column's standard deviation), so the release depends on the partitioning; "
+              f"give 'strata' to add_noise for one that does not"]
              if per_partition else [])
     return "protected", [current], {"seed": seed, "notes": notes, "details": {
         "steps": [name for name, _ in steps],

@@ -28,21 +28,21 @@ except ImportError as exc:  # pragma: no cover - exercised only without the extr
 
 # synthesis, reading, writing and clients (daska); risk, utility, DP and SDC (daskb)
 from synthguard.evaluation import evaluate  # the one front door: it takes Dask frames
+from synthguard._dask.client import DaskTarget, dask_session, parse_dask
+from synthguard._dask.io import read_dataset, write_implicates
+from synthguard.dp.synthesizers.aim import AIMSynthesizer
+from synthguard.dp.synthesizers.mst import MSTSynthesizer
+from synthguard.dp.synthesizers.stratified import StratifiedSynthesizer
 from synthguard.risk.attribute import attribute_disclosure
 from synthguard.risk.identification_summary import IdentificationRiskSummary
 from synthguard.risk.release_disclosure import release_disclosure
-from synthguard.scale.client import DaskTarget, dask_session, parse_dask
 from synthguard.scale.dp import (
-    MSTSynthesizer,
     dp_count,
     dp_histogram,
     dp_marginal,
     dp_sum,
     marginal_counts,
 )
-from synthguard.scale.dp_aim import AIMSynthesizer
-from synthguard.scale.dp_stratified import StratifiedSynthesizer
-from synthguard.scale.io import read_dataset, write_implicates
 from synthguard.scale.marginals import kway_marginal_score, workload_error
 from synthguard.scale.means import compare_means
 from synthguard.scale.risk import (
@@ -52,9 +52,10 @@ from synthguard.scale.risk import (
     match_rates,
     pairwise_identification_risk,
 )
-from synthguard.scale.sdc import add_noise, bottomcode, pram, swap, topcode
-from synthguard.scale.synthesis import DaskSynthesis, stratum_seeds, synthesize
 from synthguard.scale.utility import correlation_fit, ecdf_utility, pmse, univariate
+from synthguard.sdc import add_noise, bottomcode, pram, swap, topcode
+from synthguard.synthesis._on_dask.synthesis import DaskSynthesis, stratum_seeds
+from synthguard.synthesis.synthesizer import synthesize
 
 __all__ = [
     "AIMSynthesizer",

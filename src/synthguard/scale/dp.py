@@ -17,13 +17,13 @@ from __future__ import annotations
 
 import itertools
 from collections.abc import Mapping, Sequence
-from typing import Any, ClassVar
+from typing import Any
 
 import dask
 import numpy as np
 import pandas as pd
 
-from synthguard._dask.partitions import as_dask, is_dask
+from synthguard._dask.partitions import as_dask
 from synthguard._random import RandomState
 from synthguard.dp import queries as _queries
 from synthguard.dp.queries import DPResult
@@ -32,20 +32,10 @@ from synthguard.dp.sensitivity import (
     histogram_sensitivity,
     sum_sensitivity,
 )
-from synthguard.dp.synthesizers import mst as _mst
-from synthguard.dp.synthesizers._base import DPSynthesizer
-from synthguard.dp.synthesizers.result import DPSyntheticData
 from synthguard.errors import DataError, ParameterError
 from synthguard.risk._patterns import check_columns
-from synthguard.scale._dp_fit import (
-    _Drawer,
-    domain_builder,
-    refuse_data_levels,
-    sample_on_workers,
-)
 
 __all__ = [
-    "MSTSynthesizer",
     "dp_count",
     "dp_histogram",
     "dp_marginal",
@@ -269,92 +259,3 @@ def dp_sum(
             f"column '{column}': missing values; drop or impute them (a public rule) first"
         )
     return _scalar(total, sens, "sum", epsilon, delta, mechanism, ledger, label, random_state)
-
-
-def _pair_tables(
-    part: pd.DataFrame, build: Any, cols: list[str], sizes: dict[str, int]
-) -> dict[tuple[str, ...], np.ndarray]:
-    """Exact 1-way and 2-way counts of one partition, coded by the public domain."""
-    if len(part) == 0:
-        return {}
-    _, codes = build(part)
-    out: dict[tuple[str, ...], np.ndarray] = {}
-    for c in cols:
-        out[(c,)] = np.bincount(codes[c], minlength=sizes[c])
-    for a, b in itertools.combinations(cols, 2):
-        flat = codes[a].astype(np.int64) * sizes[b] + codes[b]
-        out[(a, b)] = np.bincount(flat, minlength=sizes[a] * sizes[b])
-    return out
-
-
-class MSTSynthesizer(_mst.MSTSynthesizer):
-    """MST (McKenna, Miklau & Sheldon 2021) fitted on a Dask DataFrame: every 1- and 2-way
-    marginal it can read is counted by Dask in one pass (per partition, summed in integers on
-    the client), then :class:`synthguard.dp.MSTSynthesizer` measures, selects and estimates
-    exactly as on pandas (noise drawn once on the client, the ledger charged once). Same
-    parameters; the domain must be public (``categories=``/``bins=``): a domain read from the
-    data would differ between partitions. With the same seed the release equals the pandas
-    release. Pandas input takes the pandas path.
-    """
-
-    #: rows drawn per partition by :meth:`sample` after a Dask fit
-    partition_rows: int = 1_000_000
-    #: what a worker needs to draw records (:class:`_Drawer`)
-    _draw_fields: ClassVar[tuple[str, ...]] = ("_tree", "_cond", "mapping_", "domain_")
-
-    def fit(self, data: Any) -> DPSynthesizer:
-        self.fitted_on_dask_ = is_dask(data)
-        if not is_dask(data):
-            self._tables = None
-            return super().fit(data)
-        refuse_data_levels(self)
-
-        build = domain_builder(self)
-        head = data.head(100, npartitions=-1)
-        domain, _ = build(head)
-        cols = list(domain.columns)
-        sizes = dict(zip(cols, domain.sizes))
-        parts = data[cols].to_delayed()
-        blocks = dask.compute(*[dask.delayed(_pair_tables)(p, build, cols, sizes) for p in parts])
-        tables: dict[tuple[str, ...], np.ndarray] = {}
-        for block in blocks:
-            for key, counts in block.items():
-                tables[key] = tables[key] + counts if key in tables else counts
-        self._tables = tables
-        try:
-            return super().fit(head)
-        finally:
-            self._tables = None
-
-    def sample(self, *, m: int = 1, n: int | None = None, random_state: RandomState = None,
-               partition_rows: int | None = None) -> DPSyntheticData:
-        """Draw ``m`` synthetic data sets of ``n`` rows (default: the noisy record count).
-
-        After a fit on pandas, :meth:`synthguard.dp.MSTSynthesizer.sample`. After a fit on Dask
-        the implicates are *lazy* Dask DataFrames: each partition of at most ``partition_rows``
-        rows (default :attr:`partition_rows`, one million) is drawn on a worker from the fitted
-        model (the tree's conditional tables, a few kilobytes sent with each task), so the
-        client never holds the records; ``to_parquet`` then writes them from the workers.
-        Post-processing of the noisy measurements: no privacy is spent.
-
-        Seeds: implicate ``i`` draws from child ``i`` of ``SeedSequence(seed).spawn(m)`` as on
-        pandas; with ``k > 1`` partitions, partition ``j`` draws from that child's
-        ``spawn(k)[j]`` (rows split as ``numpy.array_split``). The same seed, ``n`` and
-        ``partition_rows`` give the same release; with one partition it is the pandas release.
-        """
-        if not getattr(self, "fitted_on_dask_", False):
-            return super().sample(m=m, n=n, random_state=random_state)
-        return sample_on_workers(
-            self, _Drawer.of(self), m=m, n=n, random_state=random_state,
-            partition_rows=self.partition_rows if partition_rows is None else partition_rows)
-
-    def _counts(
-        self, codes: dict[str, np.ndarray], cols: tuple[str, ...], sizes: tuple[int, ...]
-    ) -> np.ndarray:
-        tables = getattr(self, "_tables", None)
-        if tables is None:
-            return super()._counts(codes, cols, sizes)
-        if cols in tables:
-            return tables[cols]
-        a, b = cols  # the other order of a counted pair
-        return tables[(b, a)].reshape(sizes[1], sizes[0]).T.ravel()

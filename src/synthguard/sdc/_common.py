@@ -25,8 +25,8 @@ def check_frame(data: Any) -> pd.DataFrame:
     (``synthguard.data.validate_frame`` on that subset): columns a method passes through
     untouched are not scanned, which keeps every method linear in the columns it uses.
     """
-    refuse_dask(data, "data", "synthguard.scale's SDC function of the same name (topcode, "
-                "bottomcode, add_noise, pram, swap)")
+    refuse_dask(data, "data", "an SDC step with a Dask path (topcode, bottomcode, add_noise, "
+                "pram, swap, generalize)")
     if not isinstance(data, pd.DataFrame):
         raise DataError(
             f"data: expected a pandas DataFrame, got {type(data).__name__}; "

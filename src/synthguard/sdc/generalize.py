@@ -20,6 +20,7 @@ from typing import Any, Literal
 import numpy as np
 import pandas as pd
 
+from synthguard.data._backend import dask_backend, is_dask_collection
 from synthguard.errors import DataError, ParameterError
 from synthguard.sdc._common import check_columns, check_frame, codes, float_values, numeric_columns
 from synthguard.sdc.result import ProtectedData
@@ -27,6 +28,7 @@ from synthguard.sdc.result import ProtectedData
 __all__ = ["generalize"]
 
 
+@dask_backend
 def generalize(
     data: pd.DataFrame,
     column: str,
@@ -45,7 +47,9 @@ def generalize(
 
     Parameters
     ----------
-    data : confidential DataFrame (not mutated).
+    data : confidential DataFrame (not mutated), pandas or Dask. On Dask every partition is
+        recoded by this function (equal to the pandas release row for row); ``data`` and
+        ``changes`` are Dask frames, the numbers of levels counted over all partitions.
     column : the column to coarsen.
     bins : increasing edges :math:`b_0 < b_1 < \\dots < b_m` for a numeric column; a value
         :math:`x` goes to interval :math:`(b_{j-1}, b_j]` (``right=True``, first interval
@@ -88,6 +92,12 @@ def generalize(
     ...     "zip"].tolist()
     ['New York', 'New Jersey', 'New York']
     """
+    if is_dask_collection(data):  # record by record: the pandas step on every partition
+        from synthguard.sdc._on_dask.steps import generalized
+
+        return generalized(generalize, data, column, dict(
+            bins=bins, mapping=mapping, hierarchy=hierarchy, level=level, labels=labels,
+            right=right, unmapped=unmapped))
     data = check_frame(data)
     (column,) = check_columns(data, [column], "column")
     given = [name for name, v in (("bins", bins), ("mapping", mapping), ("hierarchy", hierarchy))

@@ -33,6 +33,7 @@ import numpy as np
 import pandas as pd
 
 from synthguard._random import RandomState, resolve_seed
+from synthguard.data._backend import dask_backend, is_dask_collection
 from synthguard.errors import DataError, ParameterError
 from synthguard.sdc._common import check_columns, check_frame, codes
 from synthguard.sdc.result import ProtectedData
@@ -85,6 +86,7 @@ def _matrix(
     return p, lv
 
 
+@dask_backend
 def pram(
     data: pd.DataFrame,
     column: str,
@@ -97,7 +99,11 @@ def pram(
 
     Parameters
     ----------
-    data : confidential DataFrame (not mutated).
+    data : confidential DataFrame (not mutated), pandas or Dask. On Dask every partition is
+        post-randomised by this function with its own generator
+        (``SeedSequence(seed, spawn_key=(partition number,))``): equal in distribution to the
+        pandas release, the same for the same seed; ``data`` and ``changes`` are Dask frames
+        and ``params`` holds no ``n_changed`` (count the changes yourself).
     column : the categorical column.
     transition_matrix : :math:`P`, :math:`p_{ab} = \\Pr(\\text{released } b \\mid
         \\text{true } a)`; a DataFrame with the levels as index (true) and columns
@@ -126,6 +132,13 @@ def pram(
     >>> sorted(out.data["race"].unique().tolist())
     ['a', 'b', 'c']
     """
+    if is_dask_collection(data):  # the pandas step per partition, each with its own seed
+        from synthguard.sdc._on_dask.steps import prammed
+
+        p, lv = _matrix(transition_matrix, levels)
+        return prammed(pram, data, column, {"transition_matrix": p, "levels": lv},
+                       {"column": column, "levels": lv, "transition_matrix": p.tolist()},
+                       random_state)
     data = check_frame(data)
     (column,) = check_columns(data, [column], "column")
     p, lv = _matrix(transition_matrix, levels)

@@ -31,6 +31,7 @@ import pandas as pd
 
 from synthguard._compat import renamed
 from synthguard._random import RandomState, resolve_seed
+from synthguard.data._backend import dask_backend, is_dask_collection
 from synthguard.errors import ParameterError
 from synthguard.sdc._common import (
     check_columns,
@@ -50,6 +51,7 @@ from synthguard.sdc.result import ProtectedData
 __all__ = ["swap"]
 
 
+@dask_backend
 @renamed(within="strata")
 def swap(
     data: pd.DataFrame,
@@ -65,7 +67,12 @@ def swap(
 
     Parameters
     ----------
-    data : confidential DataFrame (not mutated).
+    data : confidential DataFrame (not mutated), pandas or Dask. On Dask ``strata`` is
+        required: one shuffle puts each stratum in one partition and this function swaps each
+        stratum with its own generator (:mod:`synthguard.sdc._strata`), equal in distribution
+        to the pandas release and the same for the same seed whatever the partitioning;
+        ``data`` and ``changes`` are Dask frames (rows grouped by stratum, index kept) and
+        ``params`` holds the inputs only.
     columns : the variables to swap. ``method="random"`` swaps them jointly (a record's
         whole vector of these values moves to its partner); ``method="rank"`` swaps each
         numeric column on its own.
@@ -98,9 +105,15 @@ def swap(
     >>> out.params["n_swapped"]
     4
     """
-    data = check_frame(data)
     if method not in ("random", "rank"):
         raise ParameterError("parameter 'method': expected 'random' or 'rank'")
+    if is_dask_collection(data):  # the pandas step per stratum, each with its own seed
+        from synthguard.sdc._on_dask.steps import swapped
+
+        kwargs = {"columns": columns, "rate": rate, "method": method,
+                  "max_rank_distance": max_rank_distance}
+        return swapped(swap, data, strata, kwargs, random_state)
+    data = check_frame(data)
     cols = check_columns(data, columns, "columns", as_levels=method == "random")
     groups = strata_ids(data, strata)
     rng, seed = resolve_seed(random_state)

@@ -28,9 +28,10 @@ by :mod:`synthguard.synthesis.params`.
 from __future__ import annotations
 
 import dataclasses
+import inspect
 import os
 from collections.abc import Callable, Mapping, Sequence
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar, cast, overload
 
 import numpy as np
 import pandas as pd
@@ -38,11 +39,11 @@ import pandas as pd
 from synthguard._compat import reordered
 from synthguard._params import Interval, Options, ParamsRepr
 from synthguard._random import RandomState, fit_generator, resolve_seed, spawn
-from synthguard.data._backend import refuse_dask
+from synthguard.data._backend import is_dask_collection
 from synthguard.data.schema import Schema
 from synthguard.errors import NotFittedError, ParameterError
 from synthguard.synthesis.diagnostics import ConfidentialFingerprint, leaf_summary
-from synthguard.synthesis.encoding import from_working, postprocess_numeric, to_working
+from synthguard.synthesis.encoding import from_working, to_working
 from synthguard.synthesis.enforce import (
     DEFAULT_MAX_REDRAWS,
     ConstraintEnforcer,
@@ -54,11 +55,7 @@ from synthguard.synthesis.engine import (
     ColumnSpec,
     allocate,
     assemble_blocks,
-    draw_block,
     fit_block,
-    leaf_smoothable,
-    leaves,
-    rederive,
     stratum_rows,
     thread_map,
 )
@@ -76,23 +73,26 @@ from synthguard.synthesis.partial_guard import (
     PARTIAL_UNIQUES,
     KeptModels,
     check_partial_uniques,
-    coarsen_values,
     rank_kept_columns,
     unique_rows,
 )
 from synthguard.synthesis.rare_values import RareGuard, declared_levels
+from synthguard.synthesis.release_safeguards import ReleaseSafeguards, row_groups
 from synthguard.synthesis.result import SyntheticData
 from synthguard.synthesis.safeguards import (
-    MAX_REDRAW_ROUNDS,
     SafeguardReport,
     UniqueGuard,
-    apply_tail_coding,
     snap_to_values,
     tail_thresholds,
 )
 from synthguard.synthesis.start import resolve_start
 
 __all__ = ["Synthesizer", "synthesize"]
+
+if TYPE_CHECKING:
+    import dask.dataframe as dd
+
+    from synthguard.synthesis._on_dask.synthesis import DaskSynthesis
 
 
 class Synthesizer(ParamsRepr):
@@ -369,6 +369,12 @@ class Synthesizer(ParamsRepr):
         ``(b x columns + j)``-th child of the fit seed, so the fit does not depend on
         ``n_jobs``.
 
+        A Dask DataFrame is not read here: :meth:`sample` then returns a lazy
+        :class:`~synthguard.synthesis._on_dask.synthesis.DaskSynthesis` (with ``strata`` each
+        stratum fitted and drawn on a worker, equal stratum by stratum to the pandas release
+        of that stratum; without, the models fitted on a reproducible sample and drawn per
+        partition). See :mod:`synthguard.synthesis._on_dask.synthesis`.
+
         Raises
         ------
         DataError
@@ -383,7 +389,12 @@ class Synthesizer(ParamsRepr):
             An unknown method name, a method that cannot synthesize the column's kind, or one
             that cannot take weights.
         """
-        refuse_dask(data, "data", "synthguard.scale.synthesize")
+        if is_dask_collection(data):  # lazy: the Dask plan fits when its release is made
+            self._dask_data: Any = data
+            self.fitted_on_dask_ = True
+            return self
+        self._dask_data = None
+        self.fitted_on_dask_ = False
         if getattr(self, "household", None) is not None:
             return self._fit_households(data)
         if self.household_columns is not None or self.member_order is not None:
@@ -651,7 +662,14 @@ class Synthesizer(ParamsRepr):
         -----
         Keyword-only, as every synthesizer's ``sample(m=..., n=..., random_state=...)``; the
         old positional ``sample(m, random_state)`` works one release with a RenamedWarning.
+
+        After a fit on a Dask DataFrame the release is a lazy ``DaskSynthesis`` made by
+        :func:`synthguard.synthesis._on_dask.synthesis.synthesize` with this synthesizer's
+        parameters and ``random_state`` (default: the one given at construction); ``start``
+        and ``progress`` are not available there.
         """
+        if getattr(self, "fitted_on_dask_", False):
+            return self._sample_dask(m, n, random_state, start)  # type: ignore[return-value]
         self._check_fitted()
         n_out = check_count(n, "n", allow_none=True)
         if getattr(self, "households_", None) is not None:
@@ -701,7 +719,7 @@ class Synthesizer(ParamsRepr):
             frames.append(frame)
             if progress is not None:
                 progress(i + 1, m_)
-        safeguards = self._safeguard_report(counts)
+        safeguards = ReleaseSafeguards(self).report(counts)
         diag = self._diagnostics(measured, safeguards) if diagnostics else None
         return SyntheticData(
             implicates=frames,
@@ -717,6 +735,25 @@ class Synthesizer(ParamsRepr):
             safeguards=safeguards,
             constraints=creport,
         )
+
+    def _sample_dask(self, m: int | None, n: int | None, random_state: RandomState,
+                     start: Any) -> Any:
+        """The lazy Dask release of a synthesizer fitted on a Dask frame."""
+        from synthguard.synthesis._on_dask.synthesis import synthesize as on_dask
+
+        if start is not None:
+            raise ParameterError("parameter 'start': not available after a fit on Dask")
+        params = {}
+        for name, p in inspect.signature(type(self).__init__).parameters.items():
+            if name in ("self", "m", "n", "strata", "random_state") or p.kind is p.VAR_KEYWORD:
+                continue
+            value = getattr(self, name)
+            if value is not p.default:
+                params[name] = value
+        return on_dask(self._dask_data, strata=self.strata,
+                       m=self.m if m is None else m, n=self.n if n is None else n,
+                       random_state=cast(Any, self.random_state if random_state is None
+                                         else random_state), **params)
 
     def _fixed_for(
         self, start: Sequence[Mapping[str, np.ndarray]] | None
@@ -769,7 +806,7 @@ class Synthesizer(ParamsRepr):
             tasks, self._fixed_for(start), schema, partial=partial,
             n_jobs=int(getattr(self, "n_jobs", 1) or 1), enforcer=enforcer, tallies=tallies,
         )
-        keep_rows = self._safeguard(out, tasks, row_block, child, counts)
+        keep_rows = ReleaseSafeguards(self).apply(out, tasks, row_block, child, counts)
         if enforcer is not None and creport is not None:
             # the safeguards (tail coding, redrawn uniques) may move values: check again
             tally = enforcer.new_tally()
@@ -804,26 +841,6 @@ class Synthesizer(ParamsRepr):
             copy=False,
         )
         return frame, keep_rows, measured
-
-    def _safeguard_report(self, counts: dict[str, list[Any]]) -> SafeguardReport:
-        return SafeguardReport(
-            replicated_uniques=self._policy(),
-            extremes=int(getattr(self, "extremes_", 0)),
-            thresholds=dict(getattr(self, "tail_thresholds_", {})),
-            found=tuple(counts["found"]),
-            redrawn=tuple(counts["redrawn"]),
-            removed=tuple(counts["removed"]),
-            remaining=tuple(counts["remaining"]),
-            suppressed=tuple(counts.get("suppressed", ())),
-            partial_uniques=(str(getattr(self, "partial_uniques_", "suppress"))
-                             if self.kind_ == "partial" else ""),
-            kept_changed=tuple(counts.get("kept_changed", ())),
-            n_records=tuple(counts.get("n_records", ())),
-            synthesized_columns=tuple(self.visit_sequence_),
-            coded=tuple(counts["coded"]),
-            rare_values=int(getattr(self, "rare_values_", 0)),
-            rare=tuple(counts.get("rare", ())),
-        )
 
     def _diagnostics(self, measured: list[dict[str, Any]], safeguards: SafeguardReport) -> Any:
         """The disclosure diagnostics of the implicates, with the trees' leaf summaries."""
@@ -902,7 +919,7 @@ class Synthesizer(ParamsRepr):
                 continue
             if rng is None:
                 (rng,) = spawn(child, 1)
-            for b, rows in self._row_groups(bad, row_block):
+            for b, rows in row_groups(bad, row_block):
                 cm = next(c for c in tasks[b][0].models if c.target == target)
                 enforcer.enforce(target, out, ColumnRedraw(cm, out, schema), rng, tally,
                                  idx=rows)
@@ -910,219 +927,6 @@ class Synthesizer(ParamsRepr):
     def _policy(self) -> str:
         # synthesizers saved before the safeguards existed keep every record
         return str(getattr(self, "replicated_uniques_", "keep"))
-
-    def _safeguard(
-        self,
-        out: dict[str, np.ndarray],
-        tasks: list[tuple[BlockModel, int, np.random.Generator]],
-        row_block: np.ndarray | None,
-        child: np.random.Generator,
-        counts: dict[str, list[Any]],
-    ) -> np.ndarray | None:
-        """Code the tails and redraw or remove replicated uniques of one implicate, in place.
-
-        Returns the boolean mask of rows to release, or None to release every row. Redraws use
-        a Generator spawned from the implicate's after its strata's, so the first draw is the
-        same as without safeguards and the same seed gives the same release.
-        """
-        thresholds = getattr(self, "tail_thresholds_", {})
-        coded = {c: apply_tail_coding(out[c], lo, hi) for c, (lo, hi) in thresholds.items()}
-        rare_guard: RareGuard | None = getattr(self, "rare_guard_", None)
-        rare: dict[str, int] = {}
-        if rare_guard is not None and rare_guard.active:
-            (rrng,) = spawn(child, 1)
-            rare = rare_guard.apply(out, rrng)
-        rederive(out, None, tasks, row_block, self.schema_.columns)
-        policy = self._policy()
-        found = redrawn = removed = remaining = suppressed = 0
-        kept_changed: dict[str, int] = {}
-        keep_rows: np.ndarray | None = None
-        if policy == "keep":
-            if hasattr(self, "replicated_uniques_"):
-                remaining = int(self.unique_guard_.replicated(out).sum())
-        else:
-            guard = self.unique_guard_
-            bad = guard.replicated(out)
-            found = int(bad.sum())  # as first drawn
-            if self.kind_ == "partial" and bad.any():
-                # the kept values identify: change them, in every record unique on the kept
-                # columns (only when some record came out as its unique, so a release that
-                # replicates none keeps its kept columns as the data's)
-                kept_changed = self._change_kept(out, tasks, row_block, child)
-                if kept_changed:
-                    bad = guard.replicated(out)
-            if bad.any() and policy == "redraw":
-                (srng,) = spawn(child, 1)
-                ever = np.zeros(len(bad), dtype=bool)
-                for r in range(2 * MAX_REDRAW_ROUNDS):
-                    idx = np.flatnonzero(bad)
-                    if len(idx) == 0:
-                        break
-                    ever[idx] = True
-                    if r < MAX_REDRAW_ROUNDS:
-                        self._jitter(out, idx, tasks, row_block, srng)
-                    else:
-                        self._redraw(out, idx, tasks, row_block, srng, smooth=True)
-                    for c, (lo, hi) in thresholds.items():
-                        vals = out[c][idx]
-                        coded[c] += apply_tail_coding(vals, lo, hi)
-                        out[c][idx] = vals
-                    if rare_guard is not None and rare_guard.active:
-                        for c, v in rare_guard.apply(out, srng, idx).items():
-                            rare[c] = rare.get(c, 0) + v
-                    rederive(out, idx, tasks, row_block, self.schema_.columns)
-                    bad[idx] = guard.replicated(out, idx)
-                redrawn = int(ever.sum())
-            removed = int(bad.sum())
-            if removed and self.kind_ == "partial":
-                # a partial release keeps every confidential row, in order: the synthesized
-                # values of a row that still replicates a unique are suppressed (set missing),
-                # not the row removed. A row whose synthesized values are missing in the data
-                # as well still replicates it: counted as released, not as fixed
-                rows = np.flatnonzero(bad)
-                self._suppress(out, rows)
-                remaining = int(guard.replicated(out, rows).sum())
-                suppressed, removed = removed - remaining, 0
-            elif removed:
-                keep_rows = ~bad
-        counts["found"].append(found)
-        counts["redrawn"].append(redrawn)
-        counts["removed"].append(removed)
-        counts["remaining"].append(remaining)
-        counts.setdefault("suppressed", []).append(suppressed)
-        counts.setdefault("kept_changed", []).append(kept_changed)
-        counts.setdefault("n_records", []).append(len(next(iter(out.values()))) if out else 0)
-        counts["coded"].append(coded)
-        counts.setdefault("rare", []).append(rare)
-        return keep_rows
-
-    def _change_kept(
-        self,
-        out: dict[str, np.ndarray],
-        tasks: list[tuple[BlockModel, int, np.random.Generator]],
-        row_block: np.ndarray | None,
-        child: np.random.Generator,
-    ) -> dict[str, int]:
-        """Partial synthesis: change, in place, the riskiest kept value of every record unique
-        on the kept columns in the data, as ``partial_uniques`` says (synthesize it anew or
-        coarsen it; :mod:`synthguard.synthesis.partial_guard`). Every such record, not only
-        those whose synthesized values came out as their own: a changed value then says
-        nothing about the synthesized ones. Returns the number of values changed per column."""
-        how = getattr(self, "partial_uniques_", "suppress")
-        unique = getattr(self, "kept_unique_", None)
-        if how == "suppress" or unique is None or not unique.any():
-            return {}
-        schema = self.schema_.columns
-        ranking = list(getattr(self, "kept_ranking_", self.kept_))
-        if how == "synthesize":
-            columns = self.kept_models_.columns[:1]
-        else:
-            columns = [c for c in ranking if schema[c].is_numeric][:1]
-        rows = np.flatnonzero(unique)
-        (krng,) = spawn(child, 1)
-        changed: dict[str, int] = {}
-        for c in columns:
-            out[c] = out[c].copy()  # the kept arrays are shared by every implicate
-            orig = out[c][rows].copy()
-            todo = rows
-            for _ in range(MAX_REDRAW_ROUNDS if how == "synthesize" else 1):
-                if how == "synthesize":
-                    cm = self.kept_models_.drawer(c)
-                    new = ColumnRedraw(cm, out, schema, smooth=True).draw(todo, krng)
-                else:
-                    new = coarsen_values(out[c][todo])
-                if out[c].dtype.kind in "iu" and schema[c].is_numeric:
-                    new = np.round(new)
-                out[c][todo] = new
-                now = out[c][rows]
-                same = (now == orig) | (pd.isna(now) & pd.isna(orig))
-                todo = rows[same]
-                if not len(todo):
-                    break
-            changed[c] = len(rows) - len(todo)
-        rederive(out, rows, tasks, row_block, schema)
-        return changed
-
-    def _suppress(self, out: dict[str, np.ndarray], rows: np.ndarray) -> None:
-        """Set the synthesized values of ``rows`` missing, in place (working form: code -1
-        for a categorical column, NaN for a numeric one); kept and strata columns stay."""
-        fixed = set(self.kept_) | set(self.strata_)
-        for c in self.columns_:
-            if c in fixed:
-                continue
-            if self.schema_.columns[c].is_categorical:
-                out[c][rows] = -1
-            else:
-                if out[c].dtype.kind != "f":
-                    out[c] = out[c].astype(np.float64)
-                out[c][rows] = np.nan
-
-    def _row_groups(
-        self, idx: np.ndarray, row_block: np.ndarray | None
-    ) -> list[tuple[int, np.ndarray]]:
-        if row_block is None:
-            return [(0, idx)]
-        return [(int(b), idx[row_block[idx] == b]) for b in np.unique(row_block[idx])]
-
-    def _jitter(
-        self,
-        out: dict[str, np.ndarray],
-        idx: np.ndarray,
-        tasks: list[tuple[BlockModel, int, np.random.Generator]],
-        row_block: np.ndarray | None,
-        rng: np.random.Generator,
-    ) -> None:
-        """Kernel-smooth, in place, the numeric CART values of rows ``idx``: each value moves
-        by Gaussian noise with the bandwidth of the leaf its row falls in (point masses stay,
-        range and precision kept; :meth:`CartMethod.smooth_values`). Categorical values are
-        not touched, so their distribution is exactly the first draw's."""
-        schema = self.schema_.columns
-        for b, rows in self._row_groups(idx, row_block):
-            for cm in tasks[b][0].models:
-                col = schema[cm.target]
-                part = cm.value
-                # leaf bandwidths are on a transformed column's model scale: not smoothed
-                if not col.is_numeric or part is None or getattr(cm, "transform", None) \
-                        or getattr(cm, "exact", False) or cm.target in self._start_columns:
-                    continue
-                if not leaf_smoothable(part):
-                    continue
-                vals = out[cm.target][rows]
-                present = ~np.isnan(vals)
-                if not present.any():
-                    continue
-                r = rows[present]
-                leaf = leaves(part, cm.predictors, out, schema, r)
-                new = part.method.smooth_values(vals[present], leaf, rng)  # type: ignore[attr-defined]
-                out[cm.target][r] = postprocess_numeric(np.asarray(new, dtype=float), col)
-
-    def _redraw(
-        self,
-        out: dict[str, np.ndarray],
-        idx: np.ndarray,
-        tasks: list[tuple[BlockModel, int, np.random.Generator]],
-        row_block: np.ndarray | None,
-        rng: np.random.Generator,
-        smooth: bool = False,
-    ) -> None:
-        """Draw the synthesized columns of rows ``idx`` again, each from its block's models,
-        with the rows' kept and strata values fixed."""
-        schema = self.schema_.columns
-        partial = self.kind_ == "partial"
-        for b, rows in self._row_groups(idx, row_block):
-            block = tasks[b][0]
-            if partial:
-                fixed = {c: a[rows] for c, a in self.fixed_arrays_.items()}
-            else:
-                fixed = {
-                    c: np.full(len(rows), v, dtype=self.fixed_arrays_[c].dtype)
-                    for c, v in block.stratum.items()
-                }
-            fixed.update({c: out[c][rows] for c in self._start_columns})
-            drawn = draw_block(block, len(rows), fixed, schema, rng, smooth=smooth,
-                               enforcer=getattr(self, "enforcer_", None))
-            for c in self.visit_sequence_:
-                out[c][rows] = drawn[c]
 
     @reordered(("self", "data", "m"))
     def fit_sample(self, data: pd.DataFrame, *, m: int | None = None, n: int | None = None,
@@ -1156,14 +960,30 @@ class Synthesizer(ParamsRepr):
 
 
 
+@overload
 def synthesize(
     data: pd.DataFrame, m: int = 1, random_state: RandomState = None, **kwargs: Any
-) -> SyntheticData:
+) -> SyntheticData: ...
+
+
+@overload
+def synthesize(
+    data: dd.DataFrame, m: int = 1, random_state: RandomState = None, **kwargs: Any
+) -> DaskSynthesis: ...
+
+
+def synthesize(
+    data: Any, m: int = 1, random_state: RandomState = None, **kwargs: Any
+) -> SyntheticData | DaskSynthesis:
     """Synthesize ``data`` with sensible defaults: ``Synthesizer(m=m, random_state=random_state,
     **kwargs).fit(data).sample()``.
 
     By default every column is synthesized in the data's order (full synthesis), the first
     with ``sample`` and the rest with ``cart``, as synthpop does.
+
+    ``data`` may be a Dask DataFrame: the release is then a lazy ``DaskSynthesis``
+    (:func:`synthguard.synthesis._on_dask.synthesis.synthesize`, which also takes ``strata``,
+    ``n`` and ``fit_rows``).
 
     Examples
     --------
@@ -1172,6 +992,10 @@ def synthesize(
     >>> result.m, result.kind
     (2, 'full')
     """
+    if is_dask_collection(data):  # strata on workers, or a fit sample and per-partition draws
+        from synthguard.synthesis._on_dask.synthesis import synthesize as on_dask
+
+        return on_dask(data, m=m, random_state=cast(Any, random_state), **kwargs)
     return Synthesizer(m=m, random_state=random_state, **kwargs).fit(data).sample()
 
 

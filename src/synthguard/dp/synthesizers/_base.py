@@ -12,6 +12,7 @@ import pandas as pd
 from synthguard._compat import reordered
 from synthguard._params import Interval, ParamsRepr, constraints_of, validate_params
 from synthguard._random import RandomState, resolve_seed
+from synthguard.data._backend import is_dask_collection
 from synthguard.data.schema import Schema
 from synthguard.dp import _noise
 from synthguard.dp.accountant import PrivacyLedger
@@ -84,6 +85,10 @@ class DPSynthesizer(ParamsRepr, ABC):
 
     method = "dp"
     _needs_delta = False
+    #: rows drawn per partition by :meth:`sample` after a Dask fit
+    partition_rows: int = 1_000_000
+    #: the fitted fields a worker needs to draw records after a Dask fit
+    _draw_fields: ClassVar[tuple[str, ...]] = ()
     # checked before any charge (synthguard._params); subclasses add their own parameters
     _parameter_constraints: ClassVar[dict[str, list[Any]]] = {
         "epsilon": [Interval(float, 0.0, None, closed="neither")],
@@ -132,7 +137,18 @@ class DPSynthesizer(ParamsRepr, ABC):
         return float(self.epsilon), float(self.delta)
 
     def fit(self, data: pd.DataFrame) -> DPSynthesizer:
-        """Measure ``data`` with DP noise (charging the ledger first) and keep only noisy results."""
+        """Measure ``data`` with DP noise (charging the ledger first) and keep only noisy results.
+
+        ``data`` may be a Dask DataFrame for a synthesizer with a Dask path (MST, AIM,
+        stratified): the marginals it reads are counted exactly on the workers (per
+        partition, summed in integers), then the fit runs on the client from those counts,
+        the noise drawn once and the ledger charged once, so with the same seed the noisy
+        measurements equal the pandas ones. The domain must be declared
+        (``categories=``/``bins=``): levels read from the data would differ between partitions.
+        """
+        if is_dask_collection(data):
+            return self._fit_dask(data)
+        self.fitted_on_dask_ = False
         eps, delta = self._check_budget()
         self._validate_params()
         unit = None
@@ -256,17 +272,52 @@ class DPSynthesizer(ParamsRepr, ABC):
     def _sample_codes(self, n: int, rng: np.random.Generator) -> dict[str, np.ndarray]:
         """Draw ``n`` records as level codes per column from the fitted noisy model."""
 
+    def _fit_dask(self, data: Any) -> DPSynthesizer:
+        """Fit on a Dask frame (:mod:`synthguard.dp.synthesizers._on_dask`); a synthesizer
+        without a Dask path refuses it."""
+        raise ParameterError(
+            f"{type(self).__name__}: data: got a Dask DataFrame, but this synthesizer has no "
+            f"Dask path (MSTSynthesizer, AIMSynthesizer and StratifiedSynthesizer have one); "
+            f"call .compute() if the data fit in memory"
+        )
+
+    def _draws_on_workers(self) -> bool:
+        """Whether :meth:`sample` draws lazy partitions on the workers (after a Dask fit)."""
+        return bool(getattr(self, "fitted_on_dask_", False))
+
+    def _dask_drawer(self) -> Any:
+        """What a worker needs to draw records after a Dask fit (``_draw_fields``)."""
+        from synthguard.dp.synthesizers._on_dask.common import _Drawer
+
+        return _Drawer.of(self)
+
     @reordered(("self", "n", "m", "random_state"))
     def sample(self, *, m: int = 1, n: int | None = None,
-               random_state: RandomState = None) -> DPSyntheticData:
+               random_state: RandomState = None,
+               partition_rows: int | None = None) -> DPSyntheticData:
         """Draw ``m`` synthetic data sets of ``n`` rows (default: the noisy record count).
 
         Post-processing of the noisy measurements: costs no privacy. Keyword-only, as
         :meth:`synthguard.Synthesizer.sample`: ``sample(m=..., n=..., random_state=...)``; the
         old positional order ``sample(n, m, random_state)`` warns one release.
+
+        After a fit on Dask the implicates are *lazy* Dask DataFrames: each partition of at
+        most ``partition_rows`` rows (default :attr:`partition_rows`, one million) is drawn on
+        a worker from the fitted model (a few kilobytes sent with each task), so the client
+        never holds the records. Implicate ``i`` draws from child ``i`` of
+        ``SeedSequence(seed).spawn(m)`` as on pandas; with ``k > 1`` partitions, partition
+        ``j`` draws from that child's ``spawn(k)[j]``. The same seed, ``n`` and
+        ``partition_rows`` give the same release; with one partition it is the pandas release.
         """
         if not hasattr(self, "domain_"):
             raise NotFittedError(f"{type(self).__name__}: call fit(data) before sample()")
+        if self._draws_on_workers():
+            from synthguard.dp.synthesizers._on_dask.common import sample_on_workers
+
+            return sample_on_workers(
+                self, self._dask_drawer(), m=m, n=n, random_state=random_state,
+                partition_rows=self.partition_rows if partition_rows is None
+                else partition_rows)
         if int(m) < 1:
             raise ParameterError("parameter 'm': expected at least 1 implicate")
         n = self._default_n() if n is None else int(n)

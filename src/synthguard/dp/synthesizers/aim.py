@@ -47,11 +47,12 @@ from __future__ import annotations
 import itertools
 import math
 import time
-from typing import Any, ClassVar
+from typing import Any, ClassVar, cast
 
 import numpy as np
 
 from synthguard._params import Interval, Options
+from synthguard.data._backend import is_dask_collection
 from synthguard.dp import _noise
 from synthguard.dp.conversion import CONVERSIONS, epsilon_to_rho
 from synthguard.dp.synthesizers._base import DPSynthesizer
@@ -122,6 +123,8 @@ class AIMSynthesizer(DPSynthesizer):
         "conversion": [Options(CONVERSIONS)],
     }
     _clock = staticmethod(time.monotonic)  # the planner's clock (tests inject one)
+    #: what a worker needs to draw records after a Dask fit: the junction tree and the domain
+    _draw_fields: ClassVar[tuple[str, ...]] = ("_jtree", "domain_")
 
     def __init__(self, *, epsilon: float, delta: float = 1e-6,
                  workload: int | list[Clique] = 2, rounds: int | None = None,
@@ -169,7 +172,10 @@ class AIMSynthesizer(DPSynthesizer):
     # ------------------------------------------------------------------ fitting
     def fit(self, data: Any) -> DPSynthesizer:
         """Measure ``data`` (see :class:`DPSynthesizer`); the time budget counts from here, so
-        reading the domain, coding the data and loading Private-PGM are inside it."""
+        reading the domain, coding the data and loading Private-PGM are inside it (on Dask:
+        from the end of the counting pass, :mod:`synthguard.dp.synthesizers._on_dask.aim`)."""
+        if is_dask_collection(data):
+            return self._fit_dask(data)
         self._t_fit = self._clock()
         try:
             super().fit(data)
@@ -315,11 +321,27 @@ class AIMSynthesizer(DPSynthesizer):
         self._jtree = JunctionTree(mbi, model)
         self._noisy = noisy
 
+    def _fit_dask(self, data: Any) -> DPSynthesizer:
+        from synthguard.dp.synthesizers._on_dask.aim import fit_aim
+
+        return cast(DPSynthesizer, fit_aim(self, data))
+
+    def _dask_drawer(self) -> Any:
+        from synthguard.dp.synthesizers._on_dask.aim import TreeDrawer
+
+        return TreeDrawer.of(self)
+
     def _marginal(self, codes: dict[str, np.ndarray], clique: Clique,
                   shape: tuple[int, ...]) -> np.ndarray:
         """Exact count of every cell of ``clique`` (flattened, C order, as floats): the only
         way AIM reads the data, for the 1-way marginals and its candidates
-        (``synthguard.scale.AIMSynthesizer`` counts them all on Dask in one pass)."""
+        (a fit on Dask counts them all in one pass first:
+        :mod:`synthguard.dp.synthesizers._on_dask.aim`)."""
+        tables = getattr(self, "_dask_tables", None)
+        if tables is not None:
+            if clique not in tables:  # pragma: no cover - the pass counts every marginal read
+                raise RuntimeError(f"AIMSynthesizer on Dask: marginal {clique} was not counted")
+            return tables[clique].astype(np.float64)
         idx = np.ravel_multi_index(tuple(codes[c] for c in clique), shape)
         return np.bincount(idx, minlength=int(np.prod(shape))).astype(np.float64)
 

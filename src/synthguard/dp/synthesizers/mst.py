@@ -34,7 +34,7 @@ from __future__ import annotations
 import itertools
 import math
 import warnings
-from typing import Any, ClassVar
+from typing import Any, ClassVar, cast
 
 import numpy as np
 
@@ -154,6 +154,9 @@ class MSTSynthesizer(DPSynthesizer):
         "compress": [bool],
         "conversion": [Options(CONVERSIONS)],
     }
+    #: what a worker needs to draw records after a Dask fit: the tree, its conditional
+    #: tables, the level compression and the domain
+    _draw_fields: ClassVar[tuple[str, ...]] = ("_tree", "_cond", "mapping_", "domain_")
 
     def __init__(self, *, epsilon: float, delta: float = 1e-6, iters: int = 5000,
                  compress: bool = True, conversion: str = "tight", progress: Any = None,
@@ -268,10 +271,22 @@ class MSTSynthesizer(DPSynthesizer):
         self._noisy = noisy
         self._jt = JunctionTree(mbi, model)
 
+    def _fit_dask(self, data: Any) -> DPSynthesizer:
+        from synthguard.dp.synthesizers._on_dask.mst import fit_mst
+
+        return cast(DPSynthesizer, fit_mst(self, data))
+
     def _counts(self, codes: dict[str, np.ndarray], cols: tuple[str, ...],
                 sizes: tuple[int, ...]) -> np.ndarray:
         """Exact counts of every cell of ``cols`` (flattened, C order): the only way MST reads
-        the data, so a distributed backend (``synthguard.scale``) can count instead."""
+        the data, so the Dask fit (:mod:`synthguard.dp.synthesizers._on_dask.mst`) counts
+        them on the workers instead."""
+        tables = getattr(self, "_dask_tables", None)
+        if tables is not None:
+            if cols in tables:
+                return tables[cols]
+            a, b = cols  # the other order of a counted pair
+            return tables[(b, a)].reshape(sizes[1], sizes[0]).T.ravel()
         flat = codes[cols[0]].astype(np.int64)
         for c, k in zip(cols[1:], sizes[1:]):
             flat = flat * k + codes[c]

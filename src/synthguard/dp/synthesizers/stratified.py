@@ -26,7 +26,7 @@ from __future__ import annotations
 import math
 import warnings
 from collections.abc import Mapping, Sequence
-from typing import Any, ClassVar, Literal
+from typing import Any, ClassVar, Literal, cast
 
 import numpy as np
 
@@ -90,6 +90,25 @@ class StratifiedSynthesizer(DPSynthesizer):
         self.mechanism = mechanism
         self.max_cells = max_cells
 
+    #: what a worker needs to draw records after a Dask fit: the normalised noisy table and
+    #: the domain
+    _draw_fields: ClassVar[tuple[str, ...]] = (
+        "probabilities_", "sizes_", "order_", "target", "strata_sizes_", "domain_")
+
+    def _fit_dask(self, data: Any) -> DPSynthesizer:
+        from synthguard.dp.synthesizers._on_dask.stratified import fit_stratified
+
+        return cast(DPSynthesizer, fit_stratified(self, data))
+
+    def _draws_on_workers(self) -> bool:
+        # chosen groups and balanced strata draw on the client: the noisy table is there
+        return super()._draws_on_workers() and getattr(self, "_selection", None) is None
+
+    def _dask_drawer(self) -> Any:
+        from synthguard.dp.synthesizers._on_dask.stratified import StrataDrawer
+
+        return StrataDrawer.of(self)
+
     def _validate_params(self) -> None:
         if self.target is not None and self.columns is not None and self.target not in self.columns:
             raise ParameterError("parameter 'target': must be one of 'columns'")
@@ -114,7 +133,11 @@ class StratifiedSynthesizer(DPSynthesizer):
     def _table_counts(self, codes: dict[str, np.ndarray], cols: list[str],
                       sizes: tuple[int, ...]) -> np.ndarray:
         """Exact count of every cell of the full table (C order over ``cols``): the only way
-        the fit reads the data (``synthguard.scale.StratifiedSynthesizer`` counts them on Dask)."""
+        the fit reads the data (a fit on Dask counts them on the workers first:
+        :mod:`synthguard.dp.synthesizers._on_dask.stratified`)."""
+        counted = getattr(self, "_dask_cells", None)
+        if counted is not None:
+            return cast(np.ndarray, counted)
         return np.bincount(cell_index(codes, cols, sizes), minlength=int(np.prod(sizes)))
 
     def _fit(self, codes: dict[str, np.ndarray], domain: Domain, epsilon: float, delta: float,
@@ -178,7 +201,8 @@ class StratifiedSynthesizer(DPSynthesizer):
     @reordered(("self", "n", "m", "random_state"))
     def sample(self, *, m: int = 1, n: int | None = None, random_state: RandomState = None,
                only: Mapping[str, Sequence[Any]] | None = None,
-               balance: Sequence[str] | None = None) -> Any:
+               balance: Sequence[str] | None = None,
+               partition_rows: int | None = None) -> Any:
         """Draw ``m`` synthetic data sets of ``n`` rows, optionally of chosen groups, balanced.
 
         Parameters
@@ -193,10 +217,14 @@ class StratifiedSynthesizer(DPSynthesizer):
             (the article's "all classes and strata represented equally"); within a
             combination records follow the noisy table.
 
-        Both are post-processing of the noisy counts and spend nothing.
+        Both are post-processing of the noisy counts and spend nothing. After a fit on Dask
+        the implicates are lazy Dask frames drawn on the workers (``partition_rows``: see
+        :meth:`DPSynthesizer.sample`); ``only`` and ``balance`` then draw on the client (the
+        noisy table is there).
         """
         if only is None and not balance:
-            return super().sample(m=m, n=n, random_state=random_state)
+            return super().sample(m=m, n=n, random_state=random_state,
+                                  partition_rows=partition_rows)
         if not hasattr(self, "domain_"):
             return super().sample(m=m, n=n, random_state=random_state)  # names the error
         self._selection = self._selection_for(only, list(balance or []))

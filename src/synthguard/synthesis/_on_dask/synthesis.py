@@ -61,13 +61,13 @@ import numpy as np
 import pandas as pd
 from dask import delayed
 
+from synthguard._dask.io import pending_writes
+from synthguard._dask.progress import Progress, compute
 from synthguard._random import copy_seed_sequence
 from synthguard.errors import DataError, ParameterError
-from synthguard.scale.io import pending_writes
-from synthguard.scale.progress import Progress, compute
-from synthguard.synthesis import Synthesizer
 from synthguard.synthesis.engine import allocate
 from synthguard.synthesis.safeguards import SafeguardReport
+from synthguard.synthesis.synthesizer import Synthesizer
 
 __all__ = ["DaskSynthesis", "stratum_seeds", "synthesize"]
 

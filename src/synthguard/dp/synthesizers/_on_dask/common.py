@@ -1,5 +1,5 @@
-"""What the DP synthesizers fitted on Dask share (``synthguard.scale.dp``, ``dp_aim``,
-``dp_stratified``): the declared domain built on each partition, the first rows that give the
+"""What the DP synthesizers fitted on Dask share (:mod:`.mst`, :mod:`.aim`,
+:mod:`.stratified` of this package): the declared domain built on each partition, the first rows that give the
 columns' types, exact sums of per-partition counts in a tree of merges on the workers, and the
 records drawn partition by partition on the workers from the fitted model, with seeds from one
 ``SeedSequence``. The noise and the ledger charge are not here: they are the pandas
@@ -46,7 +46,13 @@ def domain_builder(model: DPSynthesizer, *, missing: Any = None) -> Any:
 
 
 def refuse_data_levels(model: DPSynthesizer) -> None:
-    """A DP synthesizer fitted on Dask takes its domain from declared public levels only."""
+    """A DP synthesizer fitted on Dask takes its domain from declared public levels only, and
+    bounds rows per person on pandas only (the bound needs all of a person's rows together)."""
+    if model.privacy_unit is not None and model.privacy_unit != "row":
+        raise ParameterError(
+            f"{type(model).__name__} on Dask: parameter 'privacy_unit': bounding the rows of "
+            f"each person is available on pandas only; fit on a pandas frame"
+        )
     if model.domain_from_data is not None:
         raise ParameterError(
             f"{type(model).__name__} on Dask: parameter 'domain_from_data': declare the public "
@@ -119,7 +125,7 @@ def tree_sum(blocks: list[Any], merge: Any, width: int = 8) -> Any:
 
 class _Drawer:
     """What a worker needs to draw records from a fitted DP synthesizer: the fields its
-    sampler reads (``_draw_fields`` of the Dask class; MST: the tree, its conditional tables,
+    sampler reads (``_draw_fields`` of the class; MST: the tree, its conditional tables,
     the level compression and the domain), no ledger, no data, no noisy tables."""
 
     def __init__(self, model: Any) -> None:
