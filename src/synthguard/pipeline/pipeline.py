@@ -139,8 +139,8 @@ def _check_columns(plan: Plan, data: pd.DataFrame) -> None:
         if missing:
             problems.append(f"{plan.where(field_name)}: columns {', '.join(missing)} are not in "
                             f"the data (columns: {', '.join(map(str, data.columns))})")
-    for field_name, cols in household_columns(plan.household, plan.household_roles):
-        missing = [c for c in cols if c not in data.columns]
+    for field_name, names in household_columns(plan.household, plan.household_roles):
+        missing = [c for c in names if c not in data.columns]
         if missing:
             problems.append(f"{plan.where(field_name)}: columns {', '.join(missing)} are not "
                             f"in the data")

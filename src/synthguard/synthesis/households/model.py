@@ -43,6 +43,12 @@ from synthguard.data.constraints import (
     rounded_count,
 )
 from synthguard.errors import DataError, ParameterError
+from synthguard.synthesis.households.guards import (
+    household_safeguards,
+    replicated_any,
+    share_person_guards,
+    unique_sets,
+)
 from synthguard.synthesis.households.layout import (
     POSITION,
     household_table,
@@ -298,7 +304,13 @@ class HouseholdModel:
         else:
             self._fit_full(members, table, hh_visit, pw, hw)
         self.signatures_ = HouseholdSignatures(members, lay.id, self.released_columns())
-        self.person_uniques_ = PersonUniques(members, self.released_columns())
+        # a member is checked for being a unique person as a person release checks a record:
+        # on every released column, and on uniques_on when given
+        self.person_guards_ = [PersonUniques(members, cols) for cols in unique_sets(
+            self.released_columns(), getattr(est, "uniques_on", None))]
+        if self.kind_ != "partial":  # the member parts' guards know every person of the data
+            for part in self.member_parts():
+                share_person_guards(part, members, self.person_cols_)
         from synthguard.synthesis.safeguards import check_safeguard_params
 
         self.policy_ = check_safeguard_params(est.replicated_uniques, est.extremes)[0]
@@ -437,14 +449,20 @@ class HouseholdModel:
         frames, hh_counts, p_counts = [], [], []
         found, redrawn, removed, persons_found = [], [], [], []
         rule_counts: dict[str, list[int]] = {c.text: [] for c in self.checked_}
+        part_reports: list[list[Any]] = []
+        guard_counts: list[tuple[int, int, int]] = []
         for i, child in enumerate(spawn(rng, m)):
             r_h, r_m, r_s = spawn(child, 3)
+            self._reports: list[Any] = []
             if self.kind_ == "partial":
                 frame, stats = self._partial_implicate(r_h, r_m), (0, 0, 0, 0)
+                guard_counts.append((0, 0, 0))
             else:
-                table = self.hh_syn_.sample(m=1, n=n_h, random_state=r_h,
-                                            diagnostics=False).implicates[0]
+                table = self._kept_report(self.hh_syn_.sample(m=1, n=n_h, random_state=r_h,
+                                                              diagnostics=False))
                 frame, stats = self._full_implicate(table, r_m, r_s)
+                guard_counts.append(self.guard_counts_)
+            part_reports.append(self._reports)
             found.append(stats[0])
             redrawn.append(stats[1])
             removed.append(stats[2])
@@ -466,13 +484,44 @@ class HouseholdModel:
             rules_data=dict(self.rules_data_))
         synthesized = [c for c in self.released_columns() if c not in set(self.keep_)
                        and c not in set(self.strata_)]
+        safeguards = self._safeguards(part_reports, guard_counts, p_counts, synthesized)
         return SyntheticData(
             implicates=frames, kind=self.kind_, m=m, seed=seed, synthesized=synthesized,
+            safeguards=safeguards,
             kept=list(self.keep_), methods=dict(self.methods_), weights=None,
             provenance={"household": report.to_dict(), "strata": list(self.strata_),
                         "random_state": seed, "left_out": [], "n_confidential":
                         self.members_n_},
             households=report)
+
+    def _safeguards(self, part_reports: list[list[Any]], counts: list[tuple[int, int, int]],
+                    n_records: list[int], synthesized: list[str]) -> Any:
+        """The release's :class:`~synthguard.synthesis.safeguards.SafeguardReport`: the
+        parts' tail coding and rare values; in full synthesis the household guard's members
+        found replicating a unique person, redrawn and removed (partial synthesis: the
+        member part's own guard, whose report is among the parts')."""
+        from synthguard.synthesis.safeguards import SafeguardReport
+
+        est = self.est
+        extra: dict[str, Any] = {}
+        if self.kind_ == "partial":  # the members' part is drawn last; its guard is theirs
+            merged = [r[-1] if r and self.head_syn_ is not None else SafeguardReport(
+                replicated_uniques=self.policy_, extremes=0, found=(0,), redrawn=(0,),
+                removed=(0,), remaining=(0,), suppressed=(0,)) for r in part_reports]
+            counts = [(r.found[0], r.redrawn[0], r.removed[0]) for r in merged]
+            extra = {"remaining": [r.remaining[0] for r in merged],
+                     "suppressed": [r.suppressed[0] for r in merged]}
+        return household_safeguards(
+            self.policy_, int(est.extremes or 0), int(est.rare_values or 0), part_reports,
+            [c[0] for c in counts], [c[1] for c in counts], [c[2] for c in counts],
+            n_records, synthesized, **extra)
+
+    def _kept_report(self, drawn: SyntheticData) -> pd.DataFrame:
+        """The one implicate of a part's draw; its safeguard report is kept for the
+        implicate's :func:`household_safeguards`."""
+        if drawn.safeguards is not None:
+            self._reports.append(drawn.safeguards)
+        return drawn.implicates[0]
 
     def _draw_members(self, table: pd.DataFrame, rng: np.random.Generator) -> pd.DataFrame:
         """Members of the households of ``table`` (index: household row), head first."""
@@ -480,8 +529,8 @@ class HouseholdModel:
         r_head, *r_next = spawn(rng, 1 + int(table[lay.size].max()))
         start = table[[*self.head_start_, *self.strata_]]
         order = self._stratum_order(self.head_syn_, start)
-        heads = self.head_syn_.sample(m=1, start=start.iloc[order], random_state=r_head,
-                                      diagnostics=False).implicates[0]
+        heads = self._kept_report(self.head_syn_.sample(
+            m=1, start=start.iloc[order], random_state=r_head, diagnostics=False))
         heads.index = table.index[order]
         heads = heads.sort_index()
         heads[POSITION] = 1
@@ -511,8 +560,8 @@ class HouseholdModel:
                 st[c] = table.loc[rows, c].to_numpy()
             st = st[[*self.member_start_, *self.strata_]]
             order = self._stratum_order(self.member_syn_, st)
-            drawn = self.member_syn_.sample(m=1, start=st.iloc[order], random_state=r_next[p - 1],
-                                            diagnostics=False).implicates[0]
+            drawn = self._kept_report(self.member_syn_.sample(
+                m=1, start=st.iloc[order], random_state=r_next[p - 1], diagnostics=False))
             drawn.index = rows[order]
             drawn = drawn.sort_index()
             drawn[POSITION] = p
@@ -568,6 +617,7 @@ class HouseholdModel:
         max_rounds = int(self.est.max_redraws)
         redraw_replicas = self.policy_ == "redraw"
         found = persons = redrawn = 0
+        ever: set[int] = set()  # household rows whose members were drawn again
         for round_, r in enumerate(spawn(r_safe, max_rounds + 1)):
             frame = self._assemble(table, members)
             replic, n_households, n_persons = self._replicated_rows(frame, members)
@@ -579,16 +629,24 @@ class HouseholdModel:
                 break
             bad_rows = np.array(sorted(bad), dtype=np.int64)
             redrawn += len(bad_rows)
+            ever.update(int(b) for b in bad_rows)
             again = self._draw_members(table.loc[bad_rows], r)
             members = pd.concat([members[~members["_sg_row_"].isin(bad_rows)], again])
             members = members.sort_values(["_sg_row_", POSITION], kind="stable")
         removed = 0
+        sizes = table[lay.size].to_numpy()
+        at = table.index.get_indexer(pd.Index(sorted(ever)))
+        members_removed = 0
         if len(replic) and self.policy_ != "keep":
+            members_removed = int(members["_sg_row_"].isin(replic).sum())
             keep = ~members["_sg_row_"].isin(replic).to_numpy()
             members = members[keep]
             frame = self._assemble(table, members)
             removed = len(replic)
         frame[lay.id] = pd.factorize(frame[lay.id], sort=False)[0] + 1
+        # the person-release counts: members replicating a unique person as first drawn,
+        # members drawn again, members removed
+        self.guard_counts_ = (persons, int(sizes[at].sum()), members_removed)
         return frame, (found, redrawn, removed, persons)
 
     def _replicated_rows(self, frame: pd.DataFrame, members: pd.DataFrame
@@ -599,10 +657,16 @@ class HouseholdModel:
         ids, mask = self.signatures_.replicated(frame, lay.id)
         rows = pd.unique(members["_sg_row_"])  # ids are 1.. in order of the rows
         households = np.asarray(rows[np.asarray(ids)[mask] - 1])
-        person = self.person_uniques_.replicated(frame)
+        person = replicated_any(self._person_guards(), frame)
         holding = np.unique(members["_sg_row_"].to_numpy()[person])
         both = np.union1d(households, holding).astype(np.int64)
         return both, int(mask.sum()), int(person.sum())
+
+    def _person_guards(self) -> list[PersonUniques]:
+        guards = getattr(self, "person_guards_", None)
+        if guards is None:  # a synthesizer saved before uniques_on was honoured
+            guards = [getattr(self, "person_uniques_")]  # noqa: B009
+        return list(guards)
 
     def _breaking_rows(self, frame: pd.DataFrame, members: pd.DataFrame) -> set[int]:
         """Household rows with a member breaking a rule within households (those the data
@@ -620,13 +684,15 @@ class HouseholdModel:
         members = self.partial_members_
         out = members[[c for c in self.columns_]].copy()
         if self.hh_syn_ is not None:
-            table = self.hh_syn_.sample(m=1, random_state=r_h, diagnostics=False).implicates[0]
+            table = self._kept_report(self.hh_syn_.sample(m=1, random_state=r_h,
+                                                          diagnostics=False))
             codes = pd.factorize(members[lay.id], sort=False)[0]
             for c in table.columns:
                 if c in lay.household_columns:
                     out[c] = table[c].to_numpy()[codes]
         if self.head_syn_ is not None:
-            drawn = self.head_syn_.sample(m=1, random_state=r_m, diagnostics=False).implicates[0]
+            drawn = self._kept_report(self.head_syn_.sample(m=1, random_state=r_m,
+                                                            diagnostics=False))
             for c in drawn.columns:
                 if c in self.person_cols_:
                     out[c] = drawn[c].to_numpy()
