@@ -10,8 +10,10 @@ installed; and the time for about 1M persons (eusilcS households resampled), goa
     python benchmarks/households.py            # everything
     python benchmarks/households.py --quick    # seed 1, no HMA, no 1M run
 
-The figures are computed by the small local helpers below; the evaluation's household
-utility and risk functions replace them once they land.
+The figures are computed by the small local helpers below (the poverty rate as Eurostat
+defines it, equal to synthguard.utility.poverty's on eusilcS); the household risk is
+synthguard.risk.hier_risk (sdcMicro's hier_risk) of the data, and of each release as if it
+were real data.
 """
 
 from __future__ import annotations
@@ -37,10 +39,11 @@ FILES = {
     "testdata": dict(path=SHARED / "sdcmicro" / "testdata.csv", id="ori_hid",
                      income="income", weight="sampling_weight", relat="relat", sex="sex",
                      rules=["count(relat == 1) == 1", "relat == 2 -> age >= 16",
-                            "relat == 3 -> age < head.age"]),
+                            "relat == 3 -> age < head.age"],
+                     keys=["urbrur", "roof", "walls", "water", "electcon", "relat", "sex"]),
     "eusilcS": dict(path=SHARED / "households" / "eusilcS.csv", id="db030",
                     income="netIncome", weight="rb050", relat=None, sex="rb090",
-                    rules=["count(age >= 16) >= 1"]),
+                    rules=["count(age >= 16) >= 1"], keys=["db040", "hsize", "rb090", "age"]),
 }
 
 
@@ -120,7 +123,13 @@ def figures(conf: pd.DataFrame, syn_df: pd.DataFrame, spec: dict, hh_cols: list[
             sig: HouseholdSignatures) -> dict:
     hid = spec["id"]
     _, rep = sig.replicated(syn_df, hid)
+    from synthguard.risk import hier_risk
+
     return {
+        # sdcMicro's household risk of the release as if it were real data, on the keys
+        # (the data's is printed once per file)
+        "hier_risk_pct": hier_risk(syn_df, spec["keys"], hid,
+                                   weights=spec["weight"]).global_risk_pct,
         "size_tv": size_tv(conf, syn_df, hid),
         "inconsistent": inconsistent(syn_df, hid, hh_cols),
         "rule_violations": violations(syn_df, spec),
@@ -197,6 +206,12 @@ def main() -> None:
             print(f"{name}: data absent ({spec['path']}); skipped")
             continue
         conf = pd.read_csv(spec["path"])
+        from synthguard.risk import hier_risk
+
+        data_risk = hier_risk(conf, spec["keys"], spec["id"], weights=spec["weight"])
+        print(f"{name}: the data's household risk (hier_risk) on {', '.join(spec['keys'])}: "
+              f"{data_risk.global_risk_pct:.2f}% ({data_risk.expected_reidentifications:.1f} "
+              f"expected re-identifications)", flush=True)
         for seed in seeds:
             syn_df, secs, cpu, peak, syn = run_synthguard(conf, spec, seed)
             hm = syn.households_

@@ -67,6 +67,13 @@ CASES: dict[str, list[tuple[str, Call, bool]]] = {
         ("summaries only", lambda f, c, s: f(c, s, keys=["sex", "region"], targets="income",
                                              singletons="zero", gather=False), False),
     ],
+    "synthguard.risk.household_risk.hier_risk": [  # age as the household id: 12 households
+        ("unweighted", lambda f, c, s: f(c, ["sex", "region"], "age"), False),
+    ],
+    "synthguard.risk.replicated_households.replicated_households": [
+        ("age as households", lambda f, c, s: f(c, s[0], "age"), True),
+        ("a release of the data's own households", lambda f, c, s: f(c, c, "age"), True),
+    ],
     "synthguard.risk.pairwise.pairwise_identification_risk": [
         ("confidential", lambda f, c, s: f(c, keys=["sex", "region"], targets="income",
                                            singletons="zero"), True),

@@ -51,6 +51,7 @@ from synthguard.pipeline.dp_info import dp_infos, dp_manifest_details
 from synthguard.pipeline.dp_tables_release import is_tables, write_dp_tables
 from synthguard.pipeline.makers import describe_release, make_release, release_frames
 from synthguard.pipeline.plan import DP_METHODS, Plan, load_plan
+from synthguard.pipeline.plan_households import household_columns
 from synthguard.pipeline.sweep_plan import refuse_sweeps
 from synthguard.report.html import write_report
 
@@ -138,6 +139,11 @@ def _check_columns(plan: Plan, data: pd.DataFrame) -> None:
         if missing:
             problems.append(f"{plan.where(field_name)}: columns {', '.join(missing)} are not in "
                             f"the data (columns: {', '.join(map(str, data.columns))})")
+    for field_name, names in household_columns(plan.household, plan.household_roles):
+        missing = [c for c in names if c not in data.columns]
+        if missing:
+            problems.append(f"{plan.where(field_name)}: columns {', '.join(missing)} are not "
+                            f"in the data")
     missing = [c for c in plan.schema if c not in data.columns]
     if missing:
         problems.append(f"{plan.where('data.schema')}: columns {', '.join(missing)} are not in "
@@ -413,7 +419,8 @@ def _make_and_write(plan: Plan, train: pd.DataFrame, holdout: pd.DataFrame | Non
         radius=plan.radius, schema=schema, random_state=eval_rng, kinds=kinds,
         max_distance_records=plan.max_distance_records,
         default_thresholds=plan.default_thresholds, attacks=plan.attacks,
-        constraints=plan.constraints,
+        constraints=plan.constraints, household=plan.household,
+        household_roles=plan.household_roles,
     )
     timings["evaluate"] = time.perf_counter() - t
     tick("evaluate")

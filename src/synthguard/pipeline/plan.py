@@ -67,6 +67,7 @@ from synthguard.dp.synthesizers.registry import DP_SYNTHESIZERS
 from synthguard.errors import ParameterError, PlanError
 from synthguard.evaluation.metrics import METRICS
 from synthguard.pipeline.release_maker import MAKERS
+from synthguard.pipeline.plan_households import HOUSEHOLD_EVAL_KEYS, check_plan_households
 from synthguard.pipeline.sweep_plan import check_sweep
 from synthguard.sdc.steps import SDC_STEPS
 
@@ -77,7 +78,7 @@ Path_ = tuple[Any, ...]
 TOP_KEYS = ("data", "seed", "output", "holdout", "privacy", "releases", "evaluation", "report")
 DATA_KEYS = ("path", "dataset", "schema", "columns", "read_options")
 EVAL_KEYS = ("keys", "targets", "radius", "formulas", "thresholds", "default_thresholds",
-             "max_distance_records", "attacks", "constraints")
+             "max_distance_records", "attacks", "constraints", *HOUSEHOLD_EVAL_KEYS)
 REPORT_KEYS = ("title", "min_cell", "file")
 PRIVACY_KEYS = ("epsilon", "delta")
 
@@ -121,6 +122,8 @@ class Plan:
     max_distance_records: int | None = 10_000
     attacks: bool = False
     constraints: Any = None
+    household: str | None = None
+    household_roles: Mapping[str, Any] | None = None
     epsilon: float | None = None
     delta: float = 0.0
     title: str = "synthguard risk–utility report"
@@ -608,6 +611,9 @@ def parse_plan(
               "expected an integer >= 100, or null to use every record")
         max_distance = 10_000
 
+    household, household_roles = check_plan_households(ev, specs, float(holdout), keys,
+                                                       targets, p.add)
+
     rep = _check_keys(top.get("report"), REPORT_KEYS, ("report",), p)
     title = rep.get("title", "synthguard risk–utility report")
     min_cell = rep.get("min_cell", 10)
@@ -628,7 +634,7 @@ def parse_plan(
         formulas=tuple(formulas), thresholds=dict(thresholds),
         default_thresholds=default_thresholds, max_distance_records=max_distance,
         attacks=attacks,
-        constraints=constraints,
+        constraints=constraints, household=household, household_roles=household_roles,
         epsilon=None if epsilon is None else float(epsilon), delta=float(delta),
         title=str(title), min_cell=int(min_cell), report_file=report_file, text=text,
         source=source,

@@ -28,7 +28,7 @@ from synthguard.risk.disclosure import (
 )
 from synthguard.risk.distance import DistanceToClosestRecord, distance_to_closest_record
 from synthguard.risk.evaluate import RiskEvaluation, evaluate_risk
-from synthguard.risk.household_risk import HouseholdRisk
+from synthguard.risk.household_risk import HierRisk, HouseholdRisk, hier_risk
 from synthguard.risk.identification import IdentificationRisk, identification_risk
 from synthguard.risk.individual_risk import IndividualRisk, individual_risk
 from synthguard.risk.inference_attack import inference
@@ -52,6 +52,7 @@ __all__ = [
     "AttributeDisclosure",
     "Disclosure",
     "DistanceToClosestRecord",
+    "HierRisk",
     "HouseholdRisk",
     "IdentificationRisk",
     "IndividualRisk",
@@ -74,6 +75,7 @@ __all__ = [
     "distance_to_closest_record",
     "edit_distance",
     "evaluate_risk",
+    "hier_risk",
     "identification_risk",
     "individual_risk",
     "inference",

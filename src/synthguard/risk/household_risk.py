@@ -4,15 +4,18 @@ Meindl 2015, section 4.2; the mu-Argus manual's household risk)."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 import pandas as pd
 
 from synthguard._display import Summarized
-from synthguard.errors import DataError
+from synthguard.data._backend import any_dask, dask_backend, meta_of
+from synthguard.errors import DataError, ParameterError
 
-__all__ = ["HouseholdRisk", "household_ids", "household_risk"]
+__all__ = ["HierRisk", "HouseholdRisk", "hier_risk", "household_ids", "household_risk"]
 
 
 @dataclass(frozen=True, eq=False)
@@ -127,3 +130,100 @@ def household_risk(
         global_risk=er / n if n else 0.0, n_households=n_h, codes=c,
         index=index if index is not None else pd.RangeIndex(n),
     )
+
+
+@dataclass(frozen=True)
+class HierRisk(Summarized):
+    """sdcMicro's global household risk figures (:func:`hier_risk`): no per-record array, so
+    a Dask frame's figures need nothing per record on the client.
+
+    Attributes
+    ----------
+    household, keys : the household-id column and the key variables.
+    n, n_households : records and households.
+    expected_reidentifications : ``hier_risk_ER``, the sum over records of their household's
+        risk.
+    global_risk : ``hier_risk`` = expected_reidentifications / n.
+    highest : the highest household risk.
+    weighted : whether sampling weights were used.
+    """
+
+    household: str
+    keys: tuple[str, ...]
+    n: int
+    n_households: int
+    expected_reidentifications: float
+    global_risk: float
+    highest: float
+    weighted: bool
+
+    goal = "minimize"
+
+    @property
+    def global_risk_pct(self) -> float:
+        """``global_risk`` in percent (sdcMicro's ``hier_risk_pct``)."""
+        return 100.0 * self.global_risk
+
+    def summary(self) -> str:
+        return "\n".join([
+            f"Household risk on keys {', '.join(self.keys)} ({self.n_households} households "
+            f"of '{self.household}', {self.n} records)",
+            f"  expected re-identifications (hier_risk_ER): "
+            f"{self.expected_reidentifications:.2f} ({self.global_risk_pct:.2f}%)",
+            f"  highest household risk: {self.highest:.4f}",
+        ])
+
+
+@dask_backend
+def hier_risk(data: Any, keys: Sequence[str], household: str, *,
+              weights: str | None = None) -> HierRisk:
+    """sdcMicro's household risk figures (``measure_risk(..., hid=)``'s ``hier_risk``,
+    ``hier_risk_ER``) of a pandas or a Dask frame.
+
+    The figures of :func:`synthguard.risk.individual_risk` with ``household=`` (see
+    :func:`household_risk` for the formula), without the per-record arrays.
+
+    Notes
+    -----
+    On Dask (``data`` a Dask DataFrame, ``weights`` a column name) the key combinations are
+    counted on the workers, their risks computed once on the client, and the frame shuffled
+    on the household id so each household lies whole in one partition, where its risk is
+    formed (:mod:`synthguard.risk._on_dask.household`). Equal to pandas up to floating-point
+    rounding.
+    """
+    from synthguard.risk._common import as_list
+
+    if not isinstance(household, str):
+        raise ParameterError("parameter 'household': expected the name of the household-id "
+                             "column")
+    keys_l = as_list(keys, name="keys")
+    if not keys_l:
+        raise ParameterError("parameter 'keys': name at least one key variable")
+    if household in keys_l:
+        raise ParameterError(f"parameter 'household': '{household}' is also a key variable; "
+                             f"an id is not something an intruder matches on")
+    if weights is not None and not isinstance(weights, str):
+        raise ParameterError("parameter 'weights': name the weight column")
+    lacking = [c for c in [*keys_l, household, *([weights] if weights else [])]
+               if c not in meta_of(data).columns]
+    if lacking:
+        raise DataError(f"data: column(s) {', '.join(lacking)} not found; check the names")
+    if any_dask(data):
+        from synthguard.risk._on_dask.household import household_risk_figures
+
+        f = household_risk_figures(data, keys_l, weights, household)
+        return HierRisk(household=household, keys=tuple(keys_l), n=int(f["n"]),
+                        n_households=int(f["n_households"]),
+                        expected_reidentifications=float(f["expected_reidentifications"]),
+                        global_risk=float(f["global_risk"]), highest=float(f["highest"]),
+                        weighted=weights is not None)
+    from synthguard.risk.individual_risk import individual_risk
+
+    hh = individual_risk(data, keys_l, weights=weights, household=household).household
+    assert hh is not None
+    return HierRisk(household=household, keys=tuple(keys_l), n=hh.n,
+                    n_households=hh.n_households,
+                    expected_reidentifications=hh.expected_reidentifications,
+                    global_risk=hh.global_risk,
+                    highest=float(hh.risk.max()) if hh.n else 0.0,
+                    weighted=weights is not None)

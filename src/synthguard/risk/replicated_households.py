@@ -6,12 +6,14 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 import pandas as pd
 
 from synthguard._display import Summarized
 from synthguard._params import column_list
+from synthguard.data._backend import any_dask, dask_backend, meta_of
 from synthguard.errors import DataError, ParameterError
 from synthguard.risk.household_risk import household_ids
 
@@ -92,9 +94,10 @@ def household_signatures(
     return out
 
 
+@dask_backend
 def replicated_households(
-    conf: pd.DataFrame,
-    release: pd.DataFrame,
+    conf: Any,
+    release: Any,
     household: str,
     columns: str | Sequence[str] | None = None,
 ) -> ReplicatedHouseholds:
@@ -120,6 +123,14 @@ def replicated_households(
     -------
     ReplicatedHouseholds
 
+    Notes
+    -----
+    ``conf`` and ``release`` may be Dask DataFrames: each is shuffled on the household id so
+    every household lies whole in one partition, where its signature (its size and two sums of
+    64-bit mixes of its members' row hashes; two different member multisets share one with
+    probability about 2^-128) is made; the client counts the data's signatures and looks the
+    release's up (:mod:`synthguard.risk._on_dask.household`). The same counts as pandas.
+
     Examples
     --------
     >>> import pandas as pd
@@ -131,18 +142,23 @@ def replicated_households(
     """
     if not isinstance(household, str):
         raise ParameterError("parameter 'household': expected the name of the household-id column")
-    if not isinstance(conf, pd.DataFrame) or not isinstance(release, pd.DataFrame):
+    dask_path = any_dask(conf, release)
+    if dask_path:
+        conf_m, rel_m = meta_of(conf), meta_of(release)
+    else:
+        conf_m, rel_m = conf, release
+    if not isinstance(conf_m, pd.DataFrame) or not isinstance(rel_m, pd.DataFrame):
         raise DataError("replicated_households: expected pandas DataFrames of the data and "
                         "the release")
-    for frame, name in ((conf, "data"), (release, "release")):
+    for frame, name in ((conf_m, "data"), (rel_m, "release")):
         if household not in frame.columns:
             raise DataError(f"{name}: household-id column '{household}' not found; name the "
                             f"column that identifies each record's household")
     if columns is None:
-        cols = [c for c in conf.columns if c in release.columns and c != household]
+        cols = [c for c in conf_m.columns if c in rel_m.columns and c != household]
     else:
         cols = column_list(columns, "columns")
-        missing = [c for c in cols if c not in conf.columns or c not in release.columns]
+        missing = [c for c in cols if c not in conf_m.columns or c not in rel_m.columns]
         if missing:
             raise DataError(f"columns {', '.join(missing)} are not in both the data and the "
                             f"release; compare columns both have")
@@ -151,15 +167,21 @@ def replicated_households(
                                  f"ids are not compared")
     if not cols:
         raise DataError("the release shares no column with the data besides the household id")
-    sig_conf, sig_rel = household_signatures([conf, release], household, cols)
-    counts = np.bincount(sig_conf, minlength=int(max(sig_conf.max(initial=-1),
-                                                     sig_rel.max(initial=-1))) + 1)
-    unique = counts == 1
-    replicated = unique[sig_rel] if sig_rel.size else np.zeros(0, dtype=bool)
-    n_rel = int(sig_rel.size)
+    if dask_path:
+        from synthguard.risk._on_dask.household import replicated_flags
+
+        replicated, n_unique = replicated_flags(conf, release, household, cols)
+    else:
+        sig_conf, sig_rel = household_signatures([conf, release], household, cols)
+        counts = np.bincount(sig_conf, minlength=int(max(sig_conf.max(initial=-1),
+                                                         sig_rel.max(initial=-1))) + 1)
+        unique = counts == 1
+        replicated = unique[sig_rel] if sig_rel.size else np.zeros(0, dtype=bool)
+        n_unique = int(unique.sum())
+    n_rel = int(replicated.size)
     count = int(replicated.sum())
     return ReplicatedHouseholds(
         count=count, share=count / n_rel if n_rel else 0.0, n_households=n_rel,
-        n_unique_in_data=int(unique.sum()), replicated=replicated, columns=tuple(cols),
+        n_unique_in_data=n_unique, replicated=replicated, columns=tuple(cols),
         household=household,
     )
