@@ -5,7 +5,7 @@ VENV   := .venv
 PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed
 
-.PHONY: install demo test test-fast bench lint clean docs
+.PHONY: install demo test test-fast bench bench-full lint clean docs
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -21,8 +21,13 @@ demo: $(STAMP)
 test: $(STAMP)
 	$(PY) -m pytest -n 2 -q tests
 
+# every benchmark in a quick setting, within 14 minutes in all (benchmarks/run_all.py)
 bench: $(STAMP)
-	for f in benchmarks/*.py; do echo "== $$f"; $(PY) $$f || exit 1; done
+	$(PY) benchmarks/run_all.py
+
+# every benchmark with its own defaults (long)
+bench-full: $(STAMP)
+	for f in benchmarks/*.py; do case $$f in */run_all.py) continue;; esac; echo "== $$f"; $(PY) $$f || exit 1; done
 
 lint: $(STAMP)
 	$(VENV)/bin/ruff check src tests benchmarks examples

@@ -18,9 +18,12 @@ Printed: CPU seconds per permutation, the mean and SD of the permuted pMSEs, the
 relative difference of a permutation's pMSE from IRLS's, and (chord) how many fell back.
 The Monte-Carlo standard error of the permuted mean is SD / sqrt(n).
 
-Measured (issue 35, n = 20, load 8-10): irls 0.62 CPU s a permutation, chord 0.035 (about
-18x), same pMSEs to 1e-9 relative; the whole ``pmse(..., n_permutations=50)`` call went
-from 33 to 3.4 CPU s.
+Measured (issue 35, 8 permutations, load 11-15, CPU seconds a permutation): irls 0.53,
+irls-warm 0.38, chord 0.20 (0.06-0.08 for the 6 permutations it fitted alone, 0.46-0.48 for
+the 2 whose two-row level of native_country took one label, finished by Newton); null mean
+0.000399221 in all three (Monte-Carlo SE 1.6e-05), largest difference of one permutation's
+pMSE from IRLS's 3.2e-06 relative (the separated ones, whose coefficient has no finite
+maximum); closed form 0.000397852.
 
 Run: ``.venv/bin/python benchmarks/pmse_null.py [--n 20] [--candidates irls chord ...]``
 """

@@ -155,13 +155,15 @@ def main() -> None:
             peer = median_of(rr) if rr else ref["tasks"].get(task)
             if rr:
                 new_ref[task] = {k: round(v, 3) for k, v in peer.items()}  # type: ignore[union-attr]
-            if peer is None:
-                print(f"{task:<13} no synthpop figure (run with --run-r)")
-                continue
             if not sg:
                 print(f"{task:<13}{peer['wall_s']:>8.2f}{peer['cpu_s']:>8.2f}")
                 continue
             me = median_of(sg)
+            if peer is None:
+                print(f"{task:<13}{'-':>8}{'-':>8}{me['wall_s']:>9.2f}{me['cpu_s']:>8.2f}"
+                      f"{'':>16}{GOALS[task]:>6.0f}{me['load']:>6.1f}  (no synthpop figure: "
+                      "--run-r)", flush=True)
+                continue
             print(f"{task:<13}{peer['wall_s']:>8.2f}{peer['cpu_s']:>8.2f}{me['wall_s']:>9.2f}"
                   f"{me['cpu_s']:>8.2f}{peer['wall_s'] / me['wall_s']:>8.1f}"
                   f"{peer['cpu_s'] / me['cpu_s']:>8.1f}{GOALS[task]:>6.0f}{me['load']:>6.1f}",

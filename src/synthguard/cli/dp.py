@@ -6,6 +6,7 @@ import inspect
 import json
 import os
 import sys
+import time
 import warnings
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -21,8 +22,33 @@ from synthguard.cli._options import read_options
 from synthguard.data.io import read_table, write_table
 from synthguard.errors import ParameterError, PrivacyWarning
 
-__all__ = ["dp_cmd"]
+_IMPORTED = time.monotonic()
 
+#: share of --max-seconds kept for drawing and writing the release after the fit
+AFTER_FIT_SHARE = 0.05
+
+
+def process_seconds() -> float:
+    """Seconds since this process started (Linux: ``/proc``; elsewhere since this module was
+    imported)."""
+    try:
+        with open("/proc/self/stat", encoding="ascii") as f:
+            start_ticks = float(f.read().rsplit(")", 1)[1].split()[19])
+        with open("/proc/uptime", encoding="ascii") as f:
+            uptime = float(f.read().split()[0])
+        return max(0.0, uptime - start_ticks / os.sysconf("SC_CLK_TCK"))
+    except (OSError, ValueError, IndexError):
+        return time.monotonic() - _IMPORTED
+
+
+def fit_seconds(budget: float) -> float:
+    """The fit's share of a whole-command time budget: ``budget`` less the seconds already
+    gone since the process started and :data:`AFTER_FIT_SHARE` of it for the sampling and
+    writing after the fit (at least a tenth of the budget, so a fit always runs)."""
+    return max(budget * (1.0 - AFTER_FIT_SHARE) - process_seconds(), 0.1 * budget)
+
+
+__all__ = ["dp_cmd"]
 
 
 class _Registered(click.Choice):
@@ -224,10 +250,12 @@ def dp_cmd() -> None:
 @click.option("--max-rounds", type=click.IntRange(min=1), default=None,
               help="aim: round budget; when reached, one last round spends what is left.")
 @click.option("--max-seconds", type=click.FloatRange(min=0, min_open=True), default=None,
-              help="aim: time budget of the whole fit, default 600 (the 1-way measurements, "
-                   "every round and the final refit; the last round spends what is left). "
-                   "When it binds, the release depends on the machine's speed, and the run "
-                   "says so.")
+              help="aim: time budget of the whole command, default 600: counted from the "
+                   "start of the process (start-up and reading the data included), with "
+                   f"{AFTER_FIT_SHARE:.0%} kept for sampling and writing; the fit gets the "
+                   "rest (the 1-way measurements, every round and the final refit; the last "
+                   "round spends what is left). When it binds, the release depends on the "
+                   "machine's speed, and the run says so.")
 @click.option("--columns", default=None, help="Comma-separated columns to synthesize.")
 @click.option("--levels", "levels_file", type=click.Path(exists=True, path_type=Path),
               default=None, help="YAML file: column -> list of public levels.")
@@ -356,9 +384,13 @@ def synthesize_dp(data: Path, read_kw: dict[str, Any], method: str, epsilon: flo
     options: dict[str, Any] = {
         "delta": d, "workload": workload, "max_rounds": max_rounds,
         "groups": [_split(g) for g in groups],
-        # no --max-seconds: the synthesizer's own default budget (AIM: 600 s), as in Python
-        **({} if max_seconds is None else {"max_seconds": max_seconds}),
     }
+    # --max-seconds (else the synthesizer's own default, AIM: 600 s) bounds the whole command:
+    # the fit gets what is left after start-up and reading, less a share for sampling/writing
+    time_budget = max_seconds if max_seconds is not None else (
+        declared["max_seconds"].default if "max_seconds" in declared else None)
+    if isinstance(time_budget, (int, float)):
+        options["max_seconds"] = fit_seconds(float(time_budget))
     # the synthesizer checks its parameters first (AIM and MST need 0 < delta < 1, which the
     # ledger's own check, 0 <= delta, would not say), before a ledger or folder is made
     probe = cls(**{k: v for k, v in options.items() if k in declared}, **common)
