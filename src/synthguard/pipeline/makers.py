@@ -20,6 +20,7 @@ from synthguard.bayes import RiskWeightedSynthesizer
 from synthguard.data.schema import Schema
 from synthguard.dp.tables import dp_tables
 from synthguard.errors import ParameterError, PlanError
+from synthguard.pipeline.dp_queries_release import dp_queries, make_dp_queries
 from synthguard.pipeline.dp_tables_release import make_dp_tables
 from synthguard.pipeline.plan import Plan, ReleaseSpec, resolve_maker, resolve_step
 from synthguard.pipeline.release_maker import MAKERS, ReleaseMaker
@@ -127,6 +128,8 @@ for _method, _maker in (
     ("dp", ReleaseMaker(_dp, None, ("random_state", "ledger", "schema"))),
     ("dp_tables", ReleaseMaker(make_dp_tables, dp_tables,
                                ("random_state", "ledger", "data", "label"))),
+    ("dp_queries", ReleaseMaker(make_dp_queries, dp_queries,
+                                ("random_state", "ledger", "data", "source"))),
 ):
     MAKERS.register(_method, _maker)
 

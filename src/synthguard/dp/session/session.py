@@ -35,12 +35,13 @@ import numpy as np
 import pandas as pd
 
 from synthguard._random import RandomState, check_random_state
-from synthguard.data._backend import refuse_dask
+from synthguard.data._backend import is_dask_collection
 from synthguard.dp import _noise
 from synthguard.dp.accountant import Budget, Charge, PrivacyLedger, _make_charge
 from synthguard.dp.session.bounding import _ID, bound
 from synthguard.dp.session.intervals import check_alpha
 from synthguard.dp.session.measure import NoisePlan, measure, noise_plan, quantile_values
+from synthguard.dp.session.publish import publish
 from synthguard.dp.session.result import QueryResult
 from synthguard.dp.session.selection import select_keys
 from synthguard.dp.session.spec import Aggregation, parse_aggregations
@@ -57,7 +58,10 @@ class Session:
 
     Parameters
     ----------
-    data : the confidential pandas DataFrame (a Dask frame is refused for now).
+    data : the confidential pandas DataFrame, or a Dask DataFrame: each unit is then bounded
+        in its partition after a shuffle on the id, the statistics are exact tree sums and
+        the noise is drawn once here (:mod:`synthguard.dp.session.dask`; count,
+        count_distinct, sum, mean and variance over public keys).
     privacy_unit : ``None``/``"row"`` (one row per person) or the id column of the unit.
     max_rows : R, rows kept per unit (required for an id column).
     max_groups : G, groups of one query a unit may touch (default: no bound beyond R).
@@ -90,16 +94,18 @@ class Session:
                  ledger: str | os.PathLike[str] | PrivacyLedger | None = None,
                  random_state: RandomState = None,
                  noise_random_state: RandomState = None) -> None:
-        refuse_dask(data, "data", "a pandas DataFrame (the Dask path of Session is not built "
-                    "yet): call .compute() on a sample or use synthguard.scale")
-        if not isinstance(data, pd.DataFrame):
-            raise ParameterError("parameter 'data': expected a pandas DataFrame")
+        self.is_dask = is_dask_collection(data)
+        if not isinstance(data, pd.DataFrame) and not self.is_dask:
+            raise ParameterError("parameter 'data': expected a pandas or Dask DataFrame")
         self.unit = PrivacyUnit.make(privacy_unit, max_rows, max_groups, max_rows_per_group)
         if not self.unit.is_row:
             if self.unit.column not in data.columns:
                 raise DataError(f"privacy unit '{self.unit.column}': no such column; give the "
                                 "id column of the unit, or privacy_unit='row'")
-            if data[self.unit.column].isna().any():
+            missing = data[self.unit.column].isna().any()
+            if self.is_dask:
+                missing = missing.compute()
+            if missing:
                 raise DataError(f"privacy unit '{self.unit.column}': some rows have no id; a "
                                 "row without a unit cannot be bounded: drop or fill them first")
         self.data = data
@@ -216,7 +222,7 @@ class Session:
         for a in aggs:
             for col in a.columns:
                 self._column(col)
-                if not pd.api.types.is_numeric_dtype(self.data[col]):
+                if not pd.api.types.is_numeric_dtype(self.data[col].dtype):
                     raise DataError(f"column '{col}': {a.kind} needs numeric values")
         cols, public = self._keys(by)
         private = public is None
@@ -250,7 +256,7 @@ class Session:
     def query(self, *, by: Any = None, aggregations: Any, epsilon: float | None = None,
               alpha: float = 0.05, delta: float | None = None,
               accuracy: Mapping[str, float] | None = None, label: str | None = None,
-              dry_run: bool = False) -> QueryResult:
+              dry_run: bool = False, raw_noisy: bool = False) -> QueryResult:
         """Answer one query: one bounding pass, the ledger charged, then the noise.
 
         Parameters
@@ -265,6 +271,9 @@ class Session:
         accuracy : name -> target half-width, instead of ``epsilon``: the ε is computed.
         label : the query's name on the ledger (default ``query N``).
         dry_run : return the plan as a result with no values; spend nothing.
+        raw_noisy : False (default) publishes counts as non-negative integers and clamps a
+            sum whose bounds fix its sign, intervals clamped too (post-processing, no
+            privacy cost, :mod:`synthguard.dp.session.publish`); True the raw noisy values.
 
         Raises
         ------
@@ -288,9 +297,9 @@ class Session:
         if dry_run:
             return QueryResult(pd.DataFrame(), frame_plan, label, eps_q, d,
                                self.unit.describe(), info["alpha"], "none (dry run)",
-                               "selected" if private else "public")
+                               "selected" if private else "public", raw_noisy=raw_noisy)
         self._charge(label, info, d)
-        return self._answer(label, info, d, frame_plan, data)
+        return self._answer(label, info, d, frame_plan, data, raw_noisy)
 
     def _charge(self, label: str, info: dict[str, Any], delta: float) -> None:
         eps_q = info["epsilon"]
@@ -331,16 +340,26 @@ class Session:
         needed = list(dict.fromkeys([*cols, *(c for a in aggs for c in a.columns)]
                                     + ([] if self.unit.is_row else [self.unit.column])))
         data = self.data[needed]
+        if self.is_dask:
+            from synthguard.dp.session.dask import check_dask_query
+
+            check_dask_query(aggs, public)
+            if public is not None and cols:
+                data = data.map_partitions(_keep_keys, cols, public, meta=data._meta)
+            return data
         if public is not None and cols:
             data = data[_in_keys(data, cols, public)]
         return data
 
     def _answer(self, label: str, info: dict[str, Any], delta: float,
-                frame_plan: pd.DataFrame, data: pd.DataFrame) -> QueryResult:
+                frame_plan: pd.DataFrame, data: pd.DataFrame,
+                raw_noisy: bool = False) -> QueryResult:
         cols: list[str] = info["cols"]
         public: pd.DataFrame | None = info["public"]
         aggs: list[Aggregation] = info["aggs"]
         rng = self._noise()
+        if self.is_dask:
+            return self._answer_dask(label, info, delta, frame_plan, data, raw_noisy, rng)
         bounded = bound(data, self.unit, cols, self._rng)
         keys = public
         if keys is None:
@@ -371,9 +390,10 @@ class Session:
             used_bounds[a.name] = None if b is None else [float(b[0]), float(b[1])]
             plans.append(p)
             m = measure(a, p, c_a, u_a, x, k, info["alpha"], b, rng)
-            out[a.name] = m.value
-            out[f"{a.name}_lower"] = m.lower
-            out[f"{a.name}_upper"] = m.upper
+            value, lower, upper = publish(a, m.value, m.lower, m.upper, b, raw_noisy)
+            out[a.name] = value
+            out[f"{a.name}_lower"] = lower
+            out[f"{a.name}_upper"] = upper
         if any(a.estimate is not None for a in aggs):
             rows = [_plan_row(p) for p in plans]
             frame_plan = pd.concat([pd.DataFrame(rows), frame_plan.iloc[len(plans):]],
@@ -381,7 +401,32 @@ class Session:
             frame_plan["privacy_unit"] = self.unit.describe()
         return QueryResult(out, frame_plan, label, info["epsilon"], delta, self.unit.describe(),
                            info["alpha"], _noise.noise_source(self._noise_rs),
-                           "selected" if public is None else "public", used_bounds)
+                           "selected" if public is None else "public", used_bounds,
+                           raw_noisy=raw_noisy)
+
+    def _answer_dask(self, label: str, info: dict[str, Any], delta: float,
+                     frame_plan: pd.DataFrame, data: Any, raw_noisy: bool,
+                     rng: np.random.Generator | None) -> QueryResult:
+        from synthguard.dp.session.bounding import salts
+        from synthguard.dp.session.dask import dask_sums
+        from synthguard.dp.session.measure import release
+
+        cols: list[str] = info["cols"]
+        keys: pd.DataFrame = info["public"]
+        aggs: list[Aggregation] = info["aggs"]
+        k = len(keys)
+        sums = dask_sums(data, self.unit, cols, keys, aggs, salts(self._rng))
+        out = keys.reset_index(drop=True).copy() if cols else pd.DataFrame(index=range(1))
+        for a, p in zip(aggs, info["plans"]):
+            m = release(a, p, sums[a.name], k, info["alpha"], a.bounds, rng)
+            value, lower, upper = publish(a, m.value, m.lower, m.upper, a.bounds, raw_noisy)
+            out[a.name] = value
+            out[f"{a.name}_lower"] = lower
+            out[f"{a.name}_upper"] = upper
+        return QueryResult(out, frame_plan, label, info["epsilon"], delta, self.unit.describe(),
+                           info["alpha"], _noise.noise_source(self._noise_rs), "public",
+                           {a.name: None if a.bounds is None else list(map(float, a.bounds))
+                            for a in aggs}, raw_noisy=raw_noisy)
 
     @staticmethod
     def _regression(out: pd.DataFrame, a: Aggregation, p: NoisePlan, bounded: pd.DataFrame,
@@ -415,6 +460,10 @@ def _plan_row(p: NoisePlan) -> dict[str, Any]:
             "halfwidth": p.halfwidth, "rank_error": p.rank_error}
 
 
+def _keep_keys(data: pd.DataFrame, cols: list[str], keys: pd.DataFrame) -> pd.DataFrame:
+    return data[_in_keys(data, cols, keys)]
+
+
 def _in_keys(data: pd.DataFrame, cols: list[str], keys: pd.DataFrame) -> np.ndarray:
     if not cols:
         return np.ones(len(data), dtype=bool)
@@ -437,7 +486,10 @@ def _codes(data: pd.DataFrame, cols: list[str], keys: pd.DataFrame, *,
         levels = pd.Index(pd.unique(kt))
         kc = levels.get_indexer(pd.Index(kt))
         col = data[c]
-        rc = levels.get_indexer(pd.Index(_as_text(col)))
+        # the distinct values as text, then every row through its value's code: one pass
+        vc, uniq = pd.factorize(col, use_na_sentinel=True)
+        lut = levels.get_indexer(pd.Index(_as_text(pd.Series(uniq, dtype=col.dtype))))
+        rc = np.where(vc >= 0, lut[np.maximum(vc, 0)] if len(lut) else -1, -1)
         missing |= (rc < 0) | col.isna().to_numpy()
         row_code = row_code * len(levels) + np.maximum(rc, 0)
         key_code = key_code * len(levels) + kc
