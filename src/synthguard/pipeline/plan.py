@@ -67,8 +67,8 @@ from synthguard.data.safe_load import MAX_YAML_BYTES, parse_yaml_node, read_text
 from synthguard.dp.synthesizers.registry import DP_SYNTHESIZERS
 from synthguard.errors import ParameterError, PlanError
 from synthguard.evaluation.metrics import METRICS
-from synthguard.pipeline.release_maker import MAKERS
 from synthguard.pipeline.plan_households import HOUSEHOLD_EVAL_KEYS, check_plan_households
+from synthguard.pipeline.release_maker import MAKERS
 from synthguard.pipeline.sweep_plan import check_sweep
 from synthguard.sdc.steps import SDC_STEPS
 

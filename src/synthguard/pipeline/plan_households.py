@@ -25,7 +25,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
-from synthguard.report.evaluation.households import ROLES
+from synthguard.evaluation.households import ROLES
 
 __all__ = ["HOUSEHOLD_EVAL_KEYS", "check_plan_households", "household_columns"]
 

@@ -27,12 +27,12 @@ except ImportError as exc:  # pragma: no cover - exercised only without the extr
     ) from exc
 
 # synthesis, reading, writing and clients (daska); risk, utility, DP and SDC (daskb)
-from synthguard.evaluation import evaluate  # the one front door: it takes Dask frames
 from synthguard._dask.client import DaskTarget, dask_session, parse_dask
 from synthguard._dask.io import read_dataset, write_implicates
 from synthguard.dp.synthesizers.aim import AIMSynthesizer
 from synthguard.dp.synthesizers.mst import MSTSynthesizer
 from synthguard.dp.synthesizers.stratified import StratifiedSynthesizer
+from synthguard.evaluation import evaluate  # the one front door: it takes Dask frames
 from synthguard.risk.attribute import attribute_disclosure
 from synthguard.risk.identification_summary import IdentificationRiskSummary
 from synthguard.risk.release_disclosure import release_disclosure
