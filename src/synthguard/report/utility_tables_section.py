@@ -2,7 +2,8 @@
 
 For each release, every pair of (at most ``max_columns``) columns is cross-tabulated in the
 data and the release (numeric columns in 5 groups) and scored by ``S_pMSE``
-(:func:`synthguard.utility.utility_tables`; Raab, Nowok & Dibben 2021): about 1 when the
+(:func:`synthguard.evaluation.utility_tables.utility_tables_matrices`, with
+:func:`synthguard.utility.utility_tables`; Raab, Nowok & Dibben 2021): about 1 when the
 release reproduces the table as a correct synthesis would, larger when it does not. The heat
 map shows the lower triangle of the column-by-column matrix, light grey (0) to red, one panel
 per release on a common scale, with the value in each cell, as synthpop's plot does; the caption
@@ -19,30 +20,14 @@ import pandas as pd
 from matplotlib.colors import LinearSegmentedColormap
 from matplotlib.figure import Figure
 
+from synthguard.evaluation.utility_tables import utility_tables_matrices
 from synthguard.report.figures import _figure, _wrap
-from synthguard.utility import utility_tables
 
 __all__ = ["add_utility_tables_figure", "utility_tables_caption", "utility_tables_figure",
            "utility_tables_matrices"]
 
 #: synthpop's colours: low "grey92", high "#E41A1C"
 _CMAP = LinearSegmentedColormap.from_list("synthpop", ["#EBEBEB", "#E41A1C"])
-
-
-def utility_tables_matrices(conf: pd.DataFrame, implicates: Mapping[str, list[pd.DataFrame]],
-                            max_columns: int = 12) -> dict[str, tuple[pd.DataFrame, pd.DataFrame]]:
-    """Per release: the two-way ``S_pMSE`` matrix and its worst 3 tables."""
-    out: dict[str, tuple[pd.DataFrame, pd.DataFrame]] = {}
-    for name, imps in implicates.items():
-        cols = [c for c in conf.columns if all(c in df.columns for df in imps)][:max_columns]
-        if len(cols) < 2:
-            continue
-        try:
-            u = utility_tables(conf, imps, orders=[2], vars=cols)
-        except Exception:  # a column that cannot be tabulated leaves the figure out
-            continue
-        out[name] = (u.matrix(), u.worst(3, order=2)[["vars", "S_pMSE"]])
-    return out
 
 
 def utility_tables_figure(mats: Mapping[str, tuple[pd.DataFrame, pd.DataFrame]]
