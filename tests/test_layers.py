@@ -14,9 +14,11 @@ import pytest
 ROOT = Path(__file__).resolve().parents[1]
 SRC = ROOT / "src" / "synthguard"
 
-#: the only places a module is imported by name: the plugin loader of the synthesis methods,
-#: the safe unpickler's allow-list, and packages' lazy re-exports in __init__.py
+#: the only places a module is imported by name: the registries' plugin loader (built-ins
+#: and entry points), the safe unpickler's allow-list, and packages' lazy re-exports in
+#: __init__.py
 ALLOWED_STRING_IMPORTS = {
+    "synthguard/_registry.py",
     "synthguard/synthesis/registry.py",
     "synthguard/synthesis/persistence.py",
 }
