@@ -64,6 +64,10 @@ class Metric:
         (:func:`path`, :func:`mean_of`).
     description : one line for the report's glossary, with the source.
     target : the ideal value of a ``"target"`` metric.
+    compute : for a measure the evaluation computes itself (a module of
+        :mod:`synthguard.evaluation.measures`): ``compute(conf, implicates, rng)`` returns the
+        value for one release (its implicates, the columns it shares with the data; ``rng`` a
+        Generator of the evaluation's seed); ``read`` is then :func:`computed_by_evaluate`.
     """
 
     name: str
@@ -75,6 +79,7 @@ class Metric:
     read: Callable[[Any], Any]
     description: str
     target: float | None = None
+    compute: Callable[..., Any] | None = None
 
     def __post_init__(self) -> None:
         if not callable(self.read):
@@ -372,10 +377,12 @@ def _check(name: str, metric: Any) -> None:
 
 
 metric_registry: Registry[Metric] = Registry(
-    "metric", entry_point_group="synthguard.metrics", check=_check)
+    "metric", entry_point_group="synthguard.metrics", check=_check,
+    builtins=("synthguard.evaluation.measures",))
 """The metrics, on the project's one registry type: ``register``, ``get``, ``available()``;
-a plug-in package adds metrics from a module named under the ``synthguard.metrics`` entry
-points. :data:`METRICS` reads it as a mapping."""
+the measures of :mod:`synthguard.evaluation.measures` (one module each) are loaded on first
+use, and a plug-in package adds metrics from a module named under the ``synthguard.metrics``
+entry points. :data:`METRICS` reads it as a mapping."""
 
 for _m in _BUILTINS:
     metric_registry.register(_m.name, _m)

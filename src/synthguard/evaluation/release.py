@@ -277,6 +277,14 @@ def _record_level(s: Setting, w: _Work, risk: Any) -> np.ndarray | None:
     return None
 
 
+def _as_number(value: Any) -> float | None:
+    """A computed measure's value as a float, None when it is missing or not finite."""
+    if value is None or isinstance(value, bool):
+        return None
+    f = float(value)
+    return f if np.isfinite(f) else None
+
+
 def _metrics(
     s: Setting, w: _Work, bundles: dict[str, Any], conf_u: pd.DataFrame, checked: Any,
     per_record: np.ndarray | None,
@@ -285,6 +293,14 @@ def _metrics(
     recorded as an error), the workload error, constraint violations and IR_i's mean/max."""
     metrics: dict[str, float | None] = {}
     for m in METRICS.values():
+        if m.compute is not None:  # a measure of evaluation/measures: computed here
+            try:
+                metrics[m.name] = _as_number(m.compute(
+                    conf_u, [df[w.common] for df in w.implicates], w.rng))
+            except Exception as e:
+                metrics[m.name] = None
+                w.errors[m.name] = safe_error(e)
+            continue
         try:
             metrics[m.name] = extract_metric(bundles.get(m.section), m)
         except Exception as e:  # a bundle without a field the metric reads: say so
