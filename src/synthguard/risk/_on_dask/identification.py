@@ -28,6 +28,7 @@ import numpy as np
 
 from synthguard._dask.partitions import as_dask, as_dask_implicates, collect_rows
 from synthguard.risk import blocks
+from synthguard.risk._common import SingletonPolicy
 from synthguard.risk._on_dask.common import pattern_codes, prepare, prepare_implicates
 from synthguard.risk._on_dask.ident_tables import identification_risk_by_tables
 from synthguard.risk.identification import release_risk
@@ -44,7 +45,7 @@ def identification_parts(
     r: np.ndarray,
     relative: bool,
     inclusive: bool,
-    policy: str,
+    policy: SingletonPolicy,
     quantiles: Sequence[float],
     npartitions: int | None,
     gather: bool,
