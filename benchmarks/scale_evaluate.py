@@ -163,7 +163,7 @@ def stages(conf_path: Path, syn_path: Path, workers: int, memory: str,
                       method="full")
             mem.stage("univariate", su.univariate, conf, [syn], schema=schema, columns=cols)
             for c in schema.numeric():
-                mem.stage(f"ECDF {c}", su.ecdf_utility, conf, [syn], c)
+                mem.stage(f"ECDF {c}", su.ecdf_utility, conf[c], [syn[c]])
             mem.stage("correlation fit", su.correlation_fit, conf, [syn], schema=schema,
                       columns=cols)
             mem.stage("pMSE (100,000 sampled)", su.pmse, conf, syn, sample_size=100_000,

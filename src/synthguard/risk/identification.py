@@ -21,7 +21,6 @@ from synthguard._display import Summarized
 from synthguard.data import as_implicates
 from synthguard.data._backend import any_dask, dask_backend, meta_of
 from synthguard.risk import blocks
-from synthguard.risk._balls import make_balls
 from synthguard.risk._common import (
     DEFAULT_QUANTILES,
     SingletonPolicy,
@@ -34,7 +33,7 @@ from synthguard.risk._common import (
     target_matrix,
     warn_singletons,
 )
-from synthguard.risk._patterns import PatternEncoder, check_columns
+from synthguard.risk._patterns import check_columns
 from synthguard.risk.identification_summary import (
     IdentificationRiskSummary,
     summary_lines,
@@ -339,34 +338,32 @@ def _pandas_parts(
         return {"risk": res["risk"], "size": res["size"], "pattern": res["pattern"],
                 "n_inside": res["inside"], "n_implicates": 0, "match_share": None,
                 "per_implicate": None, "index": conf.index}
-    y = target_matrix(conf, targets, name="conf", allow_missing=False)
-    enc = PatternEncoder.fit(conf, keys_l)
-    sizes = enc.sizes()[enc.codes]
-    balls = make_balls(
-        enc.codes, y, r, relative=relative, inclusive=inclusive, n_patterns=enc.n_patterns
-    )
-    single = sizes == 1
-    n = len(conf)
     frames = as_implicates(synthetic)
     check_rows(conf, frames, "synthetic")
-    n_impl = len(frames)
-    per_impl = np.empty((n, n_impl))
-    tmat = np.empty((n, n_impl), dtype=bool)
-    n_inside = np.zeros(n)
     for li, frame in enumerate(frames):
         check_columns(frame, keys_l, name=f"synthetic implicate {li}", role="key")
-        ys = target_matrix(frame, targets, name=f"synthetic implicate {li}", allow_missing=True)
-        pat = enc.transform(frame)
-        members = np.bincount(pat[pat >= 0], minlength=enc.n_patterns)[enc.codes]
-        inside = balls.count_inside(pat, ys)
-        t_own = (pat == enc.codes) & balls.contains(ys)
-        per_impl[:, li] = implicate_risk(t_own, members, inside)
-        tmat[:, li] = t_own
-        n_inside += inside
-    n_inside /= n_impl
+    codes, _, counts = blocks.release_counts(
+        conf, frames, exact=keys_l, near=targets, r=r, relative=relative, inclusive=inclusive,
+        allow_missing=False,
+    )
+    sizes = np.bincount(codes)[codes] if codes.size else np.zeros(0, dtype=np.int64)
+    per_impl = np.column_stack([implicate_risk(own, members, inside)
+                                for members, inside, own in counts])
+    tmat = np.column_stack([own for _, _, own in counts])
+    inside = np.column_stack([inside for _, inside, _ in counts])
+    return {**release_risk(per_impl, tmat, inside, sizes, policy), "size": sizes,
+            "pattern": codes, "index": conf.index}
+
+
+def release_risk(per_impl: np.ndarray, tmat: np.ndarray, inside: np.ndarray,
+                 sizes: np.ndarray, policy: SingletonPolicy) -> dict[str, Any]:
+    """IR_i = (1/L) sum_l IR_i^(l) of a release from the per-implicate risks, own-match
+    indicators T_i^(l) and ball counts (records x implicates), either backend: ``risk``,
+    ``n_inside`` (mean ball count), ``match_share``, ``per_implicate``, ``n_implicates``."""
+    single = sizes == 1
     risk, match_share = combine_implicates(per_impl, tmat, single, policy)
     if policy == "exclude":
         risk = np.where(single, np.nan, risk)
-    return {"risk": risk, "size": sizes, "pattern": enc.codes, "n_inside": n_inside,
-            "n_implicates": n_impl, "match_share": match_share, "per_implicate": per_impl,
-            "index": conf.index}
+    return {"risk": risk, "n_inside": inside.sum(axis=1) / inside.shape[1],
+            "match_share": match_share, "per_implicate": per_impl,
+            "n_implicates": per_impl.shape[1]}

@@ -14,10 +14,10 @@ import pandas as pd
 from synthguard._display import Summarized
 from synthguard.data import Schema, as_implicates, infer_schema
 from synthguard.data._backend import any_dask, dask_backend, meta_of
-from synthguard.errors import DataError, ParameterError, SchemaError
-from synthguard.risk._balls import make_balls
+from synthguard.errors import DataError, ParameterError
+from synthguard.risk import blocks
 from synthguard.risk._common import as_list, check_rows
-from synthguard.risk._patterns import PatternEncoder, check_columns
+from synthguard.risk._patterns import check_columns
 
 __all__ = ["MatchRates", "match_rates"]
 
@@ -272,34 +272,17 @@ def _match_parts(
     mask), the radii and the index, on pandas data."""
     frames = as_implicates(synthetic)
     check_rows(conf, frames, "synthetic")
-    n = len(conf)
     exact, near, radii = _split_columns(conf, columns, radius, schema)
-    enc = PatternEncoder.fit(conf, exact)
-    if near:
-        x = conf[near].to_numpy(dtype=np.float64, na_value=np.nan)
-        bad = ~np.isfinite(x)
-        if bad.any():
-            cols = [near[j] for j in np.flatnonzero(bad.any(axis=0))]
-            raise SchemaError(
-                f"conf: numeric column(s) {cols} matched within a radius have missing or "
-                f"infinite values; impute them, or set their radius to 0 to match exactly"
-            )
-        r = np.array([radii[c] for c in near])
-        balls = make_balls(
-            enc.codes, x, r, relative=relative, inclusive=inclusive, n_patterns=enc.n_patterns
-        )
-    cand = np.zeros((n, len(frames)), dtype=np.int64)
-    own = np.zeros((n, len(frames)), dtype=bool)
+    blocks.check_finite(conf, near)
     for li, frame in enumerate(frames):
         check_columns(frame, columns, name=f"synthetic implicate {li}", role="key/target")
-        pat = enc.transform(frame)
-        if near:
-            z = frame[near].to_numpy(dtype=np.float64, na_value=np.nan)
-            cand[:, li] = balls.count_inside(pat, z)
-            own[:, li] = (pat == enc.codes) & balls.contains(z)
-        else:
-            cand[:, li] = np.bincount(pat[pat >= 0], minlength=enc.n_patterns)[enc.codes]
-            own[:, li] = pat == enc.codes
+    _, _, counts = blocks.release_counts(
+        conf, frames, exact=exact, near=near,
+        r=np.array([radii[c] for c in near]) if near else None, relative=relative,
+        inclusive=inclusive, allow_missing=True,
+    )
+    cand = np.column_stack([inside for _, inside, _ in counts]).astype(np.int64)
+    own = np.column_stack([own for _, _, own in counts])
     return {"candidates": cand, "own": own, "radius": radii, "index": conf.index}
 
 

@@ -28,9 +28,10 @@ import numpy as np
 
 from synthguard._dask.partitions import as_dask, as_dask_implicates, collect_rows
 from synthguard.risk import blocks
-from synthguard.risk._common import combine_implicates
+from synthguard.risk._common import SingletonPolicy
 from synthguard.risk._on_dask.common import pattern_codes, prepare, prepare_implicates
 from synthguard.risk._on_dask.ident_tables import identification_risk_by_tables
+from synthguard.risk.identification import release_risk
 
 __all__ = ["identification_parts"]
 
@@ -44,7 +45,7 @@ def identification_parts(
     r: np.ndarray,
     relative: bool,
     inclusive: bool,
-    policy: str,
+    policy: SingletonPolicy,
     quantiles: Sequence[float],
     npartitions: int | None,
     gather: bool,
@@ -75,38 +76,31 @@ def identification_parts(
     columns = keys + targets
     shuffled, n, parts = prepare(conf, columns, keys, npartitions)
     kw: dict[str, Any] = dict(relative=relative, inclusive=inclusive)
-    match_share = per_impl = None
     if implicates is None:
         out = shuffled.map_partitions(
             blocks.ident_conf_block, keys=keys, targets=targets, r=r, policy=policy,
             meta=blocks.ident_conf_meta(conf._meta.index), **kw,
         )
         res, _ = collect_rows(out.compute(), n)
-        sizes = res["size"].to_numpy(dtype=np.int64)
-        risk = res["risk"].to_numpy(dtype=np.float64)
-        n_inside = res["inside"].to_numpy(dtype=np.float64)
-    else:
-        impls = prepare_implicates(implicates, columns, keys, n, parts)
-        out = dd.map_partitions(
-            blocks.ident_release_block, shuffled, *impls, keys=keys, targets=targets, r=r,
-            meta=blocks.ident_release_meta(conf._meta.index, n_impl),
-            align_dataframes=False, **kw,
-        )
-        res, _ = collect_rows(out.compute(), n)
-        sizes = res["size"].to_numpy(dtype=np.int64)
-        per_impl = np.column_stack(
-            [res[f"risk{li}"].to_numpy(dtype=np.float64) for li in range(n_impl)]
-        )
-        tmat = np.column_stack([res[f"own{li}"].to_numpy(dtype=bool) for li in range(n_impl)])
-        n_inside = np.zeros(n)
-        for li in range(n_impl):
-            n_inside += res[f"inside{li}"].to_numpy(dtype=np.int64)
-        n_inside /= n_impl
-        single = sizes == 1
-        risk, match_share = combine_implicates(per_impl, tmat, single, policy)
-        if policy == "exclude":
-            risk = np.where(single, np.nan, risk)
-    return {"risk": risk, "size": sizes,
-            "pattern": pattern_codes(res[blocks.FIRST].to_numpy(dtype=np.int64)),
-            "n_inside": n_inside, "match_share": match_share, "per_implicate": per_impl,
-            "index": res.index, "n_implicates": n_impl}
+        return {"risk": res["risk"].to_numpy(dtype=np.float64),
+                "size": res["size"].to_numpy(dtype=np.int64),
+                "pattern": pattern_codes(res[blocks.FIRST].to_numpy(dtype=np.int64)),
+                "n_inside": res["inside"].to_numpy(dtype=np.float64), "match_share": None,
+                "per_implicate": None, "index": res.index, "n_implicates": 0}
+    impls = prepare_implicates(implicates, columns, keys, n, parts)
+    out = dd.map_partitions(
+        blocks.ident_release_block, shuffled, *impls, keys=keys, targets=targets, r=r,
+        meta=blocks.ident_release_meta(conf._meta.index, n_impl),
+        align_dataframes=False, **kw,
+    )
+    res, _ = collect_rows(out.compute(), n)
+    sizes = res["size"].to_numpy(dtype=np.int64)
+
+    def stack(col: str, dtype: Any) -> np.ndarray:
+        return np.column_stack([res[f"{col}{li}"].to_numpy(dtype=dtype)
+                                for li in range(n_impl)])
+
+    return {**release_risk(stack("risk", np.float64), stack("own", bool),
+                           stack("inside", np.int64), sizes, policy),
+            "size": sizes, "index": res.index,
+            "pattern": pattern_codes(res[blocks.FIRST].to_numpy(dtype=np.int64))}

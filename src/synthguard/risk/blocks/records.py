@@ -29,6 +29,7 @@ from synthguard.risk.blocks.value_tables import nan_missing
 
 __all__ = [
     "FIRST",
+    "check_finite",
     "first_rows",
     "ident_conf_block",
     "ident_conf_counts",
@@ -59,7 +60,10 @@ def first_rows(codes: np.ndarray, rows: np.ndarray) -> np.ndarray:
 
 def own_rows(conf: pd.DataFrame, frame: pd.DataFrame) -> tuple[np.ndarray, np.ndarray]:
     """Position in ``frame`` of every confidential record's own released row (-1 if that row
-    lies in another partition, i.e. has another pattern)."""
+    lies in another partition, i.e. has another pattern). A block without row numbers is the
+    whole data, its implicates row-aligned with it."""
+    if ROW not in conf.columns:
+        return np.arange(len(conf), dtype=np.int64), np.ones(len(conf), dtype=bool)
     pos = pd.Index(frame[ROW].to_numpy()).get_indexer(conf[ROW].to_numpy())
     return np.asarray(pos, dtype=np.int64), pos >= 0
 
@@ -152,16 +156,18 @@ def release_counts(
     relative: bool,
     inclusive: bool,
     allow_missing: bool,
-) -> tuple[np.ndarray, np.ndarray, list[tuple[np.ndarray, np.ndarray, np.ndarray]]]:
-    """For one partition (whole patterns): pattern codes and row numbers of the confidential
+) -> tuple[np.ndarray, Any, list[tuple[np.ndarray, np.ndarray, np.ndarray]]]:
+    """For one block (whole patterns, or the whole data with row-aligned implicates): pattern
+    codes and row numbers (None without the column of row numbers) of the confidential
     records and, per implicate, (members, inside, own): the implicate's rows of record i's
-    pattern, those inside ball i, and whether record i's own row is among the latter. The same
-    steps as :func:`synthguard.risk.identification_risk` and
-    :func:`synthguard.risk.match_rates` (pattern encoder, ``make_balls``, ``count_inside``)."""
+    pattern, those inside ball i, and whether record i's own row is among the latter: the
+    counts of :func:`synthguard.risk.identification_risk` and
+    :func:`synthguard.risk.match_rates` on a release (pattern encoder, ``make_balls``,
+    ``count_inside``)."""
     conf = nan_missing(conf, exact)
     frames = [nan_missing(f, exact) for f in frames]
     enc = PatternEncoder.fit(conf, exact)
-    rows = conf[ROW].to_numpy(dtype=np.int64)
+    rows = conf[ROW].to_numpy(dtype=np.int64) if ROW in conf.columns else None
     balls = None
     if near:
         assert r is not None
@@ -170,14 +176,15 @@ def release_counts(
             enc.codes, y, r, relative=relative, inclusive=inclusive, n_patterns=enc.n_patterns
         )
     out = []
-    for frame in frames:
+    for li, frame in enumerate(frames):
         pat = enc.transform(frame)
         members = np.bincount(pat[pat >= 0], minlength=enc.n_patterns)[enc.codes]
         pos, has = own_rows(conf, frame)
         own_pat = np.full(len(conf), -1, dtype=np.int64)
         own_pat[has] = pat[pos[has]]
         if balls is not None:
-            ys = target_matrix(frame, near, name="synthetic implicate", allow_missing=True)
+            ys = target_matrix(frame, near, name=f"synthetic implicate {li}",
+                               allow_missing=True)
             inside = balls.count_inside(pat, ys)
             own_y = np.full((len(conf), len(near)), np.nan)
             if has.any():
@@ -338,6 +345,20 @@ def kanon_meta(index: pd.Index) -> pd.DataFrame:
     )
 
 
+def check_finite(conf: pd.DataFrame, near: list[str]) -> None:
+    """Raise :class:`SchemaError` naming the columns matched within a radius that hold a
+    missing or infinite confidential value (a ball needs a centre)."""
+    if not near:
+        return
+    bad = ~np.isfinite(conf[near].to_numpy(dtype=np.float64, na_value=np.nan))
+    if bad.any():
+        cols = [near[j] for j in np.flatnonzero(bad.any(axis=0))]
+        raise SchemaError(
+            f"conf: numeric column(s) {cols} matched within a radius have missing or "
+            f"infinite values; impute them, or set their radius to 0 to match exactly"
+        )
+
+
 def match_block(
     part: pd.DataFrame,
     *frames: pd.DataFrame,
@@ -350,11 +371,7 @@ def match_block(
     part = part.sort_values(ROW, kind="stable")
     if len(part) == 0:
         return match_meta(part.index, len(frames))
-    if near and not np.isfinite(part[near].to_numpy(dtype=np.float64, na_value=np.nan)).all():
-        raise SchemaError(
-            f"conf: numeric column(s) {near} matched within a radius have missing or "
-            f"infinite values; impute them, or set their radius to 0 to match exactly"
-        )
+    check_finite(part, near)
     _, rows, counts = release_counts(
         part,
         frames,
