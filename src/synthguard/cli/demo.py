@@ -195,7 +195,7 @@ def demo_cmd(out: Path, seed: int, quiet: bool) -> None:
     Example:
       synthguard demo --out demo_output
     """
-    from synthguard.cli import EXIT_THRESHOLD_FAILED
+    from synthguard.cli._render import EXIT_THRESHOLD_FAILED
 
     ctx = run_demo(out, seed=seed, quiet=quiet)
     ctx.echo(f"wrote {len(ctx.files)} files under {out}/")
