@@ -21,7 +21,6 @@ from synthguard.cli._lazy import LazyGroup
 from synthguard.cli._ledger import open_ledger as _open_ledger
 from synthguard.cli._ledger import remove_new_ledger as _remove_new_ledger
 from synthguard.cli._options import read_options
-from synthguard.data.io import read_table, write_table
 from synthguard.errors import ParameterError, PrivacyWarning
 
 __all__ = ["dp_cmd"]
@@ -273,6 +272,7 @@ def synthesize_dp(data: Path, read_kw: dict[str, Any], method: str, epsilon: flo
           --levels levels.yaml --out dp_out/ --dask local:2
     """
     from synthguard.cli._dask import require_file
+    from synthguard.data.io import read_table, write_table
     from synthguard.data.manifest import (
         LEDGER_RECORD,
         MANIFEST_NAME,

@@ -11,7 +11,6 @@ from pathlib import Path
 
 import click
 
-from synthguard.data.safe_load import parse_json
 from synthguard.errors import PrivacyWarning
 
 __all__ = ["query_cmd"]
@@ -61,6 +60,7 @@ def query_cmd(queries: Path, out: Path | None, ledger_path: Path | None, dry_run
 
     from synthguard.data.io import read_table
     from synthguard.data.manifest import check_release_target, release_folder
+    from synthguard.data.safe_load import parse_json
     from synthguard.errors import ParameterError
     from synthguard.pipeline.dp_queries import load_queries, run_queries
 

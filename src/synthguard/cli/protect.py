@@ -7,12 +7,10 @@ from pathlib import Path
 from typing import Any
 
 import click
-import numpy as np
 
 from synthguard.cli._dask import dask_option
 from synthguard.cli._drop import drop_columns, drop_option
 from synthguard.cli._options import read_options
-from synthguard.data.io import read_table, write_table
 
 __all__ = ["parse_spec", "parse_step", "protect_cmd"]
 
@@ -104,6 +102,7 @@ def _one(names: list[str], option: str) -> str:
 def _write_folder(release: Any, df: Any, out: Path, data: Path, force: bool, seed: int,
                   done: list[dict[str, Any]], touched: dict[str, list[str]]) -> Path:
     """Write the release folder (protected.csv, metadata/steps.json, manifest) at once."""
+    from synthguard.data.io import write_table
     from synthguard.data.manifest import (
         METADATA_DIR,
         ReleaseManifest,
@@ -220,8 +219,11 @@ def protect_cmd(
       synthguard protect conf.csv --out p.csv --noise income:0.1 --keep-variance \\
           --subsample 0.5 --strata region --seed 7
     """
+    import numpy as np
+
     from synthguard import sdc
     from synthguard.cli._dask import require_file
+    from synthguard.data.io import read_table, write_table
     from synthguard.data.manifest import check_release_target
 
     if dask is not None:  # the same steps on Dask, written by the workers
@@ -347,6 +349,8 @@ def _protect_on_dask(a: dict[str, Any]) -> None:
     from the ``i``-th child of the ``--seed``'s ``SeedSequence``; without ``--strata`` each
     partition is a stratum. Local suppression, subsampling, generalization, registered
     ``--step``s and ``--record`` are refused (exit 2)."""
+    import numpy as np
+
     from synthguard.cli._dask import dask_input, dask_progress
     from synthguard.data.manifest import (
         METADATA_DIR,

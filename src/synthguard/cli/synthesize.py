@@ -6,15 +6,17 @@ import json
 import os
 import sys
 from pathlib import Path
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 import click
-import numpy as np
 
 from synthguard.cli._dask import dask_option, refuse_with_dask
 from synthguard.cli._options import read_options
 from synthguard.cli._startup import importing
-from synthguard.data.io import read_table, write_table
+
+if TYPE_CHECKING:  # imported where used: the command line starts fast
+    import numpy as np
+
 
 __all__ = ["parse_pairs", "split_columns", "synthesize_cmd"]
 
@@ -56,6 +58,7 @@ def _write_outputs(result: Any, out: Path, prefix: str, diagnostics: bool, *, fo
                    data: Path) -> list[Path]:
     """Write the release folder: the implicates, ``metadata/`` (diagnostics, provenance) and
     the manifest, all at once (:func:`synthguard.data.manifest.release_folder`)."""
+    from synthguard.data.io import write_table
     from synthguard.data.manifest import (
         METADATA_DIR,
         ReleaseManifest,
@@ -284,6 +287,8 @@ def synthesize_cmd(
           --method Income=bayes_norm --risk-weights pairwise --keys UrbanRural,Race \\
           --target Income --radius 0.2 --m 20
     """
+    from synthguard.data.io import read_table
+
     with importing():
         from synthguard.data.constraints import load_constraints
         from synthguard.data.manifest import check_release_target
