@@ -298,7 +298,7 @@ def synthesize_cmd(
             import sklearn.tree  # noqa: F401
 
     check_release_target(out, force=force, inputs=[data])  # before the slow part
-    if dask is not None:  # --- issue 17: the Dask path (cli/synthesize_dask.py) ---
+    if dask is not None:  # the Dask path: _synthesize_on_dask below
         refuse_with_dask(dask, **{"--risk-weights": risk_kind, "--strip": read_kw.get("strip")})
     elif output_format is not None:
         raise click.UsageError("--format applies to --dask releases; without --dask the "
