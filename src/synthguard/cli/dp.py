@@ -17,10 +17,12 @@ import click
 from synthguard.cli._dask import dask_option
 from synthguard.cli._dp_syntax import cli_syntax
 from synthguard.cli._drop import drop_columns, drop_option
-from synthguard.cli._lazy import LazyGroup
 from synthguard.cli._ledger import open_ledger as _open_ledger
 from synthguard.cli._ledger import remove_new_ledger as _remove_new_ledger
 from synthguard.cli._options import read_options
+from synthguard.cli.dp_domain import domain_cmd
+from synthguard.cli.dp_query import query_cmd
+from synthguard.cli.dp_tabulate import tabulate_cmd
 from synthguard.errors import ParameterError, PrivacyWarning
 
 __all__ = ["dp_cmd"]
@@ -176,11 +178,7 @@ def _fit_progress(method: str, quiet: bool) -> Iterator[Callable[..., None] | No
         yield update
 
 
-@click.group("dp", cls=LazyGroup, lazy={
-    "domain": "synthguard.cli.dp_domain:domain_cmd",
-    "query": "synthguard.cli.dp_query:query_cmd",
-    "tabulate": "synthguard.cli.dp_tabulate:tabulate_cmd",
-})
+@click.group("dp")
 def dp_cmd() -> None:
     """Differential privacy: DP synthetic data and the privacy-budget ledger.
 
@@ -469,3 +467,9 @@ def _write_dask_implicates(implicates: list[Any], folder: Path, method: str) -> 
                    "not be drawn or written; nothing else was written", err=True)
         raise
     return names
+
+
+# the subcommands of their own modules (they import pandas inside the commands only)
+dp_cmd.add_command(domain_cmd)
+dp_cmd.add_command(query_cmd)
+dp_cmd.add_command(tabulate_cmd)
