@@ -38,3 +38,31 @@ def test_cli_and_every_registered_method_import_no_heavy_library():
     )
     assert "synthguard" in loaded and "pandas" in loaded  # the probe ran
     assert loaded.isdisjoint(HEAVY), sorted(loaded & set(HEAVY))
+
+
+def test_import_synthguard_loads_no_pandas_and_no_heavy_library():
+    loaded = _loaded_after("import synthguard")
+    assert "synthguard" in loaded  # the probe ran
+    assert loaded.isdisjoint({*HEAVY, "pandas", "numpy"}), sorted(
+        loaded & {*HEAVY, "pandas", "numpy"})
+
+
+def test_the_command_line_help_loads_no_data_library():
+    """``synthguard --help`` and ``synthguard evaluate --help`` load the command modules
+    (cli/_lazy.py), none of the libraries a command calls."""
+    loaded = _loaded_after(
+        "from click.testing import CliRunner\n"
+        "from synthguard.cli import main\n"
+        "for args in (['--help'], ['evaluate', '--help'], ['dp', '--help']):\n"
+        "    assert CliRunner().invoke(main, args).exit_code == 0\n"
+    )
+    assert "click" in loaded  # the probe ran
+    assert loaded.isdisjoint({*HEAVY, "pandas", "numpy"}), sorted(
+        loaded & {*HEAVY, "pandas", "numpy"})
+
+
+def test_the_measure_rooms_import_no_scipy_or_scikit_learn():
+    loaded = _loaded_after("import synthguard.risk, synthguard.utility, synthguard.dp, "
+                           "synthguard.sdc, synthguard.synthesis")
+    assert "pandas" in loaded  # the probe ran
+    assert loaded.isdisjoint(HEAVY), sorted(loaded & set(HEAVY))

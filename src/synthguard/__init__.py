@@ -13,17 +13,20 @@ optional Dask backend :mod:`synthguard.scale` (``pip install 'synthguard[dask]'`
 from __future__ import annotations
 
 import importlib
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from synthguard.data.datasets import load_dataset
+if TYPE_CHECKING:
+    from synthguard.data.datasets import load_dataset
 
 __version__ = "0.1.0"
 """The installed synthguard version (PEP 440), recorded in every release manifest."""
 
 __all__ = ["Synthesizer", "__version__", "evaluate", "load_dataset", "synthesize"]
 
-# Imported on first use so `import synthguard` stays fast (scikit-learn, statsmodels are heavy).
+# Imported on first use so `import synthguard` stays fast: it loads no pandas, NumPy or
+# scikit-learn (tests/test_lazy_imports.py); the command line starts from here.
 _LAZY = {
+    "load_dataset": "synthguard.data.datasets",
     "Synthesizer": "synthguard.synthesis",
     "synthesize": "synthguard.synthesis",
     "evaluate": "synthguard.evaluation",

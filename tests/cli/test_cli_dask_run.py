@@ -112,7 +112,7 @@ def _fail(*args, **kwargs):
     raise RuntimeError("injected failure")
 
 
-@pytest.mark.parametrize("where", ["synthguard.scale.topcode",
+@pytest.mark.parametrize("where", ["synthguard.sdc.topcode",
                                    "synthguard.evaluation.on_dask.evaluate",
                                    "synthguard.report.html.write_report"])
 def test_a_failure_after_the_charge_keeps_the_paid_release_and_says_so(folder, monkeypatch,
@@ -140,7 +140,7 @@ def test_a_failure_after_the_charge_keeps_the_paid_release_and_says_so(folder, m
 def test_a_failure_before_any_charge_leaves_nothing(folder, monkeypatch):
     tmp, _ = folder
     (tmp / "plan.yaml").write_text(DP_PLAN.format(first=CODED, second=DP), encoding="utf-8")
-    monkeypatch.setattr("synthguard.scale.topcode", _fail)
+    monkeypatch.setattr("synthguard.sdc.topcode", _fail)
     res = CliRunner().invoke(main, ["run", str(tmp / "plan.yaml"), "--dask", "sync", "-q"])
     assert res.exit_code != 0 and isinstance(res.exception, RuntimeError)
     assert "note:" not in res.stderr
@@ -179,7 +179,7 @@ def test_a_stratified_or_aim_dp_release_runs_on_dask_and_charges_the_plan_once(
 def test_a_charge_whose_records_cannot_be_written_is_said(folder, monkeypatch):
     tmp, _ = folder
     (tmp / "plan.yaml").write_text(DP_PLAN.format(first=DP, second=CODED), encoding="utf-8")
-    monkeypatch.setattr("synthguard.cli.run_dask._write", _fail)
+    monkeypatch.setattr("synthguard.pipeline.dask_run._write", _fail)
     res = CliRunner().invoke(main, ["run", str(tmp / "plan.yaml"), "--dask", "sync", "-q"])
     assert res.exit_code != 0
     assert "privacy budget of release 'dp' is charged" in res.stderr

@@ -9,7 +9,10 @@ from synthguard.cli import main
 
 def _commands(group: click.Group, prefix: str = "") -> dict[str, click.Command]:
     out: dict[str, click.Command] = {}
-    for name, cmd in group.commands.items():
+    ctx = click.Context(group)
+    for name in group.list_commands(ctx):  # the subcommands are loaded by name (cli/_lazy.py)
+        cmd = group.get_command(ctx, name)
+        assert cmd is not None
         if isinstance(cmd, click.Group):
             out.update(_commands(cmd, f"{prefix}{name} "))
         else:

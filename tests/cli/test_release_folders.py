@@ -267,7 +267,7 @@ def test_protect_writes_a_protected_release_folder(conf):
 def test_other_libraries_warnings_are_one_line_without_paths(capsys):
     import warnings
 
-    from synthguard.cli.run import warnings_to_stderr
+    from synthguard.cli._render import warnings_to_stderr
 
     with warnings.catch_warnings():
         warnings.simplefilter("default")
@@ -313,7 +313,7 @@ def test_copy_of_the_data_fails_the_default_thresholds(conf):
 def test_dasks_large_graph_warning_is_said_in_our_words(capsys):
     import warnings
 
-    from synthguard.cli.run import warnings_to_stderr
+    from synthguard.cli._render import warnings_to_stderr
 
     text = ("Sending large graph of size 10.59 MiB.\nThis may cause some slowdown.\n"
             "Consider loading the data with Dask directly")

@@ -14,18 +14,33 @@ from typing import Any
 import click
 
 from synthguard import __version__
+from synthguard.cli._lazy import LazyGroup
+from synthguard.cli._render import (
+    EXIT_BAD_INPUT,
+    EXIT_NOT_COMPUTED,
+    EXIT_OK,
+    EXIT_THRESHOLD_FAILED,
+)
 from synthguard.cli._startup import thawed
 from synthguard.errors import SynthguardError
 
-__all__ = ["main"]
+__all__ = ["EXIT_BAD_INPUT", "EXIT_NOT_COMPUTED", "EXIT_OK", "EXIT_THRESHOLD_FAILED", "main"]
 
-EXIT_OK = 0
-EXIT_THRESHOLD_FAILED = 1
-EXIT_BAD_INPUT = 2
-EXIT_NOT_COMPUTED = 3
+#: the subcommands: name -> "module:command", each module imported when its command runs
+COMMANDS = {
+    "datasets": "synthguard.cli.datasets:datasets_cmd",
+    "demo": "synthguard.cli.demo:demo_cmd",
+    "dp": "synthguard.cli.dp:dp_cmd",
+    "evaluate": "synthguard.cli.evaluate:evaluate_cmd",
+    "init": "synthguard.cli.init:init_cmd",
+    "protect": "synthguard.cli.protect:protect_cmd",
+    "run": "synthguard.cli.run:run_cmd",
+    "sweep": "synthguard.cli.sweep:sweep_cmd",
+    "synthesize": "synthguard.cli.synthesize:synthesize_cmd",
+}
 
 
-class _Group(click.Group):
+class _Group(LazyGroup):
     """Turns synthguard errors and unusable paths into a one-line message and exit code 2
     (no traceback)."""
 
@@ -56,7 +71,8 @@ class _Group(click.Group):
             sys.exit(EXIT_BAD_INPUT)
 
 
-@click.group(cls=_Group, context_settings={"help_option_names": ["-h", "--help"]})
+@click.group(cls=_Group, lazy=COMMANDS,
+             context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(__version__, prog_name="synthguard")
 def main() -> None:
     """synthguard: synthesize, protect, evaluate and report on confidential microdata.
@@ -73,23 +89,5 @@ def main() -> None:
     """
 
 
-# --- subcommands (one module each; add yours with one import and one add_command) ---
-from synthguard.cli.datasets import datasets_cmd  # noqa: E402
-from synthguard.cli.demo import demo_cmd  # noqa: E402
-from synthguard.cli.dp import dp_cmd  # noqa: E402
-from synthguard.cli.evaluate import evaluate_cmd  # noqa: E402
-from synthguard.cli.init import init_cmd  # noqa: E402
-from synthguard.cli.protect import protect_cmd  # noqa: E402
-from synthguard.cli.run import run_cmd  # noqa: E402
-from synthguard.cli.sweep import sweep_cmd  # noqa: E402
-from synthguard.cli.synthesize import synthesize_cmd  # noqa: E402
-
-main.add_command(datasets_cmd)
-main.add_command(demo_cmd)
-main.add_command(synthesize_cmd)
-main.add_command(evaluate_cmd)
-main.add_command(init_cmd)
-main.add_command(run_cmd)
-main.add_command(sweep_cmd)
-main.add_command(dp_cmd)
-main.add_command(protect_cmd)
+# --- subcommands: one module each, imported when the command runs (cli/_lazy.py); add
+# yours with one line in the table above ---

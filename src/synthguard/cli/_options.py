@@ -35,7 +35,7 @@ def read_options(f: Callable[..., Any]) -> Callable[..., Any]:
     @functools.wraps(f)
     def wrapper(*args: Any, na_values: tuple[str, ...] = (), strip: bool = False,
                 **kwargs: Any) -> Any:
-        from synthguard.cli.run import warnings_to_stderr
+        from synthguard.cli._render import warnings_to_stderr
 
         with warnings_to_stderr(bool(kwargs.get("quiet", False))):
             return f(*args, read_kw=read_kwargs(na_values, strip), **kwargs)

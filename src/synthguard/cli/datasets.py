@@ -6,8 +6,6 @@ from pathlib import Path
 
 import click
 
-from synthguard.data.datasets import list_datasets
-
 
 @click.command("datasets")
 @click.argument("name", required=False)
@@ -22,6 +20,7 @@ def datasets_cmd(name: str | None, out: Path | None) -> None:
       synthguard datasets
       synthguard datasets ce --out conf.csv
     """
+    from synthguard.data.datasets import list_datasets
     from synthguard.errors import ParameterError
 
     if name is None:

@@ -25,14 +25,12 @@ import sys
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
-import pandas as pd
 
-from synthguard.data.datasets import load_dataset
-from synthguard.data.io import write_table
-from synthguard.data.schema import infer_schema
+if TYPE_CHECKING:  # imported where used: the command line starts fast
+    import pandas as pd
 
 __all__ = ["STEPS", "DemoContext", "compare_frames", "demo_cmd", "run_demo"]
 
@@ -64,6 +62,7 @@ def compare_frames(
     rules (:func:`synthguard.report.comparison.comparison_table`): the terminal prints no
     confidential figure the report would not. Columns in ``kept`` are marked (their
     statistics agree by construction)."""
+    from synthguard.data.schema import infer_schema
     from synthguard.report.comparison import comparison_table  # heavy: the report package
 
     return comparison_table(conf, implicates, kept=kept or (), schema=infer_schema(conf))
@@ -76,6 +75,7 @@ def _print_comparison(ctx: DemoContext, table: pd.DataFrame) -> None:
 def _release(ctx: DemoContext, name: str, conf: pd.DataFrame, result: Any) -> None:
     """Write a release folder (implicates, manifest, metadata/comparison.csv), replacing the
     previous demo run's."""
+    from synthguard.data.io import write_table
     from synthguard.data.manifest import ReleaseManifest, release_folder, write_manifest
 
     folder = ctx.out / name
@@ -101,6 +101,7 @@ def _release(ctx: DemoContext, name: str, conf: pd.DataFrame, result: Any) -> No
 
 def step_penguins(ctx: DemoContext) -> None:
     """Full synthesis of the penguins, m = 5, synthpop's default methods."""
+    from synthguard.data.datasets import load_dataset
     from synthguard.synthesis import synthesize
 
     ctx.echo("== Part 1 of 3: Palmer penguins, full synthesis, m = 5 (sample, then cart)")
@@ -114,6 +115,9 @@ def step_penguins(ctx: DemoContext) -> None:
 
 def step_ce(ctx: DemoContext) -> None:
     """Partial synthesis of the CE sample: Income and Expenditure synthesized by cart."""
+    import pandas as pd
+
+    from synthguard.data.datasets import load_dataset
     from synthguard.synthesis import Synthesizer
 
     ctx.echo("== Part 2 of 3: CE 2019 Q1, partial synthesis of Income and Expenditure (cart), "
@@ -195,7 +199,7 @@ def demo_cmd(out: Path, seed: int, quiet: bool) -> None:
     Example:
       synthguard demo --out demo_output
     """
-    from synthguard.cli import EXIT_THRESHOLD_FAILED
+    from synthguard.cli._render import EXIT_THRESHOLD_FAILED
 
     ctx = run_demo(out, seed=seed, quiet=quiet)
     ctx.echo(f"wrote {len(ctx.files)} files under {out}/")

@@ -18,8 +18,12 @@ import click
 from synthguard.cli._dask import dask_option
 from synthguard.cli._dp_syntax import cli_syntax
 from synthguard.cli._drop import drop_columns, drop_option
+from synthguard.cli._ledger import open_ledger as _open_ledger
+from synthguard.cli._ledger import remove_new_ledger as _remove_new_ledger
 from synthguard.cli._options import read_options
-from synthguard.data.io import read_table, write_table
+from synthguard.cli.dp_domain import domain_cmd
+from synthguard.cli.dp_query import query_cmd
+from synthguard.cli.dp_tabulate import tabulate_cmd
 from synthguard.errors import ParameterError, PrivacyWarning
 
 _IMPORTED = time.monotonic()
@@ -158,32 +162,6 @@ def _missing_levels(df: Any, cats: dict[str, list[Any]], specs: tuple[str, ...],
             values = df[c].map(_level_text) if as_text else df[c]
             df[c] = pd.Series(values.where(df[c].notna(), level), index=df.index, dtype=object)
     return df, cats, wanted, binned
-
-
-def _open_ledger(path: Path | None, budget: float | None, budget_delta: float | None,
-                 epsilon: float, delta: float) -> Any:
-    from synthguard.dp import PrivacyLedger
-
-    if path is None:
-        return None
-    if path.exists():
-        ledger = PrivacyLedger.open(path)
-        if budget is not None and budget != ledger.epsilon:
-            raise ParameterError(
-                "option '--budget': the ledger file already holds a different budget; a budget "
-                "is never changed silently"
-            )
-        return ledger
-    return PrivacyLedger(epsilon=budget if budget is not None else epsilon,
-                         delta=budget_delta if budget_delta is not None else delta, path=path)
-
-
-def _remove_new_ledger(path: Path | None) -> None:
-    """Remove a ledger file this command created and never charged (and its lock file), so a
-    failed first run does not fix a budget the user never spent."""
-    if path is not None:
-        path.unlink(missing_ok=True)
-        path.with_name(path.name + ".lock").unlink(missing_ok=True)
 
 
 @contextmanager
@@ -329,8 +307,8 @@ def synthesize_dp(data: Path, read_kw: dict[str, Any], method: str, epsilon: flo
       synthguard dp synthesize conf_parquet/ --method stratified --epsilon 1 \\
           --levels levels.yaml --out dp_out/ --dask local:2
     """
-    from synthguard.cli import dp_dask  # issue 17: --dask (cli/dp_dask.py)
     from synthguard.cli._dask import require_file
+    from synthguard.data.io import read_table, write_table
     from synthguard.data.manifest import (
         LEDGER_RECORD,
         MANIFEST_NAME,
@@ -361,8 +339,10 @@ def synthesize_dp(data: Path, read_kw: dict[str, Any], method: str, epsilon: flo
     elif missing_level:  # before a Dask session starts
         raise ParameterError("option --missing-level works without --dask; recode missing "
                              "values as a level in the Parquet data instead")
-    df = read_table(data, **read_kw) if dask is None else dp_dask.dp_data_on_dask(
+    df = read_table(data, **read_kw) if dask is None else _dp_data_on_dask(
         data, read_kw, dask, method=method, levels_from_data=levels_from_data)
+    from synthguard.cli.dp_domain import load_domain
+
     cats, file_bins = load_domain(levels_file)  # column -> levels, or a 'dp domain' file
     bins_map = {**{c: e for c, e in file_bins.items() if c in df.columns}, **_bins(bins)}
     kept = list(drop_columns(df, drop, "the data").columns)  # checks the names
@@ -403,7 +383,12 @@ def synthesize_dp(data: Path, read_kw: dict[str, Any], method: str, epsilon: flo
                               "domain_from_data": "not-dp" if levels_from_data else None,
                               **({} if unit is None else {"privacy_unit": unit,
                                                           "max_rows": max_rows})}
-    cls = get_dp_synthesizer(method) if dask is None else dp_dask.dp_class_on_dask(method)
+    if dask is None:
+        cls = get_dp_synthesizer(method)
+    else:
+        from synthguard.pipeline import dask_adapter
+
+        cls = dask_adapter.dp_synthesizer(method)
     declared = _own_params(cls)
     # delta: the synthesizer's own default when it takes one (1e-6 for MST and AIM), else 0
     default_delta = declared["delta"].default if "delta" in declared else 0.0
@@ -447,7 +432,7 @@ def synthesize_dp(data: Path, read_kw: dict[str, Any], method: str, epsilon: flo
             raise
         for w in caught:
             click.echo(f"warning: {w.message}", err=True)
-        files = dp_dask.write_implicates(release.implicates, tmp, method) if dask else [
+        files = _write_dask_implicates(release.implicates, tmp, method) if dask else [
             write_table(_restore_missing(imp, recoded), tmp / f"dp_{method}_{i + 1}.csv").name
             for i, imp in enumerate(release.implicates)]
         info = {"method": method, "epsilon": epsilon, "delta": d, "m": m,
@@ -511,10 +496,41 @@ def ledger_cmd(path: Path) -> None:
     click.echo(str(PrivacyLedger.open(path)))
 
 
-from synthguard.cli.dp_domain import domain_cmd, load_domain  # noqa: E402
-from synthguard.cli.dp_query import query_cmd  # noqa: E402
-from synthguard.cli.dp_tabulate import tabulate_cmd  # noqa: E402
+def _dp_data_on_dask(data: Path, read_kw: dict[str, Any], target: Any, *, method: str,
+                    levels_from_data: bool) -> Any:
+    """DATA read lazily for a DP synthesizer on Dask, after refusing what the Dask path does
+    not take (another method, levels read from the data)."""
+    from synthguard.cli._dask import dask_input
+    from synthguard.pipeline.dask_adapter import DP_ON_DASK
 
-dp_cmd.add_command(tabulate_cmd)
+    if method not in DP_ON_DASK:
+        raise click.UsageError(f"--method {method} is not available with --dask (Dask runs "
+                               f"mst, aim and stratified: synthguard.scale.MSTSynthesizer, "
+                               f"AIMSynthesizer and StratifiedSynthesizer); use one of them or "
+                               f"run without --dask")
+    return dask_input(data, read_kw, target, **{"--levels-from-data": levels_from_data})
+
+
+def _write_dask_implicates(implicates: list[Any], folder: Path, method: str) -> list[str]:
+    """Write the lazy implicates as Parquet folders ``dp_<method>_<i>.parquet`` in ``folder``,
+    each partition drawn and written by a worker (progress on stderr). Returns their names."""
+    from synthguard.cli._dask import dask_progress
+    from synthguard.scale.progress import compute
+
+    names = [f"dp_{method}_{i}.parquet" for i in range(1, len(implicates) + 1)]
+    pending = [f.to_parquet(str(folder / n), write_index=False, compute=False)
+               for f, n in zip(implicates, names, strict=True)]
+    try:
+        with dask_progress("drawing the records on Dask", quiet=False) as progress:
+            compute(*pending, progress=progress)
+    except BaseException:
+        click.echo("note: the privacy budget is charged in the ledger, but the records could "
+                   "not be drawn or written; nothing else was written", err=True)
+        raise
+    return names
+
+
+# the subcommands of their own modules (they import pandas inside the commands only)
 dp_cmd.add_command(domain_cmd)
 dp_cmd.add_command(query_cmd)
+dp_cmd.add_command(tabulate_cmd)

@@ -26,17 +26,17 @@ from __future__ import annotations
 
 import math
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
-import numpy as np
-import pandas as pd
-import yaml
 
 from synthguard.cli._dp_syntax import cli_syntax
 from synthguard.cli._options import read_options
-from synthguard.data.safe_load import read_yaml
 from synthguard.errors import ParameterError
+
+if TYPE_CHECKING:  # imported where used: the command line starts fast
+    import pandas as pd
+
 
 __all__ = ["domain_cmd", "load_domain", "nice_edges"]
 
@@ -48,6 +48,8 @@ def load_domain(path: Path | None, option: str = "--levels"
     """(categories, bins) of a domain file: ``column: [levels]`` or the ``dp domain`` form
     ``{categories: ..., bins: ..., source, reviewed, undeclared}``. A file proposed from the
     data and not yet reviewed (``reviewed: false``) is refused."""
+    from synthguard.data.safe_load import read_yaml
+
     if path is None:
         return {}, {}
     doc = read_yaml(path, source=f"option '{option}': '{Path(path).name}'",
@@ -103,6 +105,9 @@ def nice_edges(lo: float, hi: float, n_bins: int) -> list[float]:
 
 def _propose(s: pd.Series, min_count: int, n_bins: int, max_levels: int
              ) -> tuple[str, list[Any]] | None:
+    import numpy as np
+    import pandas as pd
+
     values = s.dropna()
     if values.empty:
         return None
@@ -152,6 +157,8 @@ def domain_cmd(data: Path, read_kw: dict[str, Any], codebook: Path | None, from_
       synthguard dp domain conf.csv --from-data --out domain.yaml   # then review it
       synthguard dp synthesize conf.csv --method mst --epsilon 1 --levels domain.yaml ...
     """
+    import yaml
+
     from synthguard.data.io import read_table
 
     if out.exists() and not force:

@@ -10,11 +10,9 @@ from pathlib import Path
 from typing import Any
 
 import click
-import pandas as pd
 
 from synthguard.cli._dp_syntax import cli_syntax
 from synthguard.cli._options import read_options
-from synthguard.data.io import read_table
 from synthguard.errors import ParameterError, PrivacyWarning
 
 __all__ = ["tabulate_cmd"]
@@ -195,7 +193,11 @@ def tabulate_cmd(data: Path, read_kw: dict[str, Any], tables: tuple[str, ...],
           --units counties.csv --invariant state --epsilon 2 --levels levels.yaml \\
           --ledger ledger.json --out topdown/ --report topdown_report.html
     """
-    from synthguard.cli.dp import _open_ledger, _remove_new_ledger
+    import pandas as pd
+
+    from synthguard.cli._ledger import open_ledger as _open_ledger
+    from synthguard.cli._ledger import remove_new_ledger as _remove_new_ledger
+    from synthguard.data.io import read_table
     from synthguard.data.manifest import check_release_target, release_folder
     from synthguard.dp import PrivacyLedger
     from synthguard.dp.board import epsilon_table
@@ -373,7 +375,7 @@ def tabulate_cmd(data: Path, read_kw: dict[str, Any], tables: tuple[str, ...],
     for n in res.notes:
         click.echo(n, err=True)
     if report_path is not None and attack_error is not None:
-        from synthguard.cli import EXIT_NOT_COMPUTED
+        from synthguard.cli._render import EXIT_NOT_COMPUTED
 
         click.echo(f"not computed: reconstruction attack: {attack_error}", err=True)
         raise SystemExit(EXIT_NOT_COMPUTED)

@@ -4,8 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 import os
-import sys
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -14,12 +13,18 @@ import click
 from synthguard.cli._dask import dask_option
 from synthguard.cli._drop import drop_columns, drop_option
 from synthguard.cli._options import read_options
-from synthguard.cli.run import progress_bar, warnings_to_stderr
+from synthguard.cli._render import (
+    exit_with_verdict,
+    line,
+    progress_bar,
+    report_problems,
+    warnings_to_stderr,
+)
 
 if TYPE_CHECKING:
     import pandas as pd
 
-__all__ = ["evaluate_cmd", "exit_with_verdict", "report_problems"]
+__all__ = ["evaluate_cmd"]
 
 
 _EXAMPLES = {"--schema": "Race=categorical", "--threshold": "pmse_ratio=3", "--kind": "syn=full",
@@ -63,11 +68,6 @@ def _pairs(values: tuple[str, ...], option: str) -> dict[str, str]:
 
 def _split(values: tuple[str, ...]) -> list[str]:
     return [s.strip() for v in values for s in v.split(",") if s.strip()]
-
-
-def _line(text: str) -> str:
-    """One terminal line: no newlines (a message that spans lines is joined)."""
-    return " ".join(str(text).split())
 
 
 def _resolve_kinds(loaded: dict[str, Any], kind_map: dict[str, str],
@@ -200,40 +200,6 @@ def _open_ledgers(loaded: dict[str, Any], echo_err: Callable[[str], None]
         return load(next(iter(paths))), unread
     return ({f"{p.name} ({', '.join(names)})": load(p) for p, names in paths.items()}
             or None), unread
-
-
-def report_problems(ev: Any, quiet: bool) -> None:
-    """Print every warning and every measure not computed that the report shows, one line
-    each on stderr (warnings only when not quiet)."""
-    if not quiet:
-        for note in ev.data_notes:
-            click.echo(_line(f"warning: data: {note}"), err=True)
-        for r in ev:
-            for note in r.notes:
-                click.echo(_line(f"warning: release '{r.name}': {note}"), err=True)
-            for part, why in r.errors.items():  # shown in the report, but not a failure
-                if part in r.inapplicable:
-                    click.echo(_line(f"note: release '{r.name}': {part}: {why}"), err=True)
-    for where, part, why in ev.not_computed:
-        who = "data" if where == "data" else f"release '{where}'"
-        click.echo(_line(f"not computed: {who}: {part}: {why}"), err=True)
-
-
-def exit_with_verdict(ev: Any, unread_ledgers: Mapping[str, str] | None = None) -> None:
-    """Exit 1 when a release failed a threshold, 3 when a requested measure could not be
-    computed or a DP release's privacy ledger could not be read, 0 otherwise (see the
-    helps)."""
-    from synthguard.cli import EXIT_NOT_COMPUTED, EXIT_THRESHOLD_FAILED
-
-    status = ev.status
-    if status == "failed":
-        click.echo(f"releases failing their thresholds: {', '.join(ev.failed)}", err=True)
-        sys.exit(EXIT_THRESHOLD_FAILED)
-    if status == "incomplete" or unread_ledgers:
-        n = len(ev.not_computed) + len(unread_ledgers or {})
-        click.echo(f"incomplete: {n} requested measure(s) could not be computed (listed above)",
-                   err=True)
-        sys.exit(EXIT_NOT_COMPUTED)
 
 
 def _run_split(conf_df: pd.DataFrame, loaded: dict[str, Any],
@@ -399,19 +365,27 @@ def evaluate_cmd(conf: str, read_kw: dict[str, Any], releases: tuple[str, ...], 
     if household_roles and household is None:
         raise ParameterError("option --household-role: name the household-id column too "
                              "(--household COL)")
-    if dask is not None:  # --- issue 17: the Dask path (cli/evaluate_dask.py) ---
-        from synthguard.cli.evaluate_dask import evaluate_on_dask
-
-        return evaluate_on_dask(dict(locals()))
-    from synthguard.cli._dask import require_file
-
-    require_file(conf, "'CONF'")
     echo: Callable[[str], None] = (lambda s: None) if quiet else click.echo
     schema_map = _pairs(schema, "--schema")
     text_ok = [c for c, k in schema_map.items() if k in ("categorical", "ordinal", "binary")]
-    conf_raw = read_table(conf, **read_kw)
-    conf_df = validate_frame(drop_columns(conf_raw, drop, "CONF", required=False),
-                             text_overrides=text_ok)
+    read_release: Callable[[Path], Any] | None = None
+    if dask is None:
+        from synthguard.cli._dask import require_file
+
+        require_file(conf, "'CONF'")
+        conf_raw = read_table(conf, **read_kw)
+        conf_df = validate_frame(drop_columns(conf_raw, drop, "CONF", required=False),
+                                 text_overrides=text_ok)
+    else:  # read lazily; the measures run on the Dask target (cli/_dask.py)
+        from synthguard.cli._dask import dask_input
+        from synthguard.scale import read_dataset
+
+        conf_raw = dask_input(conf, read_kw, dask, **{
+            "--holdout": holdout, "--formula": formulas, "--constraints": constraints_file,
+            "--by": by, "--weights": weights, "--strata": strata, "--clusters": clusters,
+            "--attacks": attacks})
+        conf_df = drop_columns(conf_raw, drop, "CONF")
+        read_release = read_dataset
     hold_df = validate_frame(drop_columns(read_table(holdout, **read_kw), drop, "the holdout",
                                           required=False),
                              name="holdout", text_overrides=text_ok) if holdout else None
@@ -420,24 +394,13 @@ def evaluate_cmd(conf: str, read_kw: dict[str, Any], releases: tuple[str, ...], 
         if lacking:
             raise ParameterError(f"option --holdout: the holdout lacks column(s) "
                                  f"{', '.join(lacking)} of the data; give it the same columns")
-    limits: dict[str, float] = {}
-    from synthguard.evaluation.metrics import METRICS
-
-    for name, val in _pairs(thresholds, "--threshold").items():
-        if name not in METRICS:
-            raise ParameterError(f"option --threshold {name}={val}: unknown metric '{name}'; "
-                                 f"use one of {', '.join(METRICS)}, e.g. --threshold "
-                                 f"{_EXAMPLES['--threshold']}")
-        try:
-            limits[name] = float(val)
-        except ValueError:
-            raise ParameterError(f"option --threshold {name}: expected a number as the limit") from None
+    limits = _limits(thresholds)
     kind_map = _pairs(kinds, "--kind")
     bad = [k for k, v in kind_map.items() if v not in KINDS]
     if bad:
         raise ParameterError(f"option --kind: release(s) {', '.join(bad)} have an unknown kind; "
                              f"use one of {', '.join(KINDS)}")
-    loaded = load_releases(releases)
+    loaded = load_releases(releases, read=read_release)
     if drop:  # a column of CONF or of a release (an R row-name column of a release)
         from synthguard.cli._drop import split_drop
 
@@ -465,36 +428,50 @@ def evaluate_cmd(conf: str, read_kw: dict[str, Any], releases: tuple[str, ...], 
     rel = _align_columns(conf_df, loaded, common_columns, echo)
     kind_map = _resolve_kinds(loaded, kind_map, echo)
     split_note = None
-    if hold_df is None:
+    if hold_df is None and dask is None:
         conf_df, hold_df, split_note = _run_split(conf_df, loaded, rel, kind_map, echo)
-    ledger, unread = _open_ledgers(loaded, lambda s: click.echo(_line(s), err=True))
+    ledger, unread = _open_ledgers(loaded, lambda s: click.echo(line(s), err=True))
     # each release with what its manifest says (a sample of the records, ...) for evaluate
     releases_read: dict[str, Any] = {n: dataclasses.replace(loaded[n], implicates=frames)
                                      for n, frames in rel.items()}
     with warnings_to_stderr(quiet):
-        with progress_bar(quiet, "synthguard evaluate") as cb:
-            ev = evaluate(
-                conf_df, releases_read, keys=_split(keys), targets=_split(targets), holdout=hold_df,
-                formulas=list(formulas) or None, thresholds=limits or None, radius=radius,
-                schema=schema_map or None, random_state=seed, progress=cb,
-                kinds=kind_map, max_distance_records=max_distance_records or None,
-                default_thresholds=not no_defaults, by=_split(by) or None, weights=weights,
-                strata=strata, clusters=clusters, attacks=attacks, n_attacks=n_attacks,
-                constraints=_constraints(constraints_file), household=household,
-                household_roles=_household_roles(household_roles),
-            )
+        if dask is None:
+            with progress_bar(quiet, "synthguard evaluate") as cb:
+                ev = evaluate(
+                    conf_df, releases_read, keys=_split(keys), targets=_split(targets),
+                    holdout=hold_df, formulas=list(formulas) or None,
+                    thresholds=limits or None, radius=radius, schema=schema_map or None,
+                    random_state=seed, progress=cb, kinds=kind_map,
+                    max_distance_records=max_distance_records or None,
+                    default_thresholds=not no_defaults, by=_split(by) or None,
+                    weights=weights, strata=strata, clusters=clusters, attacks=attacks,
+                    n_attacks=n_attacks, constraints=_constraints(constraints_file),
+                    household=household, household_roles=_household_roles(household_roles),
+                )
+        else:
+            from synthguard.pipeline import dask_adapter
+
+            with progress_bar(quiet, "synthguard evaluate (Dask)") as cb:
+                ev = dask_adapter.evaluate(
+                    conf_df, rel, keys=_split(keys), targets=_split(targets), kinds=kind_map,
+                    thresholds=limits or None, radius=radius, schema=schema_map or None,
+                    random_state=seed, max_distance_records=max_distance_records or None,
+                    default_thresholds=not no_defaults, progress=cb,
+                )
         echo(ev.summary())
-        if ev.households is not None and ev.households.data_risk is not None:
+        if getattr(ev, "households", None) is not None and ev.households.data_risk is not None:
             echo(ev.households.data_risk.summary())
         for name, why in unread.items():  # the report's ledger section says the same
             echo(f"{name}: privacy ledger not read: {why}; the privacy budget this DP release "
                  "spent is unknown here (not computed), not zero")
-        if ev.survey is not None and (by or weights):
+        if getattr(ev, "survey", None) is not None and (by or weights):
             echo(ev.survey.summary())
         if table:
             write_table(ev.to_frame().reset_index(), table)
         if report:
             provenance = {"data": conf, "releases": ", ".join(releases)}
+            if dask is not None:
+                provenance["engine"] = f"Dask ({_describe(dask)})"
             if split_note is not None:
                 provenance["data"] += f"; {split_note}"
             for name, r in loaded.items():
@@ -504,9 +481,38 @@ def evaluate_cmd(conf: str, read_kw: dict[str, Any], releases: tuple[str, ...], 
                         f"; seed {r.manifest.seed}; written {r.manifest.created} by synthguard "
                         f"{r.manifest.versions.get('synthguard', '?')}")
             path = write_report(ev, report, min_cell=min_cell, ledger=ledger,
-                                provenance=provenance, dp_info=dp_info_of(loaded),
+                                provenance=provenance,
+                                **({"dp_info": dp_info_of(loaded)} if dask is None else {}),
                                 dp_releases=[n for n, r in loaded.items() if r.is_dp],
                                 ledger_unread=unread)
             echo(f"report: {path}")
     report_problems(ev, quiet)
     exit_with_verdict(ev, unread)
+
+
+def _limits(thresholds: tuple[str, ...]) -> dict[str, float]:
+    """``--threshold METRIC=LIMIT`` as evaluate's ``thresholds`` (a known metric, a number)."""
+    from synthguard.errors import ParameterError
+    from synthguard.evaluation.metrics import METRICS
+
+    limits: dict[str, float] = {}
+    for name, val in _pairs(thresholds, "--threshold").items():
+        if name not in METRICS:
+            raise ParameterError(f"option --threshold {name}={val}: unknown metric '{name}'; "
+                                 f"use one of {', '.join(METRICS)}, e.g. --threshold "
+                                 f"{_EXAMPLES['--threshold']}")
+        try:
+            limits[name] = float(val)
+        except ValueError:
+            raise ParameterError(f"option --threshold {name}: expected a number as the "
+                                 f"limit") from None
+    return limits
+
+
+def _describe(target: Any) -> str:
+    """The Dask target in words, for the report's provenance."""
+    if target.kind == "local":
+        return "local cluster" + (f" of {target.n_workers} workers" if target.n_workers else "")
+    if target.kind == "remote":
+        return f"scheduler {target.address}"
+    return "synchronous scheduler"

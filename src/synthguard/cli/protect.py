@@ -7,12 +7,10 @@ from pathlib import Path
 from typing import Any
 
 import click
-import numpy as np
 
 from synthguard.cli._dask import dask_option
 from synthguard.cli._drop import drop_columns, drop_option
 from synthguard.cli._options import read_options
-from synthguard.data.io import read_table, write_table
 
 __all__ = ["parse_spec", "parse_step", "protect_cmd"]
 
@@ -104,6 +102,7 @@ def _one(names: list[str], option: str) -> str:
 def _write_folder(release: Any, df: Any, out: Path, data: Path, force: bool, seed: int,
                   done: list[dict[str, Any]], touched: dict[str, list[str]]) -> Path:
     """Write the release folder (protected.csv, metadata/steps.json, manifest) at once."""
+    from synthguard.data.io import write_table
     from synthguard.data.manifest import (
         METADATA_DIR,
         ReleaseManifest,
@@ -220,14 +219,15 @@ def protect_cmd(
       synthguard protect conf.csv --out p.csv --noise income:0.1 --keep-variance \\
           --subsample 0.5 --strata region --seed 7
     """
+    import numpy as np
+
     from synthguard import sdc
     from synthguard.cli._dask import require_file
+    from synthguard.data.io import read_table, write_table
     from synthguard.data.manifest import check_release_target
 
-    if dask is not None:  # --- issue 17: the Dask path (cli/protect_dask.py) ---
-        from synthguard.cli.protect_dask import protect_on_dask
-
-        return protect_on_dask(dict(locals()))
+    if dask is not None:  # the same steps on Dask, written by the workers
+        return _protect_on_dask(dict(locals()))
 
     as_folder = out.is_dir() or not out.suffix  # a name with an extension is one data file
     if as_folder:
@@ -339,3 +339,121 @@ def protect_cmd(
         for name, r in steps:
             click.echo(f"[{name}] " + r.summary().replace("\n", "\n  "))
         click.echo(f"wrote {len(release)} records to {path} (seed {seed})")
+
+
+def _protect_on_dask(a: dict[str, Any]) -> None:
+    """``--dask``: the steps ``--topcode``, ``--bottomcode`` (a public value or a percentile,
+    computed exactly on the workers), ``--noise``, ``--swap`` and ``--rank-swap`` within
+    ``--strata`` on the Dask frame (:func:`synthguard.pipeline.dask_run.sdc_on_dask`), written
+    by the workers as a release folder with one Parquet implicate. Random step ``i`` draws
+    from the ``i``-th child of the ``--seed``'s ``SeedSequence``; without ``--strata`` each
+    partition is a stratum. Local suppression, subsampling, generalization, registered
+    ``--step``s and ``--record`` are refused (exit 2)."""
+    import numpy as np
+
+    from synthguard.cli._dask import dask_input, dask_progress
+    from synthguard.data.manifest import (
+        METADATA_DIR,
+        ReleaseManifest,
+        check_release_target,
+        release_folder,
+        write_manifest,
+    )
+    from synthguard.pipeline.dask_run import sdc_on_dask
+    from synthguard.scale.progress import compute
+
+    data, out, force, quiet = a["data"], a["out"], a["force"], a["quiet"]
+    if out.suffix and not out.is_dir():
+        raise click.BadParameter("with --dask the release is a folder (its implicate a Parquet "
+                                 "folder written by the workers); give a folder name",
+                                 param_hint="--out")
+    check_release_target(out, force=force, inputs=[data])
+    df = dask_input(data, a["read_kw"], a["dask"], **{
+        "--generalize": a["generalize_"], "--suppress": a["suppress_"],
+        "--subsample": a["subsample"] is not None, "--step": a["extra_steps"],
+        "--record": a["record"]})
+    seed = a["seed"]
+    if seed is None:
+        seed = int(np.random.SeedSequence().generate_state(1, dtype=np.uint32)[0])
+    strata = [c.strip() for c in a["within"].split(",") if c.strip()] if a["within"] else None
+    start: Any = drop_columns(df, a["drop"], "the data")
+    columns = [str(c) for c in start.columns]
+    random_steps = len(a["noise"]) + bool(a["swap_"]) + bool(a["rank_swap"])
+    seeds = iter(int(s.generate_state(1, dtype=np.uint32)[0])
+                 for s in np.random.SeedSequence(seed).spawn(random_steps))
+    steps: list[tuple[str, dict[str, Any]]] = []
+    done: list[dict[str, Any]] = []
+    touched: dict[str, list[str]] = {}
+
+    def add(step: str, label: str, cols: list[str], kw: dict[str, Any],
+            params: dict[str, Any]) -> None:
+        steps.append((step, kw))
+        done.append({"step": label, "params": params})
+        for c in cols:
+            touched.setdefault(c, []).append(label)
+
+    for option in ("--topcode", "--bottomcode"):
+        name = option.lstrip("-")
+        for spec in a[name]:
+            names, arg = parse_spec(spec, option)
+            at, pct = _censor_args(arg, option)
+            col = _one(names, option)
+            # a percentile's threshold is computed exactly on the workers; being a
+            # confidential statistic, it is neither printed nor recorded
+            add(name, name, names, {"column": col, "at": at, "percentile": pct},
+                {"column": col, "at": at} if pct is None else {"column": col,
+                                                               "percentile": pct})
+    for spec in a["noise"]:
+        names, arg = parse_spec(spec, "--noise")
+        kind = "multiplicative" if a["multiplicative"] else "additive"
+        scale = _number(arg, "--noise")
+        add("add_noise", "noise", names,
+            {"columns": names, "kind": kind, "scale": scale,
+             "keep_variance": a["keep_variance"], "strata": strata, "random_state": next(seeds)},
+            {"columns": names, "kind": kind, "scale": scale,
+             "keep_variance": a["keep_variance"], "strata": strata})
+    if a["swap_"]:
+        names, arg = parse_spec(a["swap_"], "--swap")
+        rate = _number(arg, "--swap")
+        add("swap", "swap", names, {"columns": names, "rate": rate, "strata": strata,
+                                    "random_state": next(seeds)},
+            {"columns": names, "rate": rate, "strata": strata})
+    if a["rank_swap"]:
+        names, arg = parse_spec(a["rank_swap"], "--rank-swap")
+        pct_rank = _number(arg, "--rank-swap")
+        add("swap", "rank swap", names,
+            {"columns": names, "method": "rank", "strata": strata,
+             "max_rank_distance": pct_rank, "random_state": next(seeds)},
+            {"columns": names, "percent": pct_rank, "strata": strata})
+    if not done:
+        raise click.UsageError("choose at least one method (see --help); with --dask: "
+                               "--topcode, --bottomcode, --noise, --swap, --rank-swap")
+    release = sdc_on_dask(start, steps)
+    name = "protected.parquet"
+    with release_folder(out, force=force, inputs=[data]) as tmp:
+        pending = release.to_parquet(str(tmp / name), write_index=False, compute=False)
+        with dask_progress("protecting on Dask", quiet) as progress:
+            compute(pending, progress=progress)
+        (tmp / METADATA_DIR).mkdir()
+        steps_file = f"{METADATA_DIR}/steps.json"
+        (tmp / steps_file).write_text(json.dumps(done, indent=2, default=str), encoding="utf-8")
+        dask_info = {"strata": strata, "npartitions": int(df.npartitions),
+                     "seeds": "random step i draws from the i-th child of SeedSequence(seed); "
+                              "each stratum (each partition without strata) from "
+                              "SeedSequence(step seed, spawn_key=(its hash or number,))"}
+        write_manifest(tmp, ReleaseManifest(
+            kind="protected", implicates=(name,), seed=seed,
+            methods={c: "+".join(v) for c, v in touched.items() if c in columns},
+            kept=tuple(c for c in columns if c not in touched),
+            dropped=tuple(str(c) for c in df.columns if str(c) not in columns),
+            columns=tuple(columns), metadata=(steps_file,),
+            details={"steps": [d["step"] for d in done], "dask": dask_info},
+        ))
+    if not quiet:
+        if random_steps and not strata:
+            click.echo("note: without --strata each partition is a stratum on Dask (noise "
+                       "scaled by the partition's standard deviation, swap partners in the "
+                       "same partition)")
+        click.echo(f"wrote {out / name} (a Parquet folder) with synthguard_manifest.json "
+                   f"(kind protected, seed {seed}; steps: "
+                   f"{', '.join(d['step'] for d in done)})")

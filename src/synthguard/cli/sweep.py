@@ -8,7 +8,7 @@ from typing import Any
 
 import click
 
-from synthguard.cli.run import progress_bar, warnings_to_stderr
+from synthguard.cli._render import EXIT_THRESHOLD_FAILED, progress_bar, warnings_to_stderr
 
 __all__ = ["sweep_cmd"]
 
@@ -54,7 +54,6 @@ def sweep_cmd(plan: str, output: str | None, force: bool, n_attacks: int, quiet:
     from dataclasses import replace
     from pathlib import Path
 
-    from synthguard.cli import EXIT_THRESHOLD_FAILED
     from synthguard.pipeline.plan import load_plan
     from synthguard.pipeline.sweep_run import run_sweep
 

@@ -6,16 +6,17 @@ import json
 import os
 import sys
 from pathlib import Path
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 import click
-import numpy as np
 
 from synthguard.cli._dask import dask_option, refuse_with_dask
 from synthguard.cli._options import read_options
 from synthguard.cli._startup import importing
-from synthguard.cli.synthesize_dask import synthesize_on_dask
-from synthguard.data.io import read_table, write_table
+
+if TYPE_CHECKING:  # imported where used: the command line starts fast
+    import numpy as np
+
 
 __all__ = ["parse_pairs", "split_columns", "synthesize_cmd"]
 
@@ -57,6 +58,7 @@ def _write_outputs(result: Any, out: Path, prefix: str, diagnostics: bool, *, fo
                    data: Path) -> list[Path]:
     """Write the release folder: the implicates, ``metadata/`` (diagnostics, provenance) and
     the manifest, all at once (:func:`synthguard.data.manifest.release_folder`)."""
+    from synthguard.data.io import write_table
     from synthguard.data.manifest import (
         METADATA_DIR,
         ReleaseManifest,
@@ -286,6 +288,8 @@ def synthesize_cmd(
           --method Income=bayes_norm --risk-weights pairwise --keys UrbanRural,Race \\
           --target Income --radius 0.2 --m 20
     """
+    from synthguard.data.io import read_table
+
     with importing():
         from synthguard.data.constraints import load_constraints
         from synthguard.data.manifest import check_release_target
@@ -295,7 +299,7 @@ def synthesize_cmd(
             import sklearn.tree  # noqa: F401
 
     check_release_target(out, force=force, inputs=[data])  # before the slow part
-    if dask is not None:  # --- issue 17: the Dask path (cli/synthesize_dask.py) ---
+    if dask is not None:  # the Dask path: _synthesize_on_dask below
         refuse_with_dask(dask, **{"--risk-weights": risk_kind, "--strip": read_kw.get("strip")})
     elif output_format is not None:
         raise click.UsageError("--format applies to --dask releases; without --dask the "
@@ -351,9 +355,9 @@ def synthesize_cmd(
         params.update(household=household, household_columns=split_columns(household_columns),
                       member_order=member_order)
     if df is None:
-        synthesize_on_dask(data, out, dask, params, fmt=output_format or "parquet",
-                           prefix=prefix, force=force, quiet=quiet,
-                           na_values=read_kw.get("na_values"))
+        _synthesize_on_dask(data, out, dask, params, fmt=output_format or "parquet",
+                            prefix=prefix, force=force, quiet=quiet,
+                            na_values=read_kw.get("na_values"))
         return
     syn = Synthesizer(**params)  # type: ignore[arg-type]
     syn.fit(df)
@@ -368,3 +372,55 @@ def synthesize_cmd(
         click.echo(f"wrote {result.m} implicate(s) and {len(paths) - result.m} metadata file(s) "
                    f"to {out} with synthguard_manifest.json (seed {result.seed})")
 
+
+def _synthesize_on_dask(data: Path, out: Path, target: Any, params: dict[str, Any], *,
+                       fmt: str, prefix: str, force: bool, quiet: bool,
+                       na_values: list[str] | None) -> None:
+    """``--dask``: read DATA with Dask, synthesize on ``target`` and write the release folder
+    ``out``: the implicates as Parquet folders written by the workers (or one CSV each with
+    ``--format csv``), ``metadata/provenance.json`` and the manifest, whose details record
+    the Dask plan (strata on workers, or a fit sample and per-partition draws), the blocks
+    and the seed derivation."""
+    from synthguard.cli._dask import dask_progress
+    from synthguard.data.manifest import (
+        METADATA_DIR,
+        ReleaseManifest,
+        release_folder,
+        write_manifest,
+    )
+    from synthguard.pipeline import dask_adapter
+    from synthguard.scale import dask_session, read_dataset
+
+    params = dict(params)
+    params.pop("n_jobs", None)  # the workers are the parallelism
+    with dask_session(target):
+        ddf = read_dataset(data, na_values=na_values)
+        result = dask_adapter.synthesize(ddf, **params)
+        with release_folder(out, force=force, inputs=[data]) as tmp:
+            with dask_progress("synthesizing on Dask", quiet) as progress:
+                names = result.write(tmp, prefix=prefix, fmt=fmt, progress=progress)
+            (tmp / METADATA_DIR).mkdir()
+            info = {"kind": result.kind, "m": result.m, "seed": result.seed,
+                    "synthesized": list(result.synthesized), "kept": list(result.kept),
+                    "methods": dict(result.methods), "provenance": result.provenance()}
+            meta = f"{METADATA_DIR}/provenance.json"
+            (tmp / meta).write_text(json.dumps(info, indent=2, default=str), encoding="utf-8")
+            columns = [str(c) for c in result.implicates[0].columns]
+            write_manifest(tmp, ReleaseManifest(
+                kind=result.kind, implicates=tuple(names), seed=result.seed,
+                methods=dict(result.methods), kept=tuple(result.kept),
+                dropped=tuple(str(c) for c in ddf.columns if str(c) not in columns),
+                columns=tuple(columns), metadata=(meta,),
+                details={"dask": result.provenance()},
+            ))
+    if not quiet:
+        how = (f"{result.n_blocks} strata on workers" if result.plan == "strata" else
+               f"models fitted on a sample of {result.fit_rows} records, drawn in "
+               f"{result.n_blocks} partitions")
+        if result.safeguards is not None:
+            per = "stratum" if result.plan == "strata" else "partition's draw"
+            click.echo(result.safeguards.summary())
+            click.echo(f"(the safeguards act within each {per}: summed over the "
+                       f"{result.n_blocks} blocks)")
+        click.echo(f"wrote {result.m} implicate(s) ({fmt}) to {out} with "
+                   f"synthguard_manifest.json (seed {result.seed}; {how})")

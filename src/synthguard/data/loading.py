@@ -15,9 +15,10 @@ from __future__ import annotations
 
 import os
 import re
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 import pandas as pd
 
@@ -107,7 +108,7 @@ class LoadedRelease:
         return f"release '{self.name}': no {MANIFEST_NAME}, m = {m}"
 
 
-def _read_folder(name: str, folder: Path) -> LoadedRelease:
+def _read_folder(name: str, folder: Path, read: Callable[[Path], Any]) -> LoadedRelease:
     manifest = read_manifest(folder)
     if manifest is not None:
         files = [folder / f for f in manifest.implicates]
@@ -119,12 +120,17 @@ def _read_folder(name: str, folder: Path) -> LoadedRelease:
         if not files:
             raise FileFormatError(f"release folder '{folder}' holds no implicates (only "
                                   f"diagnostics: {', '.join(skipped)})")
-    return LoadedRelease(name=name, path=folder, implicates=[read_table(f) for f in files],
+    return LoadedRelease(name=name, path=folder, implicates=[read(f) for f in files],
                          manifest=manifest, skipped=skipped)
 
 
-def load_releases(paths: Iterable[str | os.PathLike[str]]) -> dict[str, LoadedRelease]:
+def load_releases(paths: Iterable[str | os.PathLike[str]], *,
+                  read: Callable[[Path], Any] | None = None) -> dict[str, LoadedRelease]:
     """Release name → :class:`LoadedRelease`, from files and folders (see the module docstring).
+
+    ``read`` reads one implicate (a file, or a Parquet folder a manifest lists); default
+    :func:`~synthguard.data.io.read_table`. ``synthguard evaluate --dask`` passes the lazy
+    Dask reader (:func:`synthguard.scale.read_dataset`).
 
     Raises
     ------
@@ -133,6 +139,7 @@ def load_releases(paths: Iterable[str | os.PathLike[str]]) -> dict[str, LoadedRe
         one listing a missing file, or two releases with the same name.
     """
     out: dict[str, LoadedRelease] = {}
+    reader: Callable[[Path], Any] = read if read is not None else read_table
 
     def add(rel: LoadedRelease) -> None:
         if rel.name in out:
@@ -144,10 +151,10 @@ def load_releases(paths: Iterable[str | os.PathLike[str]]) -> dict[str, LoadedRe
         if not p.exists():
             raise FileFormatError(f"release path '{p}' does not exist")
         if p.is_file():
-            add(LoadedRelease(name=p.stem, path=p, implicates=[read_table(p)]))
+            add(LoadedRelease(name=p.stem, path=p, implicates=[reader(p)]))
             continue
         if (p / MANIFEST_NAME).is_file() or _data_files(p):
-            add(_read_folder(p.name, p))
+            add(_read_folder(p.name, p, reader))
             continue
         subdirs = sorted((d for d in p.iterdir() if _is_release_dir(d)), key=_natural)
         if not subdirs:
@@ -155,7 +162,7 @@ def load_releases(paths: Iterable[str | os.PathLike[str]]) -> dict[str, LoadedRe
                 f"release folder '{p}' holds no data files ({', '.join(sorted(READERS))})"
             )
         for d in subdirs:
-            add(_read_folder(d.name, d))
+            add(_read_folder(d.name, d, reader))
     if not out:
         raise FileFormatError("no releases given; pass files or folders of implicates")
     return out

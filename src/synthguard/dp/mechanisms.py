@@ -29,7 +29,6 @@ import warnings
 from typing import Any
 
 import numpy as np
-from scipy import optimize, special
 
 from synthguard._random import RandomState
 from synthguard.dp import _noise
@@ -133,6 +132,8 @@ def discrete_laplace(
 
 def _analytic_gaussian_delta(sigma: float, sensitivity: float, epsilon: float) -> float:
     """δ(σ) = Φ(Δ/2σ − εσ/Δ) − e^ε Φ(−Δ/2σ − εσ/Δ) (Balle & Wang 2018, Theorem 8)."""
+    from scipy import special
+
     a = sensitivity / (2.0 * sigma)
     b = epsilon * sigma / sensitivity
     first = special.ndtr(a - b)
@@ -162,6 +163,8 @@ def gaussian_sigma(
     >>> round(gaussian_sigma(1.0, 0.5, 1e-5), 4)
     9.6896
     """
+    from scipy import optimize
+
     sensitivity = _check_sensitivity(sensitivity)
     epsilon = _check_positive(epsilon, "epsilon")
     delta = _check_delta(delta)

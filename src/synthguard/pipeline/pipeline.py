@@ -71,11 +71,13 @@ class PipelineResult(Summarized):
     evaluation : the :class:`~synthguard.report.Evaluation` of the releases.
     releases : name → the release object made.
     output : the output folder.
-    report_path, table_path : the HTML report and the comparison table (CSV).
+    report_path, table_path : the HTML report and the comparison table (CSV; None on Dask).
     release_paths : name → files written.
     ledger_path : the ledger's JSON file, or None when no DP release was made.
     seed : the seed that reproduces the run.
     timings : seconds per stage.
+    lines : what a run on Dask says besides its evaluation (one line per release made).
+    notes : notes about how a run on Dask made its releases (``note: ...``, one line each).
     """
 
     plan: Plan
@@ -83,11 +85,13 @@ class PipelineResult(Summarized):
     releases: dict[str, Any] = field(repr=False)
     output: Path
     report_path: Path
-    table_path: Path
+    table_path: Path | None
     release_paths: dict[str, list[Path]]
     ledger_path: Path | None
     seed: int | None
     timings: dict[str, float]
+    lines: tuple[str, ...] = ()
+    notes: tuple[str, ...] = ()
 
     @property
     def passed(self) -> bool:
@@ -271,7 +275,7 @@ def _check_contained(plan: Plan) -> None:
 
 
 def run_plan(plan: Plan | str | os.PathLike[str], *, progress: Progress | None = None,
-             force: bool = False) -> PipelineResult:
+             force: bool = False, dask: Any = None) -> PipelineResult:
     """Run ``plan`` (a :class:`Plan` or the path of a plan file) and write its outputs.
 
     Each release is a release folder with a manifest (:mod:`synthguard.data.manifest`);
@@ -284,6 +288,11 @@ def run_plan(plan: Plan | str | os.PathLike[str], *, progress: Progress | None =
     progress : optional ``progress(stage, done, total)`` callback, called after every step.
     force : replace the releases of an earlier run in the output folder (refused otherwise,
         before anything is made or charged).
+    dask : run on Dask (:mod:`synthguard.pipeline.dask_run`): a target (``"sync"``,
+        ``"local:N"``, ``"tcp://host:port"``, a :class:`~synthguard.scale.DaskTarget`) run in
+        a session opened for the run, or True for the scheduler already set (your own
+        client). ``data.path`` may then be a Parquet folder or a glob of CSV files. None (the
+        default): pandas.
 
     Returns
     -------
@@ -302,6 +311,10 @@ def run_plan(plan: Plan | str | os.PathLike[str], *, progress: Progress | None =
     if not isinstance(plan, Plan):
         plan = load_plan(plan)
     refuse_sweeps(plan)  # a swept release is made by synthguard sweep (pipeline/sweep_run.py)
+    if dask is not None and dask is not False:
+        from synthguard.pipeline.dask_run import run_plan_on_dask
+
+        return run_plan_on_dask(plan, dask, progress=progress, force=force)
     timings: dict[str, float] = {}
     total = len(plan.releases) + 4
     step = 0

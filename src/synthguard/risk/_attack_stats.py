@@ -26,7 +26,6 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import pandas as pd
-from scipy.stats import norm
 
 from synthguard._display import Summarized
 from synthguard.errors import ParameterError
@@ -36,6 +35,8 @@ __all__ = ["AttackRisk", "attack_risk", "wilson"]
 
 def wilson(n_total: int, n_success: float, confidence_level: float) -> tuple[float, float]:
     """Wilson score estimate and error of a success rate (anonymeter's ``success_rate``)."""
+    from scipy.stats import norm
+
     if n_total <= 0:
         return float("nan"), float("nan")
     z = float(norm.ppf(0.5 * (1.0 + confidence_level)))

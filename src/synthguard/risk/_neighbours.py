@@ -18,11 +18,15 @@ Memory is O(n + m); no n x m distance matrix is formed.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
-from sklearn.neighbors import BallTree, KDTree
 
 from synthguard.risk._encoding import Encoded, onehot
 from synthguard.risk.blocks.frequencies import group_rows as _group_rows
+
+if TYPE_CHECKING:  # imported where used: `import synthguard` stays fast
+    from sklearn.neighbors import BallTree, KDTree
 
 __all__ = ["nearest"]
 
@@ -64,6 +68,8 @@ def _nearest_cosine(enc: Encoded, ref: int, queries: list[int], k: int) -> np.nd
     distance after scaling every record to length 1 (one KD-tree; exact). The angle couples
     all coordinates, so no categorical blocking. All-zero records (every value at the
     confidential mean, no category) have no direction: 0 to each other, 1 to any other."""
+    from sklearn.neighbors import KDTree
+
     h = 1.0 / np.sqrt(2.0)
 
     def vectors(i: int) -> np.ndarray:
@@ -92,6 +98,8 @@ def _nearest_cosine(enc: Encoded, ref: int, queries: list[int], k: int) -> np.nd
 def nearest(enc: Encoded, ref: int, queries: list[int], k: int) -> np.ndarray:
     """Distances (m, k) from the rows of the data sets ``queries`` (stacked) to their k nearest
     rows of data set ``ref`` (fewer columns when ``ref`` has fewer than k rows)."""
+    from sklearn.neighbors import BallTree, KDTree
+
     if enc.metric == "cosine":
         return _nearest_cosine(enc, ref, queries, k)
     metric = enc.metric

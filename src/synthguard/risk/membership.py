@@ -9,7 +9,6 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
-from scipy.stats import rankdata
 
 from synthguard._compat import reordered
 from synthguard._display import Summarized
@@ -73,6 +72,8 @@ class MembershipInference(Summarized):
 
 def _auc(pos: np.ndarray, neg: np.ndarray) -> float:
     """P(score_pos > score_neg) + P(tie) / 2 via average ranks (Mann-Whitney U)."""
+    from scipy.stats import rankdata
+
     n1, n0 = pos.size, neg.size
     if n1 == 0 or n0 == 0:
         return float("nan")

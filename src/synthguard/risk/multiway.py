@@ -12,7 +12,6 @@ from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
-from scipy.special import comb
 
 from synthguard._display import Summarized
 from synthguard.errors import ParameterError
@@ -56,6 +55,8 @@ class MultiwayIdentificationRisk(PairwiseIdentificationRisk, Summarized):
 def _outside_weight(m: np.ndarray, c: np.ndarray, k: int) -> np.ndarray:
     """``C(m - 1 - c, k - 1)``: the (k - 1)-subsets of the other records of the pattern whose
     balls all miss a record h that lies in ``c`` balls (float64, exact below 2**53)."""
+    from scipy.special import comb
+
     return comb(np.maximum(m - 1 - c, 0), k - 1, exact=False)
 
 
@@ -154,6 +155,8 @@ def multiway_identification_risk(
     >>> res.per_record.round(4)
     array([0.1667, 0.1667, 0.0833, 0.0833])
     """
+    from scipy.special import comb
+
     if isinstance(order, bool) or not isinstance(order, (int, np.integer)) or order < 2:
         raise ParameterError("parameter 'order': expected an integer of at least 2 (2 is pairwise)")
     k = int(order)

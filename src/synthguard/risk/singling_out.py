@@ -7,7 +7,6 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
-from scipy.optimize import curve_fit
 
 from synthguard._random import RandomState, resolve_seed
 from synthguard.data import as_implicates
@@ -494,6 +493,8 @@ def _fit_size_correction(
     v_ctrl: np.ndarray, coded: Coded, queries: list[Query], n_conf: int,
     rng: np.random.Generator, smallest: int, grid: bool = False,
 ) -> float:  # fmt: skip
+    from scipy.optimize import curve_fit
+
     n_c = v_ctrl.shape[0]
     sizes, successes = [], []
     for size in np.linspace(min(smallest, n_c), n_c, 10).astype(int):

@@ -8,7 +8,6 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
-from scipy.special import expit
 
 __all__: list[str] = []
 
@@ -65,6 +64,8 @@ def fit_logistic(X: np.ndarray, y: np.ndarray, max_iter: int = 30, tol: float = 
     discriminant measures need; ``converged`` is then False. ``sample_weight``: case weights
     ``s_i`` of the log-likelihood ``Σ s_i (y_i η_i - log(1 + e^η_i))`` (R ``glm``'s
     ``weights``)."""
+    from scipy.special import expit
+
     X1 = _with_intercept(np.asarray(X, dtype=float))
     p = X1.shape[1]
     beta = np.zeros(p)
@@ -108,6 +109,8 @@ def fit_logistic(X: np.ndarray, y: np.ndarray, max_iter: int = 30, tol: float = 
 
 
 def predict_logistic(fit: LogisticFit, X: np.ndarray) -> np.ndarray:
+    from scipy.special import expit
+
     return expit(_with_intercept(np.asarray(X, dtype=float)) @ fit.coef)
 
 

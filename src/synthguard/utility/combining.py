@@ -27,7 +27,6 @@ from typing import Any, Literal
 
 import numpy as np
 import pandas as pd
-from scipy import stats
 
 from synthguard._compat import renamed
 from synthguard._display import Summarized
@@ -76,6 +75,8 @@ class CombinedEstimate(ResultDisplay, Summarized):
 
     def ci(self, level: float = 0.95) -> tuple[Any, Any]:
         """``q̄_m ± t_ν((1+level)/2) sqrt(T)``: the ``level`` confidence interval."""
+        from scipy import stats
+
         level = check_level(level)
         df = np.asarray(self.df, dtype=float)
         p = 0.5 + level / 2.0

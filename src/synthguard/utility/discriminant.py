@@ -9,7 +9,6 @@ from typing import Any, ClassVar, Literal
 
 import numpy as np
 import pandas as pd
-from sklearn.metrics import roc_auc_score
 from threadpoolctl import threadpool_limits
 
 from synthguard._compat import renamed
@@ -142,6 +141,8 @@ def _fit_predict(
 ) -> tuple[np.ndarray, np.ndarray | None, int]:
     """Fit on rows ``train``, return propensities for rows ``test``, column importances, k.
     ``sw``: case weights of every row (None: unweighted)."""
+    from sklearn.metrics import roc_auc_score
+
     X = design.X
     sw_tr = None if sw is None else sw[train]
     sw_te = None if sw is None else sw[test]
@@ -456,6 +457,8 @@ def _per_implicate(
     params: dict[str, Any], rng: np.random.Generator, null_method: str, n_permutations: int,
     weights: str | None = None,
 ) -> tuple[pd.DataFrame, pd.Series]:
+    from sklearn.metrics import roc_auc_score
+
     rows = []
     importances = []
     cw = case_weights(conf, weights, "confidential data")

@@ -11,7 +11,6 @@ from typing import Any, ClassVar, Literal
 
 import numpy as np
 import pandas as pd
-from scipy import stats
 
 from synthguard._display import Summarized
 from synthguard.data import Schema
@@ -183,6 +182,8 @@ def _estimate(
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """Estimates, variances, lower and upper limits (shape (k, n_dom)) and record counts
     (n_dom,) of one variable in one data set."""
+    from scipy import stats
+
     w = design.weights
     if spec.numeric:
         y = numeric_values(df[spec.variable], spec.variable)

@@ -12,7 +12,6 @@ from typing import Any, ClassVar, Literal
 
 import numpy as np
 import pandas as pd
-from scipy import stats
 
 from synthguard._display import Summarized
 from synthguard._random import RandomState, resolve_seed
@@ -96,6 +95,8 @@ def _bootstrap(
 def mean_interval(mean: float, sd: Any, n: int, level: float) -> tuple[float, float, float, float]:
     """(estimate, se, lower, upper) of a mean ``x̄`` of ``n`` values with standard deviation
     ``s`` (ddof 1): ``se = s/√n`` and the t interval ``x̄ ± t_{n-1} se``."""
+    from scipy import stats
+
     se = float(sd / np.sqrt(n))
     t = float(stats.t.ppf(0.5 + level / 2, n - 1))
     return mean, se, mean - t * se, mean + t * se

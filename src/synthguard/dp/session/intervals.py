@@ -24,7 +24,6 @@ import math
 from collections.abc import Sequence
 
 import numpy as np
-from scipy import optimize
 
 from synthguard.errors import ParameterError
 
@@ -54,6 +53,8 @@ def _two_tail(t: float, a: float, b: float) -> float:
 
 def laplace_sum_halfwidth(scales: Sequence[float], alpha: float) -> float:
     """t with P(|Σ Eᵢ| > t) = α for independent Eᵢ ~ Laplace(0, sᵢ) (module docstring)."""
+    from scipy import optimize
+
     alpha = check_alpha(alpha)
     s = [abs(float(v)) for v in scales if abs(float(v)) > 0 and math.isfinite(float(v))]
     if any(not math.isfinite(float(v)) for v in scales):

@@ -26,7 +26,6 @@ numerical integral with a fixed internal seed, not noise of a release). The inte
 from __future__ import annotations
 
 import numpy as np
-from scipy import stats
 
 from synthguard.dp import _noise
 
@@ -76,6 +75,8 @@ def regression_values(x: np.ndarray, y: np.ndarray, bounds: list[tuple[float, fl
                       ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """(β̂, lower, upper) of one group: ``x`` (n × p) and ``y`` clamped to ``bounds`` (x's
     then y's), noise Lap(``scales[e]``) on statistic e (upper triangle, row-major)."""
+    from scipy import stats
+
     p = x.shape[1]
     lo = np.array([b[0] for b in bounds])
     hi = np.array([b[1] for b in bounds])

@@ -25,7 +25,6 @@ import math
 from dataclasses import dataclass
 
 import numpy as np
-from scipy import special
 
 from synthguard.errors import ParameterError
 
@@ -99,6 +98,8 @@ class NoiseModel:
         if self.mechanism == "laplace":
             return math.exp(-t / s)
         if self.mechanism == "gaussian":
+            from scipy import special
+
             return float(2.0 * special.ndtr(-t / s))
         ti = math.floor(t)
         if self.mechanism == "discrete_laplace":
@@ -117,6 +118,8 @@ class NoiseModel:
         if self.mechanism == "laplace":
             return s * math.log(1.0 / alpha)
         if self.mechanism == "gaussian":
+            from scipy import special
+
             return float(s * special.ndtri(1.0 - alpha / 2.0))
         if self.mechanism == "discrete_laplace":
             a = math.exp(-1.0 / s)

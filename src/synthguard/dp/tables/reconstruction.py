@@ -29,8 +29,6 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
-from scipy import sparse
-from scipy.optimize import Bounds, LinearConstraint, milp
 
 from synthguard._compat import conf_first
 from synthguard._random import RandomState, check_random_state
@@ -47,6 +45,9 @@ def reconstruct_table(marginals: Sequence[tuple[Sequence[str], Any]],
     """The non-negative integer table over ``sizes`` (all its columns, in ``sizes`` order)
     whose marginals are closest in L1 to the given ``(columns, counts)``; counts are arrays of
     each marginal's shape (NaN: no constraint). Solved exactly by ``scipy.optimize.milp``."""
+    from scipy import sparse
+    from scipy.optimize import Bounds, LinearConstraint, milp
+
     cols = list(sizes)
     shape = tuple(int(sizes[c]) for c in cols)
     n_cells = int(np.prod(shape, dtype=np.int64))

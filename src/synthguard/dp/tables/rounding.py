@@ -24,7 +24,6 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
-from scipy import optimize, sparse
 
 from synthguard.dp.postprocess import simplex_projection
 from synthguard.errors import ConvergenceError
@@ -86,6 +85,8 @@ def _milp(x: np.ndarray, parent: np.ndarray | None, totals: np.ndarray | None,
           binary: bool) -> np.ndarray | None:
     """The integer programme; ``binary``: x = ⌊x̃⌋ + z with z ∈ {0, 1} (n variables,
     objective Σ (1 − 2 frac) z); else general integers with D ≥ |X − x̃| (2n variables)."""
+    from scipy import optimize, sparse
+
     k, m = x.shape
     n = k * m
     flat = x.ravel()

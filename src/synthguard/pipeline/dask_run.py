@@ -1,45 +1,45 @@
-"""``synthguard run PLAN --dask TARGET``: a plan's releases made and measured on Dask.
+"""A plan run on Dask: :func:`synthguard.pipeline.run_plan` with ``dask=``.
 
 The plan's ``data.path`` may be a Parquet folder or a glob of CSV files. Each release is made
-by :mod:`synthguard.scale` and written by the workers as a release folder (implicates as
-Parquet folders, a manifest) under ``<output>/releases/``; the evaluation is
-:func:`synthguard.evaluation.on_dask.evaluate` and the report the same HTML report, written to
-``<output>/<report file>``. What runs on Dask:
+from the Dask frame and written by the workers as a release folder (implicates as Parquet
+folders, a manifest) under ``<output>/releases/``; the evaluation and the HTML report follow,
+as without Dask (the report to ``<output>/<report file>``, the table to
+``<output>/evaluation.csv``). What runs on Dask:
 
-* ``method: synthesis`` -> :func:`synthguard.scale.synthesize` (strata on workers, or models
-  fitted on a seeded sample and drawn per partition);
+* ``method: synthesis`` (strata on workers, or models fitted on a seeded sample and drawn per
+  partition);
 * ``method: sdc`` with the steps ``topcode`` / ``bottomcode`` (``at`` or ``percentile``),
-  ``add_noise``, ``pram`` and ``swap`` (within ``strata``) -> the :mod:`synthguard.sdc` steps;
-* ``method: dp`` with ``synthesizer: mst``, ``aim`` or ``stratified`` ->
-  :class:`synthguard.scale.MSTSynthesizer`, :class:`synthguard.scale.AIMSynthesizer` or
-  :class:`synthguard.scale.StratifiedSynthesizer`, charging the plan's ledger once.
+  ``add_noise``, ``pram`` and ``swap`` (within ``strata``);
+* ``method: dp`` with ``synthesizer: mst``, ``aim`` or ``stratified``, charging the plan's
+  ledger once.
 
-Anything else (another method or step, ``start:``, a holdout, the
-attacks, regression formulas, constraints) is refused before anything is made, each with the
-release or field and its line in the plan (exit 2).
+The functions that make them are reached through :mod:`synthguard.pipeline.dask_adapter`
+until the rooms' own functions take a Dask frame (issue 32). Anything else (another method or
+step, ``start:``, a holdout, the attacks, regression formulas, constraints) is refused before
+anything is made, each with the release or field and its line in the plan
+(:class:`~synthguard.errors.PlanError`).
 
 Every release is written as soon as it is made, a DP release right after its charge (with
 ``ledger.csv``); a run failing after a charge keeps the DP releases paid for in
-``<output>/releases/``, says so on stderr and still exits non-zero.
+``<output>/releases/`` and the exception raised carries a note (``note: ...``, Python's
+``add_note``) that says so.
 """
 
 from __future__ import annotations
 
 import json
+import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-import click
 import numpy as np
 
-__all__ = ["run_on_dask"]
+from synthguard.pipeline.dask_adapter import DP_ON_DASK, SDC_ON_DASK
 
-#: DP synthesizers of a plan that run on Dask (classes of synthguard.scale)
-DP_ON_DASK = ("mst", "aim", "stratified")
+__all__ = ["check_plan_on_dask", "run_plan_on_dask", "sdc_on_dask"]
 
-#: SDC steps of a plan that run on Dask, and the parameters each may not take there
-SDC_ON_DASK: dict[str, tuple[str, ...]] = {"topcode": (), "bottomcode": (), "add_noise": (),
-               "pram": (), "swap": ()}
+Progress = Callable[[str, int, int], None]
 
 
 def _where(plan: Any, *path: str) -> str:
@@ -70,18 +70,11 @@ def check_plan_on_dask(plan: Any) -> None:
                                     f"with --dask")
         elif spec.method == "sdc":
             for i, step in enumerate(spec.params.get("steps", [])):
-                (name, kwargs), = step.items()
+                (name, _), = step.items()
                 if name not in SDC_ON_DASK:
                     problems.append(
                         f"{_where(plan, *base, 'steps')}: step {i + 1} '{name}' is not "
                         f"available with --dask (Dask runs {', '.join(SDC_ON_DASK)})")
-                    continue
-                bad = [k for k in SDC_ON_DASK[name] if (kwargs or {}).get(k) is not None]
-                if bad:
-                    problems.append(
-                        f"{_where(plan, *base, 'steps')}: step {i + 1} '{name}': "
-                        f"'{bad[0]}' is a statistic of all records; with --dask give the "
-                        f"public value as 'at'")
         elif spec.method == "dp":
             if str(spec.params.get("synthesizer", "")) not in DP_ON_DASK:
                 problems.append(f"{_where(plan, *base, 'synthesizer')}: only 'mst', 'aim' "
@@ -100,20 +93,19 @@ def check_plan_on_dask(plan: Any) -> None:
 
 def _make(spec: Any, data: Any, seed: int, ledger: Any) -> tuple[str, list[Any], dict[str, Any]]:
     """The release ``spec`` made on Dask: (kind, implicates as Dask frames, manifest facts)."""
-    from synthguard import scale
+    from synthguard.pipeline import dask_adapter
 
     params = dict(spec.params)
     if spec.method == "synthesis":
         params.pop("n_jobs", None)
-        res = scale.synthesize(data, random_state=seed, **params)
+        res = dask_adapter.synthesize(data, random_state=seed, **params)
         return res.kind, list(res.implicates), {
             "seed": res.seed, "methods": dict(res.methods), "kept": tuple(res.kept),
             "details": {"dask": res.provenance()}}
     if spec.method == "sdc":
         return _sdc(spec, data, seed)
     name = str(params["synthesizer"])
-    cls = {"mst": scale.MSTSynthesizer, "aim": scale.AIMSynthesizer,
-           "stratified": scale.StratifiedSynthesizer}[name]
+    cls = dask_adapter.dp_synthesizer(name)
     model = cls(**{k: v for k, v in params.items() if k not in ("synthesizer", "m", "n")},
                 ledger=ledger)
     fitted = model.fit(data)
@@ -125,10 +117,10 @@ def _make(spec: Any, data: Any, seed: int, ledger: Any) -> tuple[str, list[Any],
 
 
 def _write(folder: Path, spec: Any, kind: str, implicates: list[Any], facts: dict[str, Any],
-           columns_in: list[str], plan_seed: int, ledger: Any, quiet: bool) -> list[str]:
+           columns_in: list[str], plan_seed: int, ledger: Any,
+           progress: Progress | None) -> list[str]:
     """Write one release folder: the implicates (Parquet folders, written by the workers) and
     its manifest. Returns the implicates' names."""
-    from synthguard.cli._dask import dask_progress
     from synthguard.data.manifest import LEDGER_RECORD, ReleaseManifest, write_manifest
     from synthguard.scale.progress import compute
 
@@ -136,8 +128,9 @@ def _write(folder: Path, spec: Any, kind: str, implicates: list[Any], facts: dic
     names = [f"{spec.name}_{i}.parquet" for i in range(1, len(implicates) + 1)]
     pending = [f.to_parquet(str(folder / n), write_index=False, compute=False)
                for f, n in zip(implicates, names, strict=True)]
-    with dask_progress(f"release '{spec.name}' on Dask", quiet) as progress:
-        compute(*pending, progress=progress)
+    stage = f"release '{spec.name}' on Dask"
+    compute(*pending, progress=None if progress is None else
+            (lambda done, total: progress(stage, done, total)))
     columns = [str(c) for c in implicates[0].columns]
     spent = None
     record = None
@@ -158,28 +151,30 @@ def _write(folder: Path, spec: Any, kind: str, implicates: list[Any], facts: dic
 
 
 def _after_failure(stage: Path, releases_dir: Path, paid: list[str], charged: str | None,
-                   out: Path) -> None:
+                   out: Path) -> list[str]:
     """A run failed: keep the DP releases whose budget is spent (moved into ``releases/``, the
-    others removed) and say so on stderr; a charge whose release could not be written is
-    said too. Nothing else is kept."""
+    others removed); returns the notes that say so, and that a charge's release could not be
+    written. Nothing else is kept."""
     import shutil
 
     from synthguard.data.manifest import replace_folder
 
+    notes = []
     if paid:
         for entry in stage.iterdir():
             if entry.name not in paid:
                 shutil.rmtree(entry, ignore_errors=True) if entry.is_dir() else entry.unlink()
         replace_folder(stage, releases_dir)
-        click.echo(f"note: the run failed after the privacy budget was spent; the DP "
-                   f"release(s) {', '.join(repr(n) for n in paid)} are kept in "
-                   f"'{releases_dir}' (ledger '{out / 'ledger.json'}'); the other releases "
-                   f"and the report were not written", err=True)
+        notes.append(f"note: the run failed after the privacy budget was spent; the DP "
+                     f"release(s) {', '.join(repr(n) for n in paid)} are kept in "
+                     f"'{releases_dir}' (ledger '{out / 'ledger.json'}'); the other releases "
+                     f"and the report were not written")
     else:
         shutil.rmtree(stage, ignore_errors=True)
     if charged is not None:
-        click.echo(f"note: the privacy budget of release '{charged}' is charged in "
-                   f"'{out / 'ledger.json'}' but its records could not be written", err=True)
+        notes.append(f"note: the privacy budget of release '{charged}' is charged in "
+                     f"'{out / 'ledger.json'}' but its records could not be written")
+    return notes
 
 
 #: the input's row number, kept while a step shuffles the records by stratum
@@ -187,30 +182,16 @@ _ORDER = "_synthguard_order"
 
 
 def _sdc(spec: Any, data: Any, seed: int) -> tuple[str, list[Any], dict[str, Any]]:
-    """An sdc release on Dask, its steps in the plan's order (the :mod:`synthguard.sdc` steps).
-
-    A step's ``strata`` are honoured: one shuffle puts each stratum in one partition, where
-    the step runs per stratum, and the records are put back in the input's order afterwards
-    (a protected release's rows stand for the confidential records, row for row). Step ``i``
-    draws from the ``i``-th child of ``SeedSequence(seed)``; each stratum from its own
-    generator (``synthguard.sdc._strata.stratum_generator``). Without ``strata``,
-    ``add_noise`` is scaled by the whole column's standard deviation and ``pram`` moves each
-    record alone, each partition drawing from its own generator (a ``note:`` says so);
-    ``swap`` needs ``strata`` on Dask. PRAM ignores ``strata`` (records move independently).
+    """An sdc release on Dask, its steps in the plan's order (:func:`sdc_on_dask`). Step ``i``
+    draws from the ``i``-th child of ``SeedSequence(seed)``. A random step that depends on the
+    other records (``add_noise``: the column's standard deviation; ``swap``: the partners)
+    without ``strata`` treats each input partition as a stratum, which a ``note:`` says.
     """
-    from synthguard import scale
-    from synthguard._dask.partitions import ROW, with_row_numbers
-
     steps = [next(iter(step.items())) for step in spec.params["steps"]]
-    stratified = any((kw or {}).get("strata") for _, kw in steps)
-    current = data
-    if stratified:  # shuffled by stratum: remember the input's order
-        numbered, _ = with_row_numbers(data)
-        current = numbered.rename(columns={ROW: _ORDER})
     per_partition = []
+    run: list[tuple[str, dict[str, Any]]] = []
     for i, (name, kwargs) in enumerate(steps):
         kw = dict(kwargs or {})
-        fn = getattr(scale, name)
         if name not in ("topcode", "bottomcode"):
             kw["random_state"] = int(np.random.SeedSequence(seed).spawn(i + 1)[i]
                                      .generate_state(1, dtype=np.uint32)[0])
@@ -218,9 +199,8 @@ def _sdc(spec: Any, data: Any, seed: int) -> tuple[str, list[Any], dict[str, Any
             kw.pop("strata", None)
         if name in ("add_noise", "pram") and not kw.get("strata"):
             per_partition.append(f"step {i + 1} '{name}'")
-        current = fn(current, **kw).data
-    if stratified:
-        current = current.sort_values(_ORDER).drop(columns=[_ORDER])
+        run.append((name, kw))
+    current = sdc_on_dask(data, run)
     notes = ([f"release '{spec.name}': {', '.join(per_partition)} without strata: on Dask "
               f"each partition draws from its own generator (noise scaled by the whole "
               f"column's standard deviation), so the release depends on the partitioning; "
@@ -232,6 +212,31 @@ def _sdc(spec: Any, data: Any, seed: int) -> tuple[str, list[Any], dict[str, Any
                    if _strata(kw)}}}
 
 
+def sdc_on_dask(data: Any, steps: list[tuple[str, dict[str, Any]]]) -> Any:
+    """Apply SDC ``steps`` (name, keywords; names of
+    :data:`~synthguard.pipeline.dask_adapter.SDC_ON_DASK`) in order to the Dask frame
+    ``data``; the protected frame, lazy.
+
+    A step's ``strata`` are honoured: one shuffle puts each stratum in one partition, where
+    the step runs per stratum, and the records are put back in the input's order afterwards
+    (a protected release's rows stand for the confidential records, row for row), each
+    stratum drawing from its own generator (``scale.sdc.stratum_generator``).
+    """
+    from synthguard._dask.partitions import ROW, with_row_numbers
+    from synthguard.pipeline import dask_adapter
+
+    stratified = any(kw.get("strata") for _, kw in steps)
+    current = data
+    if stratified:  # shuffled by stratum: remember the input's order
+        numbered, _ = with_row_numbers(data)
+        current = numbered.rename(columns={ROW: _ORDER})
+    for name, kw in steps:
+        current = dask_adapter.sdc_step(name)(current, **kw)
+    if stratified:
+        current = current.sort_values(_ORDER).drop(columns=[_ORDER])
+    return current
+
+
 def _strata(kwargs: Any) -> tuple[str, ...]:
     """The ``strata`` column(s) a step names (none: ``()``)."""
     strata = (kwargs or {}).get("strata")
@@ -240,34 +245,31 @@ def _strata(kwargs: Any) -> tuple[str, ...]:
     return (strata,) if isinstance(strata, str) else tuple(strata)
 
 
-def run_on_dask(plan_file: str, output: str | None, force: bool, quiet: bool,
-                target: Any) -> None:
-    """Run the plan on ``target``: make, write and measure its releases, write the report,
-    print and exit as ``synthguard run`` does.
+def run_plan_on_dask(plan: Any, target: Any, *, progress: Progress | None = None,
+                     force: bool = False) -> Any:
+    """Run ``plan`` (a :class:`~synthguard.pipeline.plan.Plan`) on Dask: make, write and
+    measure its releases and write the report. ``target`` is a Dask target (``"sync"``,
+    ``"local:N"``, ``"tcp://host:port"`` or a parsed
+    :class:`~synthguard.scale.client.DaskTarget`), run in a session opened for the run, or
+    True to use the scheduler already set (a client the caller made).
 
     Order: every release is written (by the workers, into a staging folder) as soon as it is
     made; a DP release's folder and ``ledger.csv`` right after its charge. When anything fails
     after a charge (a later release, the evaluation, the report), the DP releases already
-    paid for are kept in ``<output>/releases/`` and a ``note:`` on stderr says so; the
-    command still fails (non-zero exit). When nothing was charged, nothing is kept (a ledger
-    file this run created is removed again, as without ``--dask``).
+    paid for are kept in ``<output>/releases/`` and the exception carries a note saying so.
+    When nothing was charged, nothing is kept (a ledger file this run created is removed
+    again, as without Dask).
     """
+    import contextlib
     import tempfile
-    from dataclasses import replace
 
-    from synthguard.cli.evaluate import exit_with_verdict, report_problems
-    from synthguard.cli.run import progress_bar, warnings_to_stderr
     from synthguard.data.io import write_table
     from synthguard.data.manifest import check_release_target, replace_folder
-    from synthguard.evaluation.on_dask import evaluate
-    from synthguard.pipeline.pipeline import _discard
-    from synthguard.pipeline.plan import load_plan
+    from synthguard.pipeline import dask_adapter
+    from synthguard.pipeline.pipeline import PipelineResult, _discard
     from synthguard.report.html import write_report
     from synthguard.scale import dask_session, read_dataset
 
-    plan = load_plan(plan_file)
-    if output is not None:
-        plan = replace(plan, output=Path(output))
     check_plan_on_dask(plan)
     data_path = plan.data_path
     assert data_path is not None  # checked: a bundled dataset is refused
@@ -278,8 +280,12 @@ def run_on_dask(plan_file: str, output: str | None, force: bool, quiet: bool,
         np.random.SeedSequence().generate_state(1, dtype=np.uint32)[0])
     seeds = [int(s.generate_state(1, dtype=np.uint32)[0])
              for s in np.random.SeedSequence(seed).spawn(len(plan.releases) + 1)]
-    echo = (lambda s: None) if quiet else click.echo
-    with dask_session(target), warnings_to_stderr(quiet):
+    timings: dict[str, float] = {}
+    lines: list[str] = []
+    notes: list[str] = []
+    session = contextlib.nullcontext() if target is True else dask_session(target)
+    with session:
+        t = time.perf_counter()
         na = dict(plan.read_options).get("na_values")
         data = read_dataset(data_path, na_values=na)
         if plan.columns:
@@ -297,6 +303,7 @@ def run_on_dask(plan_file: str, output: str | None, force: bool, quiet: bool,
                                    path=out / "ledger.json")
         made: dict[str, list[Any]] = {}
         kinds: dict[str, str] = {}
+        paths: dict[str, list[Path]] = {}
         paid: list[str] = []  # DP releases written: their budget is spent, they are kept
         charged: str | None = None  # a DP release charged but not (yet) written
         out.mkdir(parents=True, exist_ok=True)
@@ -310,24 +317,26 @@ def run_on_dask(plan_file: str, output: str | None, force: bool, quiet: bool,
                     if ledger is not None and len(ledger.charges) > before:
                         charged = spec.name
                 names = _write(stage / spec.name, spec, kind, implicates, facts, columns_in,
-                               seed, ledger, quiet)
+                               seed, ledger, progress)
                 if kind == "dp" and ledger is not None:
                     paid.append(spec.name)
                     charged = None
                     write_table(ledger.to_frame().reset_index(), out / "ledger.csv")
                 made[spec.name] = [read_dataset(stage / spec.name / n) for n in names]
+                paths[spec.name] = [releases_dir / spec.name / n for n in names]
                 kinds[spec.name] = "full" if kind == "dp" else kind
-                echo(f"release '{spec.name}': {kind}, m = {len(names)}, written by the workers")
-                for note in facts.get("notes", ()):
-                    if not quiet:
-                        click.echo(f"note: {note}", err=True)
-            with progress_bar(quiet, "synthguard run (Dask)") as cb:
-                ev = evaluate(data, made, keys=list(plan.keys), targets=list(plan.targets),
-                              kinds=kinds, thresholds=dict(plan.thresholds) or None,
-                              radius=plan.radius, schema=dict(plan.schema) or None,
-                              random_state=seeds[-1],
-                              max_distance_records=plan.max_distance_records,
-                              default_thresholds=plan.default_thresholds, progress=cb)
+                lines.append(f"release '{spec.name}': {kind}, m = {len(names)}, written by "
+                             f"the workers")
+                notes.extend(f"note: {n}" for n in facts.get("notes", ()))
+            timings["releases"] = time.perf_counter() - t
+            t = time.perf_counter()
+            ev = dask_adapter.evaluate(
+                data, made, keys=list(plan.keys), targets=list(plan.targets), kinds=kinds,
+                thresholds=dict(plan.thresholds) or None, radius=plan.radius,
+                schema=dict(plan.schema) or None, random_state=seeds[-1],
+                max_distance_records=plan.max_distance_records,
+                default_thresholds=plan.default_thresholds, progress=progress)
+            timings["evaluate"] = time.perf_counter() - t
             if ledger is not None:
                 write_table(ledger.to_frame().reset_index(), out / "ledger.csv")
             (out / "provenance.json").write_text(json.dumps(
@@ -337,16 +346,15 @@ def run_on_dask(plan_file: str, output: str | None, force: bool, quiet: bool,
                                   plan_text=plan.text, ledger=ledger, min_cell=plan.min_cell,
                                   provenance={"data": str(data_path), "plan seed": str(seed),
                                               "engine": "Dask"})
-        except BaseException:
-            _after_failure(stage, releases_dir, paid, charged, out)
+        except BaseException as e:
+            for note in _after_failure(stage, releases_dir, paid, charged, out):
+                e.add_note(note)
             if ledger is None or not ledger.charges:
                 _discard(fresh)
             raise
         replace_folder(stage, releases_dir)
-    echo(ev.summary())
-    echo(f"releases: {releases_dir}")
-    if ledger is not None:
-        echo(f"privacy ledger: {out / 'ledger.json'}")
-    echo(f"report: {report}")
-    report_problems(ev, quiet)
-    exit_with_verdict(ev)
+    return PipelineResult(
+        plan=plan, evaluation=ev, releases=made, output=out, report_path=report,
+        table_path=None, release_paths=paths,
+        ledger_path=out / "ledger.json" if ledger is not None else None, seed=seed,
+        timings=timings, lines=tuple(lines), notes=tuple(notes))
