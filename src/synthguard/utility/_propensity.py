@@ -229,6 +229,8 @@ class NullLogistic:
         return np.asarray((self.X1 * w[:, None]).T @ self.X1)
 
     def predict(self, y: np.ndarray) -> np.ndarray:
+        from scipy.special import expit
+
         X1, X1t, sw = self.X1, self.X1t, self.sw
         ybar = float(np.clip(np.average(y, weights=sw), 1e-12, 1 - 1e-12))
         beta = np.zeros(self.p)
@@ -252,6 +254,8 @@ class NullLogistic:
     def _newton(self, beta: np.ndarray, y: np.ndarray, max_iter: int = 30,
                 tol: float = 1e-8) -> np.ndarray:
         """:func:`fit_logistic`'s Newton-Raphson loop from ``beta``."""
+        from scipy.special import expit
+
         X1, X1t = self.X1, self.X1t
         sw = np.ones(self.n) if self.sw is None else self.sw
         ridge = 1e-10 * self.n * np.eye(self.p)
