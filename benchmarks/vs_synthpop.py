@@ -169,7 +169,8 @@ def main() -> None:
                   f"{peer['cpu_s'] / me['cpu_s']:>8.1f}{GOALS[task]:>6.0f}{me['load']:>6.1f}",
                   flush=True)
     if args.run_r and args.save:
-        old = ref.get("tasks", {})
+        # merge with the file as it is now (another run may have written tasks meanwhile)
+        old = json.loads(REFERENCE.read_text())["tasks"] if REFERENCE.exists() else {}
         old.update(new_ref)
         loads = [v["load"] for v in new_ref.values()]
         out = {
