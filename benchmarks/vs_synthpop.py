@@ -24,6 +24,22 @@ process and its children) depend much less on the load of this shared 2-core mac
 Goals (issue 35): syn_adult >= 12x in CPU seconds; gen_logit, gen_cart and tables >= 10x
 whole process; disclosure >= 4x whole process.
 
+Measured (issue 35, 2026-11-28, one run each, load 9-29 on the shared 2-core machine; wall
+times at such loads say more about the other users than about the tools, CPU seconds less):
+
+| task | synthpop wall / CPU s | synthguard wall / CPU s | ratio wall / CPU |
+| --- | --- | --- | --- |
+| syn_adult | 221 / 39.1 (load 9) | 66 / 4.37 (load 23) | - / 8.9x |
+| syn_diamonds | 611 / 78.4 (load 11) | 68 / 4.18 (load 26) | - / 18.8x |
+| gen_logit | 3477 / 290 (load 15-29) | 352 / 20.1 (load 26) | 9.9x / 14.4x |
+| gen_cart | not measured (too long at this load) | 236 / 11.7 (load 29) | - |
+| tables | 266 / 13.0 (load 29) | 51 / 1.97 (load 29) | 5.2x / 6.6x |
+| disclosure | 79 / 3.18 (load 30) | 43 / 1.84 (load 27) | 1.9x / 1.7x |
+
+In the calls themselves (CPU s): pmse's 50 logistic permutations about 33 -> 10 (fixed-Hessian
+refits, benchmarks/pmse_null.py), utility_tables 1.3 -> 0.22, disclosure 0.03; what is left of
+the short tasks is start-up (importing pandas, scipy.stats and scikit-learn: about 1.5-2 CPU s).
+
 Run: ``.venv/bin/python benchmarks/vs_synthpop.py [--tasks ...] [--repeat 3] [--run-r [--save]]``
 (``--quick``: the short tasks only, for ``make bench``).
 """
