@@ -36,8 +36,8 @@ times at such loads say more about the other users than about the tools, CPU sec
 | tables | 266 / 13.0 (load 29) | 51 / 1.97 (load 29) | 5.2x / 6.6x |
 | disclosure | 79 / 3.18 (load 30) | 43 / 1.84 (load 27) | 1.9x / 1.7x |
 
-In the calls themselves (CPU s): pmse's 50 logistic permutations about 33 -> 10 (fixed-Hessian
-refits, benchmarks/pmse_null.py), utility_tables 1.3 -> 0.22, disclosure 0.03; what is left of
+In the calls themselves (CPU s): pmse's logistic permutations 0.53 -> 0.20 a permutation
+(fixed-Hessian refits, benchmarks/pmse_null.py), utility_tables 1.3 -> 0.22, disclosure 0.03; what is left of
 the short tasks is start-up (importing pandas, scipy.stats and scikit-learn: about 1.5-2 CPU s).
 
 Run: ``.venv/bin/python benchmarks/vs_synthpop.py [--tasks ...] [--repeat 3] [--run-r [--save]]``
