@@ -31,10 +31,10 @@ times at such loads say more about the other users than about the tools, CPU sec
 | --- | --- | --- | --- |
 | syn_adult | 221 / 39.1 (load 9) | 66 / 4.37 (load 23) | - / 8.9x |
 | syn_diamonds | 611 / 78.4 (load 11) | 68 / 4.18 (load 26) | - / 18.8x |
-| gen_logit | 3477 / 290 (load 15-29) | 352 / 20.1 (load 26) | 9.9x / 14.4x |
-| gen_cart | not measured (too long at this load) | 236 / 11.7 (load 29) | - |
-| tables | 266 / 13.0 (load 29) | 51 / 1.97 (load 29) | 5.2x / 6.6x |
-| disclosure | 79 / 3.18 (load 30) | 43 / 1.84 (load 27) | 1.9x / 1.7x |
+| gen_logit | 3477 / 290 (load 16-29) | 352 / 20.1 (load 26) | 9.9x / 14.4x |
+| gen_cart | 1039 / 224 (load 22) | 236 / 11.7 (load 29) | 4.4x / 19.1x |
+| tables | 49 / 10.6 (load 20; 266 / 13.0 at load 29) | 51 / 1.97 (load 29) | - / 5.4x |
+| disclosure | 13 / 2.87 (load 19) | 43 / 1.84 (load 27) | - / 1.6x |
 
 In the calls themselves (CPU s): pmse's logistic permutations 0.53 -> 0.20 a permutation
 (fixed-Hessian refits, benchmarks/pmse_null.py), utility_tables 1.3 -> 0.22, disclosure 0.03; what is left of
