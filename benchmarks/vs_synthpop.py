@@ -24,6 +24,22 @@ process and its children) depend much less on the load of this shared 2-core mac
 Goals (issue 35): syn_adult >= 12x in CPU seconds; gen_logit, gen_cart and tables >= 10x
 whole process; disclosure >= 4x whole process.
 
+Measured (issue 35, 2026-11-28, one run each, load 9-29 on the shared 2-core machine; wall
+times at such loads say more about the other users than about the tools, CPU seconds less):
+
+| task | synthpop wall / CPU s | synthguard wall / CPU s | ratio wall / CPU |
+| --- | --- | --- | --- |
+| syn_adult | 221 / 39.1 (load 9) | 66 / 4.37 (load 23) | - / 8.9x |
+| syn_diamonds | 611 / 78.4 (load 11) | 68 / 4.18 (load 26) | - / 18.8x |
+| gen_logit | 3477 / 290 (load 16-29) | 352 / 20.1 (load 26) | 9.9x / 14.4x |
+| gen_cart | 1039 / 224 (load 22) | 236 / 11.7 (load 29) | 4.4x / 19.1x |
+| tables | 49 / 10.6 (load 20; 266 / 13.0 at load 29) | 51 / 1.97 (load 29) | - / 5.4x |
+| disclosure | 13 / 2.87 (load 19) | 43 / 1.84 (load 27) | - / 1.6x |
+
+In the calls themselves (CPU s): pmse's logistic permutations 0.53 -> 0.20 a permutation
+(fixed-Hessian refits, benchmarks/pmse_null.py), utility_tables 1.3 -> 0.22, disclosure 0.03; what is left of
+the short tasks is start-up (importing pandas, scipy.stats and scikit-learn: about 1.5-2 CPU s).
+
 Run: ``.venv/bin/python benchmarks/vs_synthpop.py [--tasks ...] [--repeat 3] [--run-r [--save]]``
 (``--quick``: the short tasks only, for ``make bench``).
 """
@@ -169,7 +185,8 @@ def main() -> None:
                   f"{peer['cpu_s'] / me['cpu_s']:>8.1f}{GOALS[task]:>6.0f}{me['load']:>6.1f}",
                   flush=True)
     if args.run_r and args.save:
-        old = ref.get("tasks", {})
+        # merge with the file as it is now (another run may have written tasks meanwhile)
+        old = json.loads(REFERENCE.read_text())["tasks"] if REFERENCE.exists() else {}
         old.update(new_ref)
         loads = [v["load"] for v in new_ref.values()]
         out = {

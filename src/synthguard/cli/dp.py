@@ -470,8 +470,10 @@ def synthesize_dp(data: Path, read_kw: dict[str, Any], method: str, epsilon: flo
          f"ledger {ledger_ref})")
     echo(str(syn.ledger_))
     if getattr(syn, "time_bound_", False):
-        click.echo(f"note: the time budget ({syn.max_seconds:g} s) bound the fit "
-                   f"({syn.rounds_} rounds, {syn.fit_seconds_:.0f} s): the release depends on "
+        click.echo(f"note: the time budget ({time_budget:g} s for the command, "
+                   f"{syn.max_seconds:.0f} s of it left for the fit after start-up and "
+                   f"reading) bound the fit ({syn.rounds_} rounds, {syn.fit_seconds_:.0f} s): "
+                   "the release depends on "
                    "this machine's speed and load and does not reproduce from its seed",
                    err=True)
     accuracy = accuracy_line(dp_info)

@@ -238,7 +238,7 @@ class NullLogistic:
         eta = np.full(self.n, beta[0])
         scale = 1.0 / (ybar * (1.0 - ybar))
         ll = _loglik(eta, y, sw)
-        for _ in range(self.max_chord):
+        for it in range(self.max_chord):
             r = y - expit(eta)
             step = self._ginv @ (X1t @ (r if sw is None else r * sw)) * scale
             d_eta = X1 @ step
@@ -246,8 +246,11 @@ class NullLogistic:
             if ll_new < ll - 1e-10 * (abs(ll) + 1.0):  # beyond rounding
                 break  # the fixed Hessian overshoots here: Newton from the last point
             beta, eta, ll = beta + step, eta + d_eta, ll_new
-            if np.max(np.abs(d_eta)) < self.tol:
+            change = np.max(np.abs(d_eta))
+            if change < self.tol:
                 return np.asarray(expit(eta))
+            if it >= 9 and change > 1e-3:
+                break  # stalled (a separated level): the contraction alone is ~1e-6 by now
         self.newton_finishes += 1
         return self._newton(beta, y)
 
