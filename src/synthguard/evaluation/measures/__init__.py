@@ -15,4 +15,4 @@ import pkgutil
 
 for _info in pkgutil.iter_modules(__path__):
     if not _info.name.startswith("_"):
-        importlib.import_module(f"{__name__}.{_info.name}")
+        importlib.import_module(f"synthguard.evaluation.measures.{_info.name}")
