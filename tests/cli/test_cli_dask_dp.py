@@ -143,13 +143,14 @@ def test_what_the_dask_path_does_not_take_exits_2(files, extra, message):
 
 def test_records_are_drawn_and_written_per_partition_by_the_workers(files, monkeypatch):
     from synthguard.data import read_manifest
-    from synthguard.scale import dp as scale_dp
+    from synthguard.dp import MSTSynthesizer
+    from synthguard.dp.synthesizers._on_dask.common import _Drawer
 
     tmp, _ = files
-    monkeypatch.setattr(scale_dp.MSTSynthesizer, "partition_rows", 120)
+    monkeypatch.setattr(MSTSynthesizer, "partition_rows", 120)
     drawn: list[int] = []
-    draw = scale_dp._Drawer.draw
-    monkeypatch.setattr(scale_dp._Drawer, "draw",
+    draw = _Drawer.draw
+    monkeypatch.setattr(_Drawer, "draw",
                         lambda self, n, rng: drawn.append(n) or draw(self, n, rng))
     args = ["--epsilon", 1, "--levels", tmp / "levels.yaml", "--bins", "age=18,30,50,80",
             "--seed", 3, "--n", 300, "--m", 2, "--dask", "sync"]

@@ -20,7 +20,7 @@ DF = pd.DataFrame({"x": [1.0, 2.0, 3.0, 4.0], "g": ["a", "b", "a", "b"]})
 @pytest.mark.parametrize(
     ("call", "use"),
     [
-        (lambda d: sdc.swap(d, "x", rate=0.5), "synthguard.scale"),
+        (lambda d: sdc.suppress(d, ["g"], k=2), "an SDC step with a Dask path"),
         (lambda d: dp.dp_count(d, epsilon=1.0), "synthguard.scale.dp_count"),
         (lambda d: dp.dp_sum(d["x"], lower=0, upper=5, epsilon=1.0), "synthguard.scale.dp_sum"),
         (
