@@ -1,14 +1,11 @@
-"""The Dask stand-ins for room functions that do not take a Dask DataFrame yet.
+"""What the Dask routes of the pipeline and the command line call: the rooms' own functions.
 
-# until the room function takes Dask (issue 32)
-
-Every call of a :mod:`synthguard.scale` mirror made by the pipeline and the command line
-goes through this one module: the synthesizer (:func:`synthguard.scale.synthesize` for
-:class:`~synthguard.synthesis.Synthesizer`), the SDC steps ``add_noise``, ``pram``, ``swap``
-(``topcode``/``bottomcode`` already take Dask in :mod:`synthguard.sdc`), the DP synthesizers
-MST, AIM and the stratified synthesizer, and the evaluation. When the room's own function
-accepts a Dask frame, its entry here is replaced by that function and, at the end, the module
-goes. Each name is looked up when it is called, so a test can replace it.
+The rooms' functions take a Dask DataFrame at their own front door (issue 32): the
+synthesizer (:func:`synthguard.synthesize`, a lazy ``DaskSynthesis`` for a Dask frame), the
+SDC steps (:mod:`synthguard.sdc`), the DP synthesizers (``.fit(dask_frame)``) and
+:func:`synthguard.evaluate`. This module only names which of them have a Dask path
+(:data:`SDC_ON_DASK`, :data:`DP_ON_DASK`), so plans and commands refuse the others before
+anything is made; each name is looked up when it is called, so a test can replace it.
 """
 
 from __future__ import annotations
@@ -21,46 +18,37 @@ __all__ = ["DP_ON_DASK", "SDC_ON_DASK", "dp_synthesizer", "evaluate", "sdc_step"
 DP_ON_DASK = ("mst", "aim", "stratified")
 
 #: the SDC steps that run on Dask
-SDC_ON_DASK = ("topcode", "bottomcode", "add_noise", "pram", "swap")
+SDC_ON_DASK = ("topcode", "bottomcode", "add_noise", "pram", "swap", "generalize")
 
 
 def synthesize(data: Any, **params: Any) -> Any:
-    """Synthesis of a Dask frame (a :class:`synthguard.scale.DaskSynthesis`)."""
-    # until the room function takes Dask (issue 32)
-    from synthguard import scale
+    """:func:`synthguard.synthesize` of a Dask frame (a lazy ``DaskSynthesis``)."""
+    from synthguard.synthesis import synthesize as room_synthesize
 
-    return scale.synthesize(data, **params)
+    return room_synthesize(data, **params)
 
 
 def sdc_step(name: str) -> Any:
-    """The function of SDC step ``name`` (one of :data:`SDC_ON_DASK`) for a Dask frame:
-    ``fn(frame, ...) -> frame``. ``topcode`` and ``bottomcode`` are the room's own functions
-    (:mod:`synthguard.sdc` takes Dask); the others the :mod:`synthguard.scale` mirrors."""
-    if name in ("topcode", "bottomcode"):
-        from synthguard import sdc
+    """SDC step ``name`` (one of :data:`SDC_ON_DASK`) as ``fn(frame, ...) -> frame``: the
+    :mod:`synthguard.sdc` function, its protected frame."""
+    from synthguard import sdc
 
-        def room_step(data: Any, *args: Any, **kwargs: Any) -> Any:
-            return getattr(sdc, name)(data, *args, **kwargs).data
+    def room_step(data: Any, *args: Any, **kwargs: Any) -> Any:
+        return getattr(sdc, name)(data, *args, **kwargs).data
 
-        return room_step
-    # until the room function takes Dask (issue 32)
-    from synthguard import scale
-
-    return getattr(scale, name)
+    return room_step
 
 
 def dp_synthesizer(name: str) -> Any:
-    """The class of DP synthesizer ``name`` (one of :data:`DP_ON_DASK`) for a Dask frame."""
-    # until the room function takes Dask (issue 32)
-    from synthguard import scale
+    """The class of DP synthesizer ``name`` (one of :data:`DP_ON_DASK`): the registry's own,
+    whose ``fit`` takes a Dask frame."""
+    from synthguard.dp.synthesizers.registry import get_dp_synthesizer
 
-    return {"mst": scale.MSTSynthesizer, "aim": scale.AIMSynthesizer,
-            "stratified": scale.StratifiedSynthesizer}[name]
+    return get_dp_synthesizer(name)
 
 
 def evaluate(conf: Any, releases: Any, **kwargs: Any) -> Any:
-    """The evaluation of Dask releases against a Dask frame (an Evaluation)."""
-    # until the room function takes Dask (issue 32)
-    from synthguard.scale import evaluation
+    """:func:`synthguard.evaluate` of Dask releases against a Dask frame."""
+    from synthguard.evaluation import evaluate as room_evaluate
 
-    return evaluation.evaluate(conf, releases, **kwargs)
+    return room_evaluate(conf, releases, **kwargs)

@@ -13,9 +13,9 @@ as without Dask (the report to ``<output>/<report file>``, the table to
 * ``method: dp`` with ``synthesizer: mst``, ``aim`` or ``stratified``, charging the plan's
   ledger once.
 
-The functions that make them are reached through :mod:`synthguard.pipeline.dask_adapter`
-until the rooms' own functions take a Dask frame (issue 32). Anything else (another method or
-step, ``start:``, a holdout, the attacks, regression formulas, constraints) is refused before
+The functions that make them are the rooms' own, which take a Dask frame (the steps and
+synthesizers with a Dask path are named in :mod:`synthguard.pipeline.dask_adapter`). Anything
+else (another method or step, ``start:``, a holdout, the attacks, regression formulas, constraints) is refused before
 anything is made, each with the release or field and its line in the plan
 (:class:`~synthguard.errors.PlanError`).
 
