@@ -22,6 +22,8 @@ DETERMINISTIC = {"mean"}
 INPUT_ERRORS = (MethodError, DataError)
 #: methods that read a 1-D X as one predictor instead of refusing it (the Bayesian models)
 RESHAPES_1D = {"bayes_norm", "bayes_mixture", "bayes_negbin"}
+#: methods over the combinations of categorical predictors (a saturated model: satcat)
+CATEGORICAL_PREDICTORS = {"satcat"}
 #: methods modelling a count: their numeric target is whole numbers >= 0
 COUNT_TARGET = {"bayes_negbin"}
 OBSERVED_CODES = np.array([0, 2, 3])  # code 1 is a level with no records: it must never be drawn
@@ -42,7 +44,11 @@ IDS = [f"{name}-{kind}" for name, kind in CASES]
 
 def _data(name: str, kind: str, n: int = 240, p: int = 3, seed: int = 0):
     rng = np.random.default_rng(seed)
-    X = np.column_stack([rng.normal(size=n), rng.integers(0, 2, n), rng.exponential(size=n)])[:, :p]
+    if name in CATEGORICAL_PREDICTORS:  # a few combinations, each seen in the data
+        X = np.column_stack([rng.integers(0, 3, n), rng.integers(0, 2, n),
+                             rng.integers(0, 2, n)]).astype(np.float64)[:, :p]
+    else:
+        X = np.column_stack([rng.normal(size=n), rng.integers(0, 2, n), rng.exponential(size=n)])[:, :p]
     eta = X.sum(axis=1) if p else np.zeros(n)
     if kind == "numeric" and name in COUNT_TARGET:
         y = rng.poisson(np.exp(eta / 3)).astype(np.float64)
