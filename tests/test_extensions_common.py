@@ -82,7 +82,7 @@ def _frame(n: int = 120, seed: int = 0) -> pd.DataFrame:
 # -- synthesis methods ---------------------------------------------------------------------
 #: what a method needs beyond the defaults (target 'income' for a numeric method, else
 #: 'region'; the method's default options): its ``column``, its ``spec`` with options, a
-#: ``data`` recipe adding the columns it reads
+#: ``data`` recipe adding the columns it reads, ``synth`` options of the Synthesizer
 METHOD_NEEDS: dict[str, dict[str, Any]] = {
     "passive": {"column": "age2", "spec": "passive:formula=age * 2",
                 "data": lambda d: d.assign(age2=d["age"] * 2)},
@@ -90,26 +90,28 @@ METHOD_NEEDS: dict[str, dict[str, Any]] = {
     "bayes_negbin": {"column": "children", "spec": "bayes_negbin:burn_in=40:n_draws=40"},
     "bayes_mixture": {"spec": "bayes_mixture:burn_in=30:n_draws=30:n_components=2"},
     "ranger": {"spec": "ranger:ntree=10"},
+    # a saturated model over categorical predictors' combinations
+    "satcat": {"column": "income", "synth": {"predictor_matrix": {"income": ["region", "sex"]}}},
     "rf": {"spec": "rf:ntree=10"},
     "bag": {"spec": "bag:ntree=10"},
 }
 
 
-def _method_case(name: str) -> tuple[pd.DataFrame, str, str]:
+def _method_case(name: str) -> tuple[pd.DataFrame, str, str, dict[str, Any]]:
     needs = METHOD_NEEDS.get(name, {})
     default = "income" if "numeric" in METHODS.get(name).target_kinds else "region"
     data = needs.get("data", lambda d: d)(_frame()[["region", "sex", "age", "income", "children"]])
-    return data, needs.get("column", default), needs.get("spec", name)
+    return data, needs.get("column", default), needs.get("spec", name), needs.get("synth", {})
 
 
 @pytest.mark.parametrize("name", registered(METHODS))
 def test_method_same_seed_same_release_refit_same_model_input_untouched(name):
-    data, column, spec = _method_case(name)
+    data, column, spec, synth = _method_case(name)
     before = data.copy()
-    syn = Synthesizer(methods={column: spec}, random_state=7)
+    syn = Synthesizer(methods={column: spec}, random_state=7, **synth)
     first = syn.fit(data).sample(random_state=3, diagnostics=False).implicates[0]
     again = syn.fit(data).sample(random_state=3, diagnostics=False).implicates[0]
-    fresh = Synthesizer(methods={column: spec}, random_state=7).fit(data).sample(
+    fresh = Synthesizer(methods={column: spec}, random_state=7, **synth).fit(data).sample(
         random_state=3, diagnostics=False).implicates[0]
     pd.testing.assert_frame_equal(data, before)
     pd.testing.assert_frame_equal(first, again)
@@ -119,13 +121,13 @@ def test_method_same_seed_same_release_refit_same_model_input_untouched(name):
 
 @pytest.mark.parametrize("name", registered(METHODS))
 def test_method_bad_option_and_bad_input_raise_named_errors(name):
-    data, column, spec = _method_case(name)
+    data, column, spec, synth = _method_case(name)
     with pytest.raises(MethodError, match=rf"method '{name}': unknown option 'no_such_option'"):
-        Synthesizer(methods={column: f"{spec}:no_such_option=1"}).fit(data)
+        Synthesizer(methods={column: f"{spec}:no_such_option=1"}, **synth).fit(data)
     bad = data.copy()
     bad.loc[bad.index[3], "age"] = np.inf  # not a value any method can model
     with pytest.raises(SynthguardError, match="age"):
-        Synthesizer(methods={column: spec}, random_state=1).fit(bad)
+        Synthesizer(methods={column: spec}, random_state=1, **synth).fit(bad)
 
 
 # -- SDC steps -----------------------------------------------------------------------------

@@ -18,8 +18,7 @@ SRC = ROOT / "src" / "synthguard"
 #: and entry points), the safe unpickler's allow-list, and packages' lazy re-exports in
 #: __init__.py
 ALLOWED_STRING_IMPORTS = {
-    "synthguard/_registry.py",
-    "synthguard/synthesis/registry.py",
+    "synthguard/_registry.py",  # the registries' plug-in loader (built-ins and entry points)
     "synthguard/synthesis/persistence.py",
     # the command line's lazy group: a subcommand's module is imported when it is run
     "synthguard/cli/_lazy.py",

@@ -82,3 +82,13 @@ def test_on_register_hook_runs():
     r = _fresh(on_register=lambda n, o: seen.append(n))
     r.register("k", 1)
     assert seen == ["k"]
+
+
+def test_get_with_a_default_reads_like_dict_get_and_getitem_like_get():
+    r = _fresh(error=MethodError)
+    r.register("one", 1)
+    assert r.get("two", None) is None and r.get("two", 0) == 0 and r.get("one", None) == 1
+    assert r["one"] == 1
+    with pytest.raises(MethodError, match="unknown test thing 'two'"):
+        r["two"]
+    assert ["not", "hashable"] not in r  # a list read from a plan is simply not registered
