@@ -49,7 +49,8 @@ def test_issue_file_end_to_end(folder):
     assert {c.privacy_unit for c in led.charges} == {"hid"}
     info = json.loads((out / "release.json").read_text())
     assert info["privacy_unit"] == "hid (max_rows=5)" and info["files"] == ["by_sex.csv"]
-    page = (out / "metadata" / "report.html").read_text()
+    assert not (out / "metadata").exists()  # the report is where the user looks: the top
+    page = (out / "report.html").read_text()
     assert "[unit: hid]" in page and "by_sex" in page
     shown = f"{frame['n'].iloc[0]:.4g} [{frame['n_lower'].iloc[0]:.4g}, "
     assert shown in page  # each value with its interval
@@ -117,3 +118,56 @@ def test_bad_files_exit_2_nothing_written(folder, text):
     r = _run(folder / "bad.yaml", "--out", folder / "rel")
     assert r.exit_code == 2 and r.output.startswith("error:")
     assert not (folder / "rel").exists() and not (folder / "bad.ledger.json").exists()
+
+
+def test_counts_are_non_negative_integers_unless_raw_noisy(folder):
+    # a tiny epsilon on a rare group: raw noisy counts go negative, published ones never do
+    (folder / "q.yaml").write_text("""\
+data: {path: persons.csv}
+privacy_unit: hid
+max_rows: 5
+epsilon: 100
+queries:
+  rare:
+    by: {agegroup: [young, middle, old, nobody]}
+    aggregations: {n: count, h: count_distinct, s: {sum: hours_per_week, bounds: [0, 100]}}
+    epsilon: 0.01
+""")
+    r = _run(folder / "q.yaml", "--out", folder / "int", "--seed", 3)
+    assert r.exit_code == 0, r.output
+    f = pd.read_csv(folder / "int" / "rare.csv")
+    for c in ("n", "h"):
+        assert f[c].dtype.kind == "i" and (f[c] >= 0).all()
+        assert (f[f"{c}_lower"] >= 0).all() and (f[f"{c}_lower"] <= f[c]).all()
+        assert (f[c] <= f[f"{c}_upper"]).all()
+    assert (f["s"] >= 0).all() and (f["s_lower"] >= 0).all()  # bounds [0, 100]: sum >= 0
+    info = json.loads((folder / "int" / "release.json").read_text())
+    assert "non-negative integers" in info["published"]
+    raw = _run(folder / "q.yaml", "--out", folder / "raw", "--seed", 3, "--raw-noisy")
+    assert raw.exit_code == 0, raw.output
+    g = pd.read_csv(folder / "raw" / "rare.csv")
+    assert (g[["n", "h", "s"]] < 0).any().any()  # the same noise, unclamped
+    # same seed, same noise: the published count is the raw one rounded and clamped
+    assert (f["n"] == g["n"].round().clip(lower=0)).all()
+    assert ((f["n_upper"] - g["n_upper"].clip(lower=0)).abs() < 1e-9).all()
+
+
+def test_existing_out_refused_without_force_like_the_other_verbs(folder):
+    out = folder / "rel"
+    assert _run(folder / "queries.yaml", "--out", out).exit_code == 0
+    before = sorted(p.name for p in out.iterdir())
+    assert before == ["by_sex.csv", "ledger.json", "release.json", "report.html"]
+    spent = PrivacyLedger.open(folder / "queries.ledger.json").spent.epsilon
+    r = _run(folder / "queries.yaml", "--out", out)
+    assert r.exit_code == 2 and "--force" in r.output
+    # nothing spent, nothing written
+    assert PrivacyLedger.open(folder / "queries.ledger.json").spent.epsilon == spent
+    assert sorted(p.name for p in out.iterdir()) == before
+    r = _run(folder / "queries.yaml", "--out", out, "--force")
+    assert r.exit_code == 0, r.output
+    assert math.isclose(PrivacyLedger.open(out / "ledger.json").spent.epsilon, 0.8)
+    # a folder holding the user's own files is not replaced, even with --force
+    (folder / "mine").mkdir()
+    (folder / "mine" / "notes.txt").write_text("mine")
+    r = _run(folder / "queries.yaml", "--out", folder / "mine", "--force")
+    assert r.exit_code == 2 and (folder / "mine" / "notes.txt").read_text() == "mine"

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import os
 import shutil
 import time
@@ -11,7 +10,6 @@ from pathlib import Path
 
 import click
 
-from synthguard.data.safe_load import parse_json
 from synthguard.errors import PrivacyWarning
 
 __all__ = ["query_cmd"]
@@ -20,7 +18,7 @@ __all__ = ["query_cmd"]
 @click.command("query")
 @click.argument("queries", type=click.Path(exists=True, dir_okay=False, path_type=Path))
 @click.option("--out", type=click.Path(file_okay=False, path_type=Path), default=None,
-              help="Release folder: one CSV per query, ledger.json, release.json, metadata/report.html "
+              help="Release folder: one CSV per query, report.html, ledger.json, release.json "
                    "(refused when it holds files, unless --force). Required unless --dry-run.")
 @click.option("--ledger", "ledger_path", type=click.Path(dir_okay=False, path_type=Path),
               default=None, help="Ledger file (overrides the file's 'ledger'; default "
@@ -31,15 +29,26 @@ __all__ = ["query_cmd"]
                    "nothing, write nothing.")
 @click.option("--seed", type=int, default=None,
               help="SIMULATION ONLY: seeded numpy noise, not for release.")
+@click.option("--raw-noisy", is_flag=True,
+              help="Publish the raw noisy counts and sums (some negative or fractional) instead "
+                   "of non-negative integers (the default: rounded and clamped at 0, intervals "
+                   "clamped too; post-processing at no privacy cost). Same as the file's "
+                   "'raw_noisy: true'.")
 @click.option("--force", is_flag=True, help="Replace the release already in --out.")
 @click.option("--quiet", "-q", is_flag=True, help="No summary on stdout.")
 def query_cmd(queries: Path, out: Path | None, ledger_path: Path | None, dry_run: bool,
-              seed: int | None, force: bool, quiet: bool) -> None:
+              seed: int | None, force: bool, quiet: bool, raw_noisy: bool = False) -> None:
     """Answer the queries of QUERIES (YAML) within its budget, charging the unit-level cost of
     each on the ledger before any noise, and write the release into OUT.
 
-    Exit codes: 0 written (or planned with --dry-run), 2 bad input or a budget the queries
-    would overspend (nothing spent, nothing written).
+    Counts are published as non-negative integers (rounded, clamped at 0, their intervals
+    clamped too) unless --raw-noisy. OUT holds one CSV per query, report.html, ledger.json and
+    release.json; an OUT that holds files is refused unless --force, which replaces an earlier
+    release as a whole.
+
+    Exit codes: 0 written (or planned with --dry-run), 2 bad input, an OUT already holding
+    files without --force, or a budget the queries would overspend (nothing spent, nothing
+    written).
 
     \b
     Example queries.yaml:
@@ -68,6 +77,8 @@ def query_cmd(queries: Path, out: Path | None, ledger_path: Path | None, dry_run
     spec = load_queries(queries)
     if ledger_path is not None:
         spec = replace(spec, ledger_path=ledger_path.resolve())
+    if raw_noisy:
+        spec = replace(spec, raw_noisy=True)
     if out is None and not dry_run:
         raise ParameterError("option --out: give the release folder (or --dry-run)")
     if not spec.data_path.is_file():
@@ -104,39 +115,22 @@ def query_cmd(queries: Path, out: Path | None, ledger_path: Path | None, dry_run
                 spec.ledger_path.with_name(spec.ledger_path.name + ".lock").unlink(
                     missing_ok=True)
             raise
-        files = []
-        for r in results:
-            r.to_frame().to_csv(tmp / f"{r.label}.csv", index=False)
-            files.append(f"{r.label}.csv")
         shutil.copyfile(spec.ledger_path, tmp / "ledger.json")
-        from synthguard.report.dp_queries import write_queries_report
+        from synthguard.pipeline.dp_queries_release import write_queries_release
 
-        seconds = time.perf_counter() - started
-        write_queries_report(tmp / "metadata" / "report.html", title=f"DP statistics: {queries.name}",
-                             results=results, ledger=session.ledger,
-                             provenance={"queries file": queries.name,
-                                         "release folder": str(out),
-                                         "noise": results[0].noise if results else "",
-                                         "time": f"{seconds:.1f} s"})
-        spent = session.spent
-        info = {"kind": "dp-queries", "files": files, "privacy_unit": session.unit.describe(),
-                "queries": {r.label: {"epsilon": r.epsilon, "delta": r.delta,
-                                      "alpha": r.alpha, "keys": r.keys, "bounds": r.bounds,
-                                      "plan": parse_json(r.plan.to_json(orient="records"),
-                                                         source="the query plan")}
-                            for r in results},
-                "noise": results[0].noise if results else None, "seed": seed,
-                "ledger": "ledger.json",
-                "ledger_source": Path(os.path.relpath(spec.ledger_path,
-                                                      out.resolve())).as_posix(),
-                "spent": {"epsilon": spent.epsilon, "delta": spent.delta},
-                "report": "metadata/report.html"}
-        (tmp / "release.json").write_text(json.dumps(info, indent=2), encoding="utf-8")
+        files = write_queries_release(
+            tmp, results, session, title=f"DP statistics: {queries.name}",
+            provenance={"queries file": queries.name, "release folder": str(out),
+                        "noise": results[0].noise if results else "",
+                        "time": f"{time.perf_counter() - started:.1f} s"},
+            raw_noisy=spec.raw_noisy, ledger_ref="ledger.json", seed=seed,
+            extra={"ledger_source": Path(os.path.relpath(spec.ledger_path,
+                                                         out.resolve())).as_posix()})
     for w in caught:
         click.echo(f"warning: {w.message}", err=True)
     for f in files:
         echo(f"wrote {out / f}")
-    echo(f"wrote {out / 'metadata' / 'report.html'}")
+    echo(f"wrote {out / 'report.html'}")
     echo(str(session.ledger))
 
 

@@ -238,8 +238,8 @@ def _release_like(entry: Path, depth: int = 1) -> bool:
     folders (a run's ``releases/``) may hold."""
     from synthguard.data.io import READERS
 
-    if entry.name.startswith(".") or entry.name == MANIFEST_NAME:
-        return True
+    if entry.name.startswith(".") or entry.name in (MANIFEST_NAME, "report.html"):
+        return True  # report.html: the page a release of DP statistics carries
     if entry.is_dir():
         if entry.name == METADATA_DIR or (entry / MANIFEST_NAME).is_file():
             return True

@@ -9,6 +9,7 @@
     epsilon: 1.0                        # the session's budget (unit level); delta: for selections
     ledger: persons.ledger.json         # default <file name>.ledger.json beside this file
     alpha: 0.05                         # intervals (default 0.05); seed: the bounding's seed
+    raw_noisy: false                    # true: raw noisy counts (default: non-negative integers)
     queries:
       by_sex:
         by: {sex: [Male, Female]}       # public keys; [sex] selects them privately
@@ -40,7 +41,7 @@ from synthguard.errors import PlanError, PrivacyBudgetError
 __all__ = ["QueriesFile", "QuerySpec", "load_queries", "parse_queries", "run_queries"]
 
 TOP_KEYS = ("data", "privacy_unit", "max_rows", "max_groups", "max_rows_per_group", "epsilon",
-            "delta", "ledger", "alpha", "seed", "queries")
+            "delta", "ledger", "alpha", "seed", "raw_noisy", "queries")
 QUERY_KEYS = ("by", "aggregations", "epsilon", "weight", "accuracy", "alpha", "delta")
 
 
@@ -74,6 +75,7 @@ class QueriesFile:
     seed: int | None
     queries: tuple[QuerySpec, ...] = field(default=())
     source: str = "<queries>"
+    raw_noisy: bool = False
 
 
 def _number(v: Any, where: str, problems: list[str], *, integer: bool = False,
@@ -101,14 +103,26 @@ def parse_queries(text: str, *, source: str = "<queries>",
     problems = [f"{'.'.join(map(str, p))}: {m}" for p, m in _duplicate_keys(node)]
     if not isinstance(doc, Mapping):
         raise PlanError(f"{source}: expected a mapping with 'data', 'epsilon' and 'queries'")
+    return parse_queries_doc(doc, source=source, base_dir=base_dir, problems=problems)
+
+
+def parse_queries_doc(doc: Mapping[str, Any], *, source: str = "<queries>",
+                      base_dir: str | os.PathLike[str] | None = None,
+                      problems: list[str] | None = None, needs_data: bool = True
+                      ) -> QueriesFile:
+    """Validate a queries file already read as a mapping (a plan's ``dp_queries`` release
+    passes ``needs_data=False``: its data are the plan's)."""
+    problems = [] if problems is None else problems
     for k in doc:
         if k not in TOP_KEYS:
             problems.append(f"{k}: unknown key; expected one of {', '.join(TOP_KEYS)}")
     base = Path(base_dir) if base_dir is not None else Path.cwd()
     data = doc.get("data")
     data_path = base
-    if not isinstance(data, Mapping) or not isinstance(data.get("path"), str) or set(data) != {
-            "path"}:
+    if not needs_data:
+        pass
+    elif not isinstance(data, Mapping) or not isinstance(data.get("path"), str) or set(
+            data) != {"path"}:
         problems.append("data: expected {path: FILE}, the confidential file")
     else:
         data_path = (base / data["path"]).resolve()
@@ -124,6 +138,9 @@ def parse_queries(text: str, *, source: str = "<queries>",
     alpha = 0.05 if doc.get("alpha") is None else _number(doc["alpha"], "alpha", problems)
     seed = None if doc.get("seed") is None else _number(doc["seed"], "seed", problems,
                                                         integer=True, positive=False)
+    raw_noisy = doc.get("raw_noisy", False)
+    if not isinstance(raw_noisy, bool):
+        problems.append("raw_noisy: expected true or false")
     ledger = doc.get("ledger")
     if ledger is not None and not isinstance(ledger, str):
         problems.append("ledger: expected a file path")
@@ -168,7 +185,7 @@ def parse_queries(text: str, *, source: str = "<queries>",
         raise PlanError(f"{source}: " + "; ".join(problems))
     return QueriesFile(data_path, unit, bounds["max_rows"], bounds["max_groups"],
                        bounds["max_rows_per_group"], float(epsilon), float(delta), ledger_path,
-                       float(alpha), seed, tuple(queries), source)
+                       float(alpha), seed, tuple(queries), source, raw_noisy is True)
 
 
 def load_queries(path: str | os.PathLike[str]) -> QueriesFile:
@@ -183,17 +200,21 @@ def load_queries(path: str | os.PathLike[str]) -> QueriesFile:
                          base_dir=p.parent.resolve())
 
 
-def _session(spec: QueriesFile, data: Any, noise_seed: int | None) -> Any:
+def _session(spec: QueriesFile, data: Any, noise_seed: int | None, ledger: Any = None,
+             random_state: Any = None) -> Any:
     from synthguard.dp import Session
 
     return Session(data, privacy_unit=spec.privacy_unit, max_rows=spec.max_rows,
                    max_groups=spec.max_groups, max_rows_per_group=spec.max_rows_per_group,
-                   epsilon=spec.epsilon, delta=spec.delta, ledger=spec.ledger_path,
-                   random_state=spec.seed, noise_random_state=noise_seed)
+                   epsilon=spec.epsilon, delta=spec.delta,
+                   ledger=spec.ledger_path if ledger is None else ledger,
+                   random_state=random_state, noise_random_state=noise_seed)
 
 
-def resolve_epsilons(spec: QueriesFile, session: Any) -> dict[str, float | None]:
-    """ε of each query (None: set by its accuracy targets), per the module docstring."""
+def resolve_epsilons(spec: QueriesFile, session: Any,
+                     available: float | None = None) -> dict[str, float | None]:
+    """ε of each query (None: set by its accuracy targets), per the module docstring;
+    ``available``: what the file may spend (default what is left on the ledger)."""
     planned: dict[str, float] = {}
     for q in spec.queries:
         if q.accuracy is not None:
@@ -203,7 +224,8 @@ def resolve_epsilons(spec: QueriesFile, session: Any) -> dict[str, float | None]
         elif q.epsilon is not None:
             planned[q.name] = float(q.epsilon)
     weighted = [q for q in spec.queries if q.accuracy is None and q.epsilon is None]
-    left = session.remaining.epsilon - math.fsum(planned.values())
+    avail = session.remaining.epsilon if available is None else available
+    left = avail - math.fsum(planned.values())
     if weighted:
         if left <= 0:
             raise PrivacyBudgetError(
@@ -217,17 +239,28 @@ def resolve_epsilons(spec: QueriesFile, session: Any) -> dict[str, float | None]
 
 
 def run_queries(spec: QueriesFile, data: Any, *, noise_seed: int | None = None,
-                dry_run: bool = False) -> tuple[Any, list[Any]]:
+                dry_run: bool = False, ledger: Any = None,
+                random_state: Any = None) -> tuple[Any, list[Any]]:
     """Answer every query of ``spec`` on ``data``; returns (session, results in file order).
 
     The file's total is checked against the ledger's remaining budget first (PrivacyBudgetError,
-    nothing spent); ``dry_run`` returns each query's plan and spends nothing.
+    nothing spent); ``dry_run`` returns each query's plan and spends nothing. ``ledger``: a
+    :class:`~synthguard.dp.PrivacyLedger` shared with other releases (a plan's), of which the
+    file may spend ``spec.epsilon`` and ``spec.delta`` at most; ``random_state``: the
+    bounding's seed when the file gives none.
     """
-    session = _session(spec, data, noise_seed)
-    eps = resolve_epsilons(spec, session)
+    session = _session(spec, data, noise_seed, ledger,
+                       spec.seed if spec.seed is not None else random_state)
+    eps = resolve_epsilons(spec, session, None if ledger is None else spec.epsilon)
     total = float(eps.pop("__total__") or 0.0)
     deltas = math.fsum(q.delta or 0.0 for q in spec.queries)
     rem = session.remaining
+    if ledger is not None and (total > spec.epsilon * (1 + 1e-12) + 1e-12
+                               or deltas > spec.delta * (1 + 1e-12) + 1e-15):
+        raise PrivacyBudgetError(
+            f"{spec.source}: the queries cost epsilon={total:.6g}, delta={deltas:.3g} per "
+            f"{session.unit.column} in all, more than the release's epsilon={spec.epsilon:g}, "
+            f"delta={spec.delta:g}; nothing was spent: ask for less or raise the release's")
     if not dry_run and (total > rem.epsilon * (1 + 1e-12) + 1e-12
                         or deltas > rem.delta * (1 + 1e-12) + 1e-15):
         raise PrivacyBudgetError(
@@ -238,5 +271,6 @@ def run_queries(spec: QueriesFile, data: Any, *, noise_seed: int | None = None,
     for q in spec.queries:
         results.append(session.query(by=q.by, aggregations=q.aggregations, epsilon=eps[q.name],
                                      accuracy=q.accuracy, alpha=q.alpha or spec.alpha,
-                                     delta=q.delta, label=q.name, dry_run=dry_run))
+                                     delta=q.delta, label=q.name, dry_run=dry_run,
+                                     raw_noisy=spec.raw_noisy))
     return session, results

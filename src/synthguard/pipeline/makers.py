@@ -18,6 +18,7 @@ import pandas as pd
 
 from synthguard.data.schema import Schema
 from synthguard.errors import ParameterError, PlanError
+from synthguard.pipeline.dp_queries_release import make_dp_queries
 from synthguard.pipeline.dp_tables_release import make_dp_tables
 from synthguard.pipeline.plan import MAKERS, Plan, ReleaseSpec, resolve_maker, resolve_step
 
@@ -115,7 +116,7 @@ Maker = Callable[[ReleaseSpec, pd.DataFrame, Schema, Plan, np.random.Generator, 
 
 _MAKERS: dict[str, Maker] = {
     "synthesis": _synthesis, "risk_weighted": _risk_weighted, "sdc": _sdc, "dp": _dp,
-    "dp_tables": make_dp_tables,
+    "dp_tables": make_dp_tables, "dp_queries": make_dp_queries,
 }
 
 

@@ -46,6 +46,7 @@ from synthguard.data.manifest import (
 from synthguard.data.schema import Schema, infer_schema, validate_frame
 from synthguard.errors import PlanError, SynthguardError, SynthguardWarning
 from synthguard.pipeline.dp_info import dp_infos, dp_manifest_details
+from synthguard.pipeline.dp_queries_release import is_queries, write_queries_release
 from synthguard.pipeline.dp_tables_release import is_tables, write_dp_tables
 from synthguard.pipeline.makers import describe_release, make_release, release_frames
 from synthguard.pipeline.plan import DP_METHODS, Plan, load_plan
@@ -193,6 +194,16 @@ def _write_release(stage: Path, name: str, release: Any, method: str, columns: l
     if is_tables(release):  # DP tables: one CSV per table and release.json
         ref = None if ledger_path is None else "../../" + ledger_path.name
         return write_dp_tables(folder, release, ref)
+    if is_queries(release):  # DP statistics: one CSV per query, report.html, release.json
+        ref = None if ledger_path is None else "../../" + ledger_path.name
+        files = write_queries_release(
+            folder, release.results, release.session, title=f"DP statistics: {name}",
+            provenance={"release": name, "noise": release.results[0].noise
+                        if release.results else ""},
+            raw_noisy=release.raw_noisy, ledger_ref=ref,
+            extra={"ledger_record": "ledger_record.json"})
+        release.ledger.write_record(folder / "ledger_record.json")  # travels with the folder
+        return [folder / f for f in files]
     frames = release_frames(release)
     paths = [write_table(df, folder / f"{name}_{i}.csv") for i, df in enumerate(frames, start=1)]
     released = [str(c) for c in frames[0].columns]
@@ -407,7 +418,8 @@ def _make_and_write(plan: Plan, train: pd.DataFrame, holdout: pd.DataFrame | Non
         if isinstance(rel, pd.DataFrame) or (isinstance(rel, list | tuple)):
             kinds[spec.name] = "full" if spec.method in ("dp", "synthesis") else "protected"
     evaluation = evaluate(  # tables are not records: the microdata releases only
-        train, {k: v for k, v in releases.items() if not is_tables(v)}, keys=list(plan.keys),
+        train, {k: v for k, v in releases.items() if not (is_tables(v) or is_queries(v))},
+        keys=list(plan.keys),
         targets=list(plan.targets), holdout=holdout,
         formulas=list(plan.formulas) or None, thresholds=dict(plan.thresholds) or None,
         radius=plan.radius, schema=schema, random_state=eval_rng, kinds=kinds,

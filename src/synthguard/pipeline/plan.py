@@ -37,7 +37,8 @@ Release methods: ``synthesis`` (:class:`synthguard.synthesis.Synthesizer`),
 (``steps`` of :mod:`synthguard.sdc` functions) and ``dp`` (a synthesizer of
 :mod:`synthguard.dp`, named by ``synthesizer``, charging the plan's ledger) and
 ``dp_tables`` (noisy tables by :func:`synthguard.dp.tables.dp_tables` on the plan's ledger;
-:mod:`synthguard.pipeline.dp_tables_release`). Their
+:mod:`synthguard.pipeline.dp_tables_release`) and ``dp_queries`` (statistics on demand per
+privacy unit on the plan's ledger; :mod:`synthguard.pipeline.dp_queries_release`). Their
 parameters are checked against the signatures of the classes and functions they call.
 A ``synthesis`` release also takes ``constraints:``, ``transforms:`` and ``start:`` (the
 name of a release listed before it, e.g. a ``dp`` release of the key variables, whose
@@ -66,6 +67,7 @@ from synthguard.bayes import RiskWeightedSynthesizer
 from synthguard.data.safe_load import MAX_YAML_BYTES, parse_yaml_node, read_text
 from synthguard.dp.synthesizers.registry import DP_SYNTHESIZERS
 from synthguard.dp.tables import dp_tables
+from synthguard.pipeline.dp_queries_release import dp_queries
 from synthguard.errors import ParameterError, PlanError
 from synthguard.pipeline.sweep_plan import check_sweep
 from synthguard.report.metrics import METRICS
@@ -92,8 +94,10 @@ MAKERS: dict[str, tuple[Any, tuple[str, ...]]] = {
     "sdc": (SDC_STEPS, ()),
     "dp": (None, ("random_state", "ledger", "schema")),
     "dp_tables": (dp_tables, ("random_state", "ledger", "data", "label")),
+    "dp_queries": (dp_queries, ("random_state", "ledger", "data", "source")),
 }
-DP_METHODS = ("dp", "dp_tables")  # release methods charging the plan's privacy ledger
+# release methods charging the plan's privacy ledger
+DP_METHODS = ("dp", "dp_tables", "dp_queries")
 
 # DP_SYNTHESIZERS (dp/synthesizers/registry.py) and SDC_STEPS (sdc/steps.py): one registry each
 
@@ -272,6 +276,12 @@ def resolve_maker(method: str, params: Mapping[str, Any]) -> Callable[..., Any]:
                             f"{', '.join(DP_SYNTHESIZERS)}")
         obj = DP_SYNTHESIZERS[name]
     return obj  # type: ignore[no-any-return]
+
+
+def _unit_of(spec: ReleaseSpec) -> str:
+    """The privacy unit a DP release protects ('row' unless it names an id column)."""
+    unit = spec.params.get("privacy_unit")
+    return unit if isinstance(unit, str) and unit else "row"
 
 
 def _check_release(name: str, spec: Any, p: _Problems) -> ReleaseSpec | None:
@@ -524,6 +534,11 @@ def parse_plan(
                     p.add(("releases", str(name), "start"), "expected the name of a release "
                           "listed before this one (its implicates start the synthesis)")
                 specs.append(s)
+    units = {_unit_of(s) for s in specs if s.method in DP_METHODS}
+    if len(units) > 1:
+        p.add(("releases",), "the dp releases protect different privacy units ("
+              + ", ".join(sorted(units)) + "); amounts for different units do not add up on "
+              "the plan's one ledger: give them one privacy_unit, or make two plans")
     if any(s.method in DP_METHODS for s in specs):
         if epsilon is None:
             p.add(("privacy",), "a dp release needs privacy.epsilon, the total budget of the ledger")

@@ -27,6 +27,8 @@ class QueryResult:
     noise : where the noise came from ('opendp', or the numpy simulation path).
     keys : 'public' or 'selected' (chosen privately, charged).
     bounds : clamping bounds used per aggregation (estimated ones included).
+    raw_noisy : False when counts were published as non-negative integers
+        (:mod:`synthguard.dp.session.publish`), True for the raw noisy values.
     """
 
     frame: pd.DataFrame
@@ -39,6 +41,7 @@ class QueryResult:
     noise: str
     keys: str
     bounds: dict[str, Any] = field(default_factory=dict)
+    raw_noisy: bool = False
 
     def to_frame(self) -> pd.DataFrame:
         """The released table (a copy)."""

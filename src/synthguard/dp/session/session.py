@@ -41,6 +41,7 @@ from synthguard.dp.accountant import Budget, Charge, PrivacyLedger, _make_charge
 from synthguard.dp.session.bounding import _ID, bound
 from synthguard.dp.session.intervals import check_alpha
 from synthguard.dp.session.measure import NoisePlan, measure, noise_plan, quantile_values
+from synthguard.dp.session.publish import publish
 from synthguard.dp.session.result import QueryResult
 from synthguard.dp.session.selection import select_keys
 from synthguard.dp.session.spec import Aggregation, parse_aggregations
@@ -250,7 +251,7 @@ class Session:
     def query(self, *, by: Any = None, aggregations: Any, epsilon: float | None = None,
               alpha: float = 0.05, delta: float | None = None,
               accuracy: Mapping[str, float] | None = None, label: str | None = None,
-              dry_run: bool = False) -> QueryResult:
+              dry_run: bool = False, raw_noisy: bool = False) -> QueryResult:
         """Answer one query: one bounding pass, the ledger charged, then the noise.
 
         Parameters
@@ -265,6 +266,9 @@ class Session:
         accuracy : name -> target half-width, instead of ``epsilon``: the ε is computed.
         label : the query's name on the ledger (default ``query N``).
         dry_run : return the plan as a result with no values; spend nothing.
+        raw_noisy : False (default) publishes counts as non-negative integers and clamps a
+            sum whose bounds fix its sign, intervals clamped too (post-processing, no
+            privacy cost, :mod:`synthguard.dp.session.publish`); True the raw noisy values.
 
         Raises
         ------
@@ -288,9 +292,9 @@ class Session:
         if dry_run:
             return QueryResult(pd.DataFrame(), frame_plan, label, eps_q, d,
                                self.unit.describe(), info["alpha"], "none (dry run)",
-                               "selected" if private else "public")
+                               "selected" if private else "public", raw_noisy=raw_noisy)
         self._charge(label, info, d)
-        return self._answer(label, info, d, frame_plan, data)
+        return self._answer(label, info, d, frame_plan, data, raw_noisy)
 
     def _charge(self, label: str, info: dict[str, Any], delta: float) -> None:
         eps_q = info["epsilon"]
@@ -336,7 +340,8 @@ class Session:
         return data
 
     def _answer(self, label: str, info: dict[str, Any], delta: float,
-                frame_plan: pd.DataFrame, data: pd.DataFrame) -> QueryResult:
+                frame_plan: pd.DataFrame, data: pd.DataFrame,
+                raw_noisy: bool = False) -> QueryResult:
         cols: list[str] = info["cols"]
         public: pd.DataFrame | None = info["public"]
         aggs: list[Aggregation] = info["aggs"]
@@ -371,9 +376,10 @@ class Session:
             used_bounds[a.name] = None if b is None else [float(b[0]), float(b[1])]
             plans.append(p)
             m = measure(a, p, c_a, u_a, x, k, info["alpha"], b, rng)
-            out[a.name] = m.value
-            out[f"{a.name}_lower"] = m.lower
-            out[f"{a.name}_upper"] = m.upper
+            value, lower, upper = publish(a, m.value, m.lower, m.upper, b, raw_noisy)
+            out[a.name] = value
+            out[f"{a.name}_lower"] = lower
+            out[f"{a.name}_upper"] = upper
         if any(a.estimate is not None for a in aggs):
             rows = [_plan_row(p) for p in plans]
             frame_plan = pd.concat([pd.DataFrame(rows), frame_plan.iloc[len(plans):]],
@@ -381,7 +387,8 @@ class Session:
             frame_plan["privacy_unit"] = self.unit.describe()
         return QueryResult(out, frame_plan, label, info["epsilon"], delta, self.unit.describe(),
                            info["alpha"], _noise.noise_source(self._noise_rs),
-                           "selected" if public is None else "public", used_bounds)
+                           "selected" if public is None else "public", used_bounds,
+                           raw_noisy=raw_noisy)
 
     @staticmethod
     def _regression(out: pd.DataFrame, a: Aggregation, p: NoisePlan, bounded: pd.DataFrame,
