@@ -162,3 +162,37 @@ def test_dp_tabulate_is_quiet_with_q(tmp_path):
     assert quiet.exit_code == 0, quiet.output
     assert "wrote " not in quiet.output and "privacy ledger" not in quiet.output
     assert (tmp_path / "b" / "sex_x_vote.csv").exists()
+
+
+def test_dp_synthesize_per_household_charges_the_unit_level_cost(tmp_path):
+    from synthguard.dp import PrivacyLedger
+    from tests.dp.session.conftest import households
+
+    df = households(120, seed=8, max_size=9)[["hid", "sex", "agegroup"]]
+    data = tmp_path / "persons.csv"
+    df.to_csv(data, index=False)
+    levels = tmp_path / "levels.yaml"
+    levels.write_text(yaml.safe_dump({"sex": ["Male", "Female"],
+                                      "agegroup": ["young", "middle", "old"]}))
+    ledger = tmp_path / "ledger.json"
+    args = ["dp", "synthesize", str(data), "--method", "stratified", "--epsilon", "1",
+            "--levels", str(levels), "--privacy-unit", "hid", "--max-rows", "4",
+            "--ledger", str(ledger), "--budget", "1.5", "--seed", "2",
+            "--out", str(tmp_path / "out")]
+    res = CliRunner().invoke(main, args)
+    assert res.exit_code == 0, res.output
+    led = PrivacyLedger.open(ledger)
+    # every charge protects the household and adds up to the household-level epsilon (not
+    # the row-level epsilon / 4 the algorithm ran at)
+    assert {c.privacy_unit for c in led.charges} == {"hid"}
+    assert abs(led.spent.epsilon - 1.0) < 1e-9
+    assert all("max_rows=4" in c.label for c in led.charges)
+    out = pd.read_csv(tmp_path / "out" / "dp_stratified_1.csv")
+    assert "hid" not in out.columns and set(out["sex"]) <= {"Male", "Female"}
+    manifest = json.loads((tmp_path / "out" / "synthguard_manifest.json").read_text())
+    assert manifest["details"]["privacy_unit"] == "hid"
+    # the two options go together; an unknown unit column is refused before any spending
+    for bad in (["--privacy-unit", "hid"], ["--privacy-unit", "nope", "--max-rows", "3"]):
+        r = CliRunner().invoke(main, [*args[:9], *bad, "--out", str(tmp_path / "o2")])
+        assert r.exit_code == 2 and not (tmp_path / "o2").exists()
+    assert abs(PrivacyLedger.open(ledger).spent.epsilon - 1.0) < 1e-9

@@ -229,6 +229,15 @@ def dp_cmd() -> None:
                    "When it binds, the release depends on the machine's speed, and the run "
                    "says so.")
 @click.option("--columns", default=None, help="Comma-separated columns to synthesize.")
+@click.option("--privacy-unit", default=None, metavar="COLUMN",
+              help="The id column of the unit the budget protects (a household: every charge "
+                   "is the household-level cost and the ledger names the unit); each unit is "
+                   "cut to --max-rows rows at random and the id is not synthesized. Default: "
+                   "one row per person.")
+@click.option("--max-rows", type=click.IntRange(min=1), default=None,
+              help="With --privacy-unit: rows kept per unit (rows beyond it are dropped at "
+                   "random); the algorithm runs at the budget whose unit-level cost is "
+                   "--epsilon (group privacy).")
 @click.option("--levels", "levels_file", type=click.Path(exists=True, path_type=Path),
               default=None, help="YAML file: column -> list of public levels.")
 @click.option("--levels-from-data", is_flag=True,
@@ -270,7 +279,8 @@ def synthesize_dp(data: Path, read_kw: dict[str, Any], method: str, epsilon: flo
                   seed: int | None, out: Path, force: bool, workload: int = 2,
                   max_rounds: int | None = None, max_seconds: float | None = None,
                   drop: tuple[str, ...] = (), dask: Any = None,
-                  missing_level: tuple[str, ...] = (), quiet: bool = False) -> None:
+                  missing_level: tuple[str, ...] = (), quiet: bool = False,
+                  privacy_unit: str | None = None, max_rows: int | None = None) -> None:
     """Fit a DP synthesizer on DATA (charging the ledger) and write the release folder OUT:
     m synthetic CSVs, metadata/ (provenance; the release's own ledger when --ledger is not
     given) and synthguard_manifest.json (kind dp, the ledger file and the budget spent), which
@@ -310,6 +320,14 @@ def synthesize_dp(data: Path, read_kw: dict[str, Any], method: str, epsilon: flo
         manifest_details,
     )
 
+    unit = None if privacy_unit in (None, "row") else privacy_unit
+    if (unit is None) != (max_rows is None):
+        raise ParameterError("options --privacy-unit and --max-rows go together: the id column "
+                             "of the unit and the rows kept per unit (e.g. --privacy-unit hid "
+                             "--max-rows 5)")
+    if unit is not None and dask is not None:
+        raise ParameterError("option --privacy-unit works without --dask for now; synthesize a "
+                             "household file in memory")
     if dask is None:
         require_file(data)
     elif missing_level:  # before a Dask session starts
@@ -320,7 +338,15 @@ def synthesize_dp(data: Path, read_kw: dict[str, Any], method: str, epsilon: flo
     cats, file_bins = load_domain(levels_file)  # column -> levels, or a 'dp domain' file
     bins_map = {**{c: e for c, e in file_bins.items() if c in df.columns}, **_bins(bins)}
     kept = list(drop_columns(df, drop, "the data").columns)  # checks the names
+    if unit is not None:
+        if unit not in kept:
+            raise ParameterError(f"option --privacy-unit: no column '{unit}' in the data (or "
+                                 "it is dropped); give the id column of the unit")
+        kept.remove(unit)  # the id bounds the units; it is not synthesized
     cols = _split(columns) if columns else kept
+    if unit is not None and unit in cols:
+        raise ParameterError(f"options --columns and --privacy-unit both name '{unit}'; the "
+                             "unit's id column is not synthesized")
     both = [c for c in cols if c not in kept and c in df.columns]
     if both:
         raise ParameterError(f"options --columns and --drop both name {', '.join(both)}; "
@@ -346,7 +372,9 @@ def synthesize_dp(data: Path, read_kw: dict[str, Any], method: str, epsilon: flo
                               "bins": synth_bins,
                               **({"missing": missing_bins} if missing_bins else {}),
                               "random_state": seed,
-                              "domain_from_data": "not-dp" if levels_from_data else None}
+                              "domain_from_data": "not-dp" if levels_from_data else None,
+                              **({} if unit is None else {"privacy_unit": unit,
+                                                          "max_rows": max_rows})}
     cls = get_dp_synthesizer(method) if dask is None else dp_dask.dp_class_on_dask(method)
     declared = _own_params(cls)
     # delta: the synthesizer's own default when it takes one (1e-6 for MST and AIM), else 0
@@ -414,6 +442,7 @@ def synthesize_dp(data: Path, read_kw: dict[str, Any], method: str, epsilon: flo
             ledger=ledger_ref, metadata=tuple(meta),
             spent={"epsilon": spent.epsilon, "delta": spent.delta, "rho": spent.rho},
             details={"method": method, "epsilon": epsilon, "delta": d,
+                     **({} if unit is None else {"privacy_unit": unit, "max_rows": max_rows}),
                      "noise": release.noise, "dp": release.dp, **manifest_details(dp_info)},
             ledger_record=record,
         ))
