@@ -19,13 +19,23 @@ For each, over ``--reps`` repetitions (default 200):
 The errors and coverage use the seeded numpy noise path (simulation only), as a simulation
 must; the timings use OpenDP.
 
+OpenDP 0.16's ``Context`` on the same households, queries, ε and bounds runs in its own
+environment (it needs polars pinned to 1.36.1): with ``--opendp-python`` (default
+``.venv-opendp/bin/python`` when it exists) this script runs ``dp_query_opendp.py`` there with
+the same ``--reps``, reads the figures it writes and prints both side by side. Without that
+environment it says OpenDP was not run.
+
 Run:  .venv/bin/python benchmarks/dp_query.py [--reps 200] [--timed 20] [--data PATH]
+                                             [--opendp-python .venv-opendp/bin/python]
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import os
+import subprocess
+import tempfile
 import time
 import warnings
 from pathlib import Path
@@ -37,8 +47,16 @@ from synthguard.dp import Session
 from synthguard.errors import PrivacyWarning
 
 SEED = 34
-DATA = Path(os.environ.get("SYNTHGUARD_SHARED_DATA",
-                          Path(__file__).resolve().parents[2] / "shared" / "data"))
+def _shared_data() -> Path:
+    """shared/data beside the repository (a worktree sits one level deeper)."""
+    here = Path(__file__).resolve().parents[2]
+    for base in (here, here.parent):
+        if (base / "shared" / "data").is_dir():
+            return base / "shared" / "data"
+    return here / "shared" / "data"
+
+
+DATA = Path(os.environ.get("SYNTHGUARD_SHARED_DATA", _shared_data()))
 ADULT = DATA / "synthpop_releases" / "adult_complete_cases.csv"
 LEVELS = ["Male", "Female"]
 QUERIES = {"count": "count", "sum": ("sum", "hours_per_week", (0, 100)),
@@ -74,6 +92,10 @@ def main() -> None:
     ap.add_argument("--reps", type=int, default=200)
     ap.add_argument("--timed", type=int, default=20)
     ap.add_argument("--data", type=Path, default=ADULT)
+    default_odp = Path(__file__).resolve().parents[1] / ".venv-opendp" / "bin" / "python"
+    ap.add_argument("--opendp-python", type=Path,
+                    default=default_odp if default_odp.exists() else None,
+                    help="python of an environment with opendp 0.16 and polars 1.36.1")
     args = ap.parse_args()
     df = households(args.data)
     t = truth(df)
@@ -125,14 +147,50 @@ def main() -> None:
                      "coverage %": 100.0 * hit / (len(LEVELS) * args.reps),
                      "epsilon": 0.2, "s/query (OpenDP)": sec})
     table = pd.DataFrame(rows)
-    with pd.option_context("display.width", 160, "display.float_format", "{:.4g}".format):
+    odp = run_opendp(args.opendp_python, args.reps)
+    if odp is not None:
+        o = pd.DataFrame(odp["rows"]).set_index("statistic")
+        table["OpenDP MAE"] = [o["MAE"].get(n, np.nan) for n in table["statistic"]]
+        table["OpenDP coverage %"] = [o["coverage %"].get(n, np.nan)
+                                      for n in table["statistic"]]
+        table["OpenDP s/query"] = [o["s/query"].get(n, np.nan) for n in table["statistic"]]
+        table["MAE ratio sg/OpenDP"] = table["MAE"] / table["OpenDP MAE"]
+    with pd.option_context("display.width", 200, "display.max_columns", 20,
+                           "display.float_format", "{:.4g}".format):
         print(table.to_string(index=False))
     print(f"ledger charge of the five queries: epsilon={charge:.6g} per household "
           f"(unit-level cost 1.0; units recorded: {sorted(units)})")
     print("median coverage: share of releases whose rank score is within rank_error of the "
           "best candidate's (the exponential mechanism's 95% guarantee)")
-    print("OpenDP 0.16 Context: not run here (needs its own env with polars 1.36.1)")
+    if odp is None:
+        print("OpenDP 0.16 Context: not run (give --opendp-python, an environment with "
+              "opendp 0.16 and polars 1.36.1; see dp_query_opendp.py)")
+    else:
+        print(f"OpenDP {odp.get('opendp')} Context (polars {odp.get('polars')}), "
+              f"{args.reps} repetitions, same households, keys, bounds and epsilon 0.2 per "
+              "query, truncate_per_group(5); its charge: epsilon "
+              f"{0.2 * len(odp['rows']):.6g} per household (the context's privacy_loss). "
+              "OpenDP coverage: its stated 95% accuracy (count, sum; NaN where it states none)")
+        errs = [r for r in odp["rows"] if "error" in r]
+        for r in errs:
+            print(f"  OpenDP {r['statistic']}: failed: {r['error']}")
 
+
+def run_opendp(python: Path | None, reps: int) -> dict | None:
+    """Run dp_query_opendp.py in OpenDP's own environment; its figures, or None."""
+    if python is None or not Path(python).exists():
+        return None
+    with tempfile.TemporaryDirectory() as d:
+        out = Path(d) / "opendp.json"
+        proc = subprocess.run([str(python), str(Path(__file__).with_name("dp_query_opendp.py")),
+                               "--reps", str(reps), "--out", str(out)],
+                              capture_output=True, text=True, env={**os.environ,
+                                                                   "SYNTHGUARD_SHARED_DATA":
+                                                                   str(DATA)})
+        if proc.returncode != 0 or not out.exists():
+            print("OpenDP run failed: " + (proc.stderr.strip().splitlines() or ["?"])[-1])
+            return None
+        return json.loads(out.read_text())
 
 if __name__ == "__main__":
     main()

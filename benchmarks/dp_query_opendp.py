@@ -34,8 +34,16 @@ import pandas as pd
 import polars as pl
 
 SEED = 34
-DATA = Path(os.environ.get("SYNTHGUARD_SHARED_DATA",
-                          Path(__file__).resolve().parents[2] / "shared" / "data"))
+def _shared_data() -> Path:
+    """shared/data beside the repository (a worktree sits one level deeper)."""
+    here = Path(__file__).resolve().parents[2]
+    for base in (here, here.parent):
+        if (base / "shared" / "data").is_dir():
+            return base / "shared" / "data"
+    return here / "shared" / "data"
+
+
+DATA = Path(os.environ.get("SYNTHGUARD_SHARED_DATA", _shared_data()))
 LEVELS = ["Male", "Female"]
 
 

@@ -40,7 +40,8 @@ from synthguard.dp.session.intervals import laplace_halfwidth, laplace_sum_halfw
 from synthguard.dp.session.spec import Aggregation
 from synthguard.dp.session.unit import PrivacyUnit
 
-__all__ = ["Measured", "NoisePlan", "measure", "noise_plan", "quantile_values"]
+__all__ = ["Measured", "NoisePlan", "measure", "noise_plan", "quantile_values", "release",
+           "sufficient"]
 
 _CANDIDATES = 1001
 
@@ -144,31 +145,45 @@ def quantile_values(x: np.ndarray, codes: np.ndarray, k: int, q: float,
     return out
 
 
-def measure(agg: Aggregation, plan: NoisePlan, codes: np.ndarray, units: np.ndarray,
-            x: np.ndarray | None, k: int, alpha: float, bounds: tuple[float, float] | None,
-            rng: np.random.Generator | None) -> Measured:
-    """Release ``agg`` over bounded rows (``codes`` the group of each row, ``units`` its unit,
-    ``x`` its value) with the scales of ``plan``; intervals per :mod:`.intervals`."""
-    nan = np.full(k, math.nan)
-    if agg.kind in ("count", "count_distinct"):
-        if agg.kind == "count":
-            true = np.bincount(codes, minlength=k).astype(float)
-        else:
-            pair = np.unique(_unit_codes(units) * np.int64(k) + codes)  # one per (unit, group)
-            true = np.bincount(pair % k, minlength=k).astype(float)
-        v = _noisy(true, plan.scales[agg.kind], rng)
-        return Measured(v, v - plan.halfwidth, v + plan.halfwidth)
+def sufficient(agg: Aggregation, codes: np.ndarray, units: np.ndarray, x: np.ndarray | None,
+               k: int, bounds: tuple[float, float] | None) -> dict[str, np.ndarray]:
+    """The exact per-group sums a released value is made of (module table), before noise.
+
+    Sums over disjoint sets of units add up, so a Dask path computes them per partition (each
+    unit whole in one) and adds them in a tree (:mod:`synthguard.dp.session.dask`)."""
+    if agg.kind == "count":
+        return {"count": np.bincount(codes, minlength=k).astype(float)}
+    if agg.kind == "count_distinct":
+        pair = np.unique(_unit_codes(units) * np.int64(k) + codes)  # one per (unit, group)
+        return {"count_distinct": np.bincount(pair % k, minlength=k).astype(float)}
     assert x is not None and bounds is not None
     lo, hi = bounds
     xc = np.clip(x, lo, hi)
     if agg.kind == "sum":
-        v = _noisy(np.bincount(codes, weights=xc, minlength=k), plan.scales["sum"], rng)
-        return Measured(v, v - plan.halfwidth, v + plan.halfwidth)
+        return {"sum": np.bincount(codes, weights=xc, minlength=k)}
     c, h = (lo + hi) / 2.0, (hi - lo) / 2.0
     y = xc - c
+    out = {"count": np.bincount(codes, minlength=k).astype(float),
+           "sum": np.bincount(codes, weights=y, minlength=k)}
+    if agg.kind == "variance":
+        out["sum_squares"] = np.bincount(codes, weights=y * y - h * h / 2.0, minlength=k)
+    return out
+
+
+def release(agg: Aggregation, plan: NoisePlan, stats: dict[str, np.ndarray], k: int,
+            alpha: float, bounds: tuple[float, float] | None,
+            rng: np.random.Generator | None) -> Measured:
+    """Noise on the exact sums of :func:`sufficient` and the released value with its interval
+    (one noise draw per sum, in a fixed order)."""
+    if agg.kind in ("count", "count_distinct", "sum"):
+        v = _noisy(stats[agg.kind], plan.scales[agg.kind], rng)
+        return Measured(v, v - plan.halfwidth, v + plan.halfwidth)
+    assert bounds is not None
+    lo, hi = bounds
+    c, h = (lo + hi) / 2.0, (hi - lo) / 2.0
     if agg.kind == "mean":
-        n = _noisy(np.bincount(codes, minlength=k).astype(float), plan.scales["count"], rng)
-        s = _noisy(np.bincount(codes, weights=y, minlength=k), plan.scales["sum"], rng)
+        n = _noisy(stats["count"], plan.scales["count"], rng)
+        s = _noisy(stats["sum"], plan.scales["sum"], rng)
         nn = np.maximum(n, 1.0)
         ybar = np.clip(s / nn, -h, h)
         v = c + ybar
@@ -176,22 +191,32 @@ def measure(agg: Aggregation, plan: NoisePlan, codes: np.ndarray, units: np.ndar
                                               abs(ybar[g]) * plan.scales["count"] / nn[g]],
                                              alpha) for g in range(k)])
         return Measured(v, np.maximum(v - hw, lo), np.minimum(v + hw, hi))
-    if agg.kind == "variance":
-        n = _noisy(np.bincount(codes, minlength=k).astype(float), plan.scales["count"], rng)
-        s = _noisy(np.bincount(codes, weights=y, minlength=k), plan.scales["sum"], rng)
-        z = _noisy(np.bincount(codes, weights=y * y - h * h / 2.0, minlength=k),
-                   plan.scales["sum_squares"], rng)
-        nn = np.maximum(n, 1.0)
-        ybar, zbar = s / nn, z / nn
-        v = np.clip(zbar + h * h / 2.0 - ybar**2, 0.0, h * h)
-        hw = np.array([laplace_sum_halfwidth(
-            [plan.scales["sum_squares"] / nn[g], 2.0 * abs(ybar[g]) * plan.scales["sum"] / nn[g],
-             abs(-zbar[g] + 2.0 * ybar[g] ** 2) * plan.scales["count"] / nn[g]], alpha)
-            for g in range(k)])
-        return Measured(v, np.maximum(v - hw, 0.0), np.minimum(v + hw, h * h))
-    v = quantile_values(x, codes, k, float(agg.q or 0.5), bounds,
-                        plan.scales["per_row_epsilon"], rng)
-    return Measured(v, nan.copy(), nan.copy())
+    n = _noisy(stats["count"], plan.scales["count"], rng)
+    s = _noisy(stats["sum"], plan.scales["sum"], rng)
+    z = _noisy(stats["sum_squares"], plan.scales["sum_squares"], rng)
+    nn = np.maximum(n, 1.0)
+    ybar, zbar = s / nn, z / nn
+    v = np.clip(zbar + h * h / 2.0 - ybar**2, 0.0, h * h)
+    hw = np.array([laplace_sum_halfwidth(
+        [plan.scales["sum_squares"] / nn[g], 2.0 * abs(ybar[g]) * plan.scales["sum"] / nn[g],
+         abs(-zbar[g] + 2.0 * ybar[g] ** 2) * plan.scales["count"] / nn[g]], alpha)
+        for g in range(k)])
+    return Measured(v, np.maximum(v - hw, 0.0), np.minimum(v + hw, h * h))
+
+
+def measure(agg: Aggregation, plan: NoisePlan, codes: np.ndarray, units: np.ndarray,
+            x: np.ndarray | None, k: int, alpha: float, bounds: tuple[float, float] | None,
+            rng: np.random.Generator | None) -> Measured:
+    """Release ``agg`` over bounded rows (``codes`` the group of each row, ``units`` its unit,
+    ``x`` its value) with the scales of ``plan``; intervals per :mod:`.intervals`."""
+    if agg.kind == "quantile":
+        assert x is not None and bounds is not None
+        nan = np.full(k, math.nan)
+        v = quantile_values(x, codes, k, float(agg.q or 0.5), bounds,
+                            plan.scales["per_row_epsilon"], rng)
+        return Measured(v, nan.copy(), nan.copy())
+    return release(agg, plan, sufficient(agg, codes, units, x, k, bounds), k, alpha, bounds,
+                   rng)
 
 
 def _unit_codes(units: np.ndarray) -> np.ndarray:
