@@ -35,7 +35,7 @@ import numpy as np
 import pandas as pd
 
 from synthguard._random import RandomState, check_random_state
-from synthguard.data._backend import refuse_dask
+from synthguard.data._backend import is_dask_collection
 from synthguard.dp import _noise
 from synthguard.dp.accountant import Budget, Charge, PrivacyLedger, _make_charge
 from synthguard.dp.session.bounding import _ID, bound
@@ -58,7 +58,10 @@ class Session:
 
     Parameters
     ----------
-    data : the confidential pandas DataFrame (a Dask frame is refused for now).
+    data : the confidential pandas DataFrame, or a Dask DataFrame: each unit is then bounded
+        in its partition after a shuffle on the id, the statistics are exact tree sums and
+        the noise is drawn once here (:mod:`synthguard.dp.session.dask`; count,
+        count_distinct, sum, mean and variance over public keys).
     privacy_unit : ``None``/``"row"`` (one row per person) or the id column of the unit.
     max_rows : R, rows kept per unit (required for an id column).
     max_groups : G, groups of one query a unit may touch (default: no bound beyond R).
@@ -91,16 +94,18 @@ class Session:
                  ledger: str | os.PathLike[str] | PrivacyLedger | None = None,
                  random_state: RandomState = None,
                  noise_random_state: RandomState = None) -> None:
-        refuse_dask(data, "data", "a pandas DataFrame (the Dask path of Session is not built "
-                    "yet): call .compute() on a sample or use synthguard.scale")
-        if not isinstance(data, pd.DataFrame):
-            raise ParameterError("parameter 'data': expected a pandas DataFrame")
+        self.is_dask = is_dask_collection(data)
+        if not isinstance(data, pd.DataFrame) and not self.is_dask:
+            raise ParameterError("parameter 'data': expected a pandas or Dask DataFrame")
         self.unit = PrivacyUnit.make(privacy_unit, max_rows, max_groups, max_rows_per_group)
         if not self.unit.is_row:
             if self.unit.column not in data.columns:
                 raise DataError(f"privacy unit '{self.unit.column}': no such column; give the "
                                 "id column of the unit, or privacy_unit='row'")
-            if data[self.unit.column].isna().any():
+            missing = data[self.unit.column].isna().any()
+            if self.is_dask:
+                missing = missing.compute()
+            if missing:
                 raise DataError(f"privacy unit '{self.unit.column}': some rows have no id; a "
                                 "row without a unit cannot be bounded: drop or fill them first")
         self.data = data
@@ -217,7 +222,7 @@ class Session:
         for a in aggs:
             for col in a.columns:
                 self._column(col)
-                if not pd.api.types.is_numeric_dtype(self.data[col]):
+                if not pd.api.types.is_numeric_dtype(self.data[col].dtype):
                     raise DataError(f"column '{col}': {a.kind} needs numeric values")
         cols, public = self._keys(by)
         private = public is None
@@ -335,6 +340,13 @@ class Session:
         needed = list(dict.fromkeys([*cols, *(c for a in aggs for c in a.columns)]
                                     + ([] if self.unit.is_row else [self.unit.column])))
         data = self.data[needed]
+        if self.is_dask:
+            from synthguard.dp.session.dask import check_dask_query
+
+            check_dask_query(aggs, public)
+            if public is not None and cols:
+                data = data.map_partitions(_keep_keys, cols, public, meta=data._meta)
+            return data
         if public is not None and cols:
             data = data[_in_keys(data, cols, public)]
         return data
@@ -346,6 +358,8 @@ class Session:
         public: pd.DataFrame | None = info["public"]
         aggs: list[Aggregation] = info["aggs"]
         rng = self._noise()
+        if self.is_dask:
+            return self._answer_dask(label, info, delta, frame_plan, data, raw_noisy, rng)
         bounded = bound(data, self.unit, cols, self._rng)
         keys = public
         if keys is None:
@@ -390,6 +404,30 @@ class Session:
                            "selected" if public is None else "public", used_bounds,
                            raw_noisy=raw_noisy)
 
+    def _answer_dask(self, label: str, info: dict[str, Any], delta: float,
+                     frame_plan: pd.DataFrame, data: Any, raw_noisy: bool,
+                     rng: np.random.Generator | None) -> QueryResult:
+        from synthguard.dp.session.bounding import salts
+        from synthguard.dp.session.dask import dask_sums
+        from synthguard.dp.session.measure import release
+
+        cols: list[str] = info["cols"]
+        keys: pd.DataFrame = info["public"]
+        aggs: list[Aggregation] = info["aggs"]
+        k = len(keys)
+        sums = dask_sums(data, self.unit, cols, keys, aggs, salts(self._rng))
+        out = keys.reset_index(drop=True).copy() if cols else pd.DataFrame(index=range(1))
+        for a, p in zip(aggs, info["plans"]):
+            m = release(a, p, sums[a.name], k, info["alpha"], a.bounds, rng)
+            value, lower, upper = publish(a, m.value, m.lower, m.upper, a.bounds, raw_noisy)
+            out[a.name] = value
+            out[f"{a.name}_lower"] = lower
+            out[f"{a.name}_upper"] = upper
+        return QueryResult(out, frame_plan, label, info["epsilon"], delta, self.unit.describe(),
+                           info["alpha"], _noise.noise_source(self._noise_rs), "public",
+                           {a.name: None if a.bounds is None else list(map(float, a.bounds))
+                            for a in aggs}, raw_noisy=raw_noisy)
+
     @staticmethod
     def _regression(out: pd.DataFrame, a: Aggregation, p: NoisePlan, bounded: pd.DataFrame,
                     codes: np.ndarray, k: int, alpha: float,
@@ -420,6 +458,10 @@ def _plan_row(p: NoisePlan) -> dict[str, Any]:
             "sensitivity": p.sensitivity,
             "noise_scale": "; ".join(f"{k}={v:.4g}" for k, v in p.scales.items()),
             "halfwidth": p.halfwidth, "rank_error": p.rank_error}
+
+
+def _keep_keys(data: pd.DataFrame, cols: list[str], keys: pd.DataFrame) -> pd.DataFrame:
+    return data[_in_keys(data, cols, keys)]
 
 
 def _in_keys(data: pd.DataFrame, cols: list[str], keys: pd.DataFrame) -> np.ndarray:
