@@ -16,7 +16,9 @@ scale OpenDP reports (``summarize``), its 95% accuracy, the expected absolute er
 (the scale, for Laplace noise), the absolute error of ``--reps`` releases against the truth,
 the coverage of the interval ± its 95% accuracy around each release (count and sum: OpenDP
 states it; mean and median: it does not, NaN), the charge (the context's ε, unit level) and the
-seconds per query (building the context, calibrating, releasing).
+seconds per query (building the context and calibrating its measurement, plus one release).
+The ``--reps`` releases invoke the calibrated measurement again and again (each an independent
+release at ε 0.2): recalibrating it for every repetition takes seconds and changes nothing.
 """
 
 from __future__ import annotations
@@ -59,6 +61,13 @@ def households(path: Path, seed: int = SEED) -> pd.DataFrame:
     return df
 
 
+def _first(summary: pl.DataFrame, column: str) -> float:
+    """The first value of a summary column as a float (NaN when absent or null)."""
+    if column not in summary.columns or summary[column][0] is None:
+        return float("nan")
+    return float(summary[column][0])
+
+
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--reps", type=int, default=200)
@@ -81,33 +90,37 @@ def main() -> None:
             "count_distinct": lambda: pl.col("hid").dp.n_unique()}
     rows = []
     for name, agg in aggs.items():
-        errs, secs, scale, acc, hit = [], [], np.nan, np.nan, 0
+        errs, hit = [], 0
         try:
-            for _ in range(args.reps):
-                start = time.perf_counter()
-                ctx = dp.Context.compositor(
-                    data=lf, privacy_unit=dp.unit_of(
-                        contributions=[dp.polars.Bound(per_group=5)], identifier="hid"),
-                    privacy_loss=dp.loss_of(epsilon=0.2), split_evenly_over=1,
-                    margins=[dp.polars.Margin(by=["sex"], invariant="keys",
-                                              max_length=40_000)])
-                q = ctx.query().truncate_per_group(5).group_by("sex").agg(
-                    agg().alias(name)).with_keys(keys)
-                s = q.summarize(alpha=0.05)
-                out = q.release().collect().to_pandas().set_index("sex")
-                secs.append(time.perf_counter() - start)
-                scale = float(s["scale"][0]) if "scale" in s.columns else np.nan
-                acc = float(s["accuracy"][0]) if "accuracy" in s.columns else np.nan
+            start = time.perf_counter()
+            ctx = dp.Context.compositor(
+                data=lf, privacy_unit=dp.unit_of(
+                    contributions=[dp.polars.Bound(per_group=5)], identifier="hid"),
+                privacy_loss=dp.loss_of(epsilon=0.2), split_evenly_over=1,
+                margins=[dp.polars.Margin(by=["sex"], invariant="keys", max_length=40_000)])
+            q = ctx.query().truncate_per_group(5).group_by("sex").agg(
+                agg().alias(name)).with_keys(keys)
+            m = q.resolve()  # the measurement the context releases with (calibrated once)
+            resolve = time.perf_counter() - start
+            s = q.summarize(alpha=0.05)
+            scale = _first(s, "scale")
+            acc = _first(s, "accuracy")
+            one = len(s) == 1  # one noisy statistic: its stated accuracy is the interval's
+            invoke = []
+            for _ in range(args.reps):  # each invocation: an independent release at ε 0.2
+                t0 = time.perf_counter()
+                out = m(lf).collect().to_pandas().set_index("sex")
+                invoke.append(time.perf_counter() - t0)
                 err = np.abs(out.loc[LEVELS, name].to_numpy(float)
                              - truth[name].loc[LEVELS].to_numpy(float))
                 errs.extend(err)
-                hit += int((err <= acc).sum()) if len(s) == 1 else 0
-            one = len(s) == 1  # one noisy statistic: its stated accuracy is the interval's
-            rows.append({"statistic": name, "scale": scale, "95% accuracy": acc if one else
-                         np.nan, "MAE": float(np.mean(errs)),
-                         "coverage %": 100.0 * hit / (len(LEVELS) * args.reps) if one and
-                         np.isfinite(acc) else np.nan,
-                         "epsilon": 0.2, "runs": args.reps, "s/query": float(np.mean(secs))})
+                hit += int((err <= acc).sum()) if one and np.isfinite(acc) else 0
+            rows.append({"statistic": name, "scale": scale,
+                         "95% accuracy": acc if one else np.nan, "MAE": float(np.mean(errs)),
+                         "coverage %": 100.0 * hit / (len(LEVELS) * args.reps)
+                         if one and np.isfinite(acc) else np.nan,
+                         "epsilon": 0.2, "runs": args.reps,
+                         "s/query": resolve + float(np.mean(invoke))})
         except Exception as e:
             rows.append({"statistic": name, "error": str(e).strip().splitlines()[0][:90]})
     print(pd.DataFrame(rows).to_string(index=False))

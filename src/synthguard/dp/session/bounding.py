@@ -72,11 +72,24 @@ def bound(data: pd.DataFrame, unit: PrivacyUnit, keys: Sequence[str],
     with np.errstate(over="ignore"):
         prio = _splitmix(rows.astype(np.uint64) ^ np.uint64(salt_rows))
     order = np.argsort(prio, kind="stable")
-    frame = data.iloc[order].reset_index(drop=True)
     if unit.is_row:
-        return frame.assign(**{_ID: rows[order]})
-    frame[_ID] = frame[unit.column].to_numpy()
+        return data.iloc[order].reset_index(drop=True).assign(**{_ID: rows[order]})
     keys = list(keys)
+    if not keys or (unit.max_groups is None and unit.max_rows_per_group is None):
+        # R alone: each unit's first R rows in priority order, found with arrays only
+        ids = np.asarray(data[unit.column].to_numpy())[order]
+        codes = pd.factorize(ids)[0]
+        by_unit = np.argsort(codes, kind="stable")  # priority order kept within a unit
+        sorted_codes = codes[by_unit]
+        starts = np.r_[0, np.flatnonzero(np.diff(sorted_codes)) + 1]
+        rank = np.arange(len(codes)) - np.repeat(starts, np.diff(np.r_[starts, len(codes)]))
+        keep = np.zeros(len(codes), dtype=bool)
+        keep[by_unit[rank < unit.max_rows]] = True
+        frame = data.iloc[order[keep]].reset_index(drop=True)
+        frame[_ID] = ids[keep]
+        return frame
+    frame = data.iloc[order].reset_index(drop=True)
+    frame[_ID] = frame[unit.column].to_numpy()
     if keys and unit.max_groups is not None:
         pairs = frame[[_ID, *keys]].drop_duplicates()
         with np.errstate(over="ignore"):

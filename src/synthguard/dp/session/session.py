@@ -486,7 +486,10 @@ def _codes(data: pd.DataFrame, cols: list[str], keys: pd.DataFrame, *,
         levels = pd.Index(pd.unique(kt))
         kc = levels.get_indexer(pd.Index(kt))
         col = data[c]
-        rc = levels.get_indexer(pd.Index(_as_text(col)))
+        # the distinct values as text, then every row through its value's code: one pass
+        vc, uniq = pd.factorize(col, use_na_sentinel=True)
+        lut = levels.get_indexer(pd.Index(_as_text(pd.Series(uniq, dtype=col.dtype))))
+        rc = np.where(vc >= 0, lut[np.maximum(vc, 0)] if len(lut) else -1, -1)
         missing |= (rc < 0) | col.isna().to_numpy()
         row_code = row_code * len(levels) + np.maximum(rc, 0)
         key_code = key_code * len(levels) + kc
