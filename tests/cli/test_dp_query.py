@@ -105,6 +105,17 @@ queries:
     assert math.isclose(PrivacyLedger.open(folder / "budget.json").spent.epsilon, 2.0)
 
 
+def test_report_shows_intervals_and_a_quantiles_rank_error():
+    from synthguard.report.dp_queries import _values
+
+    frame = pd.DataFrame({"sex": ["F"], "n": [12345.6], "n_lower": [12000.0],
+                          "n_upper": [12691.2], "m": [17200.0], "m_lower": [float("nan")],
+                          "m_upper": [float("nan")]})
+    shown = _values(frame, ["n", "m"], {"n": float("nan"), "m": 950.8})
+    assert shown.loc[0, "n"] == "12,346 [12,000, 12,691]"
+    assert shown.loc[0, "m"] == "17,200 (within ±951 ranks)"
+
+
 @pytest.mark.parametrize("text", [
     "data: {path: persons.csv}\nepsilon: 1\nqueries: {a: {aggregations: {n: count}}}\nfoo: 1\n",
     "data: {path: persons.csv}\nepsilon: -1\nqueries: {a: {aggregations: {n: count}}}\n",

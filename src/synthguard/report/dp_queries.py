@@ -24,16 +24,29 @@ from synthguard.report.dp_tables import _CSS, _table
 __all__ = ["build_queries_report", "queries_section", "write_queries_report"]
 
 
-def _values(frame: pd.DataFrame, names: list[str]) -> pd.DataFrame:
-    """Each aggregation as 'value [lower, upper]' text next to the keys."""
+def _values(frame: pd.DataFrame, names: list[str],
+            ranks: dict[str, float] | None = None) -> pd.DataFrame:
+    """Each aggregation as 'value [lower, upper]' text next to the keys; a quantile, whose
+    error is in ranks, as 'value (within ±r ranks)'."""
     keys = [c for c in frame.columns if c not in names
             and not any(c in (f"{n}_lower", f"{n}_upper") for n in names)]
     out = frame[keys].copy()
     for n in names:
         lo, hi = frame[f"{n}_lower"], frame[f"{n}_upper"]
-        out[n] = [f"{v:.4g}" + ("" if pd.isna(a) else f" [{a:.4g}, {b:.4g}]")
+        rank = (ranks or {}).get(n)
+        out[n] = [_num(v) + (f" (within ±{rank:,.0f} ranks)" if rank is not None and
+                             pd.isna(a) and pd.notna(rank) else
+                             "" if pd.isna(a) else f" [{_num(a)}, {_num(b)}]")
                   for v, a, b in zip(frame[n], lo, hi)]
     return out
+
+
+def _num(v: float) -> str:
+    """A released number as people read it: thousands whole with separators (25,576, not
+    2.558e+04), smaller ones to four significant digits."""
+    if pd.isna(v):
+        return "NaN"
+    return f"{v:,.0f}" if abs(v) >= 1000 else f"{v:.4g}"
 
 
 def queries_section(results: Sequence[Any], ledger: Any) -> str:
@@ -52,7 +65,9 @@ def queries_section(results: Sequence[Any], ledger: Any) -> str:
         names = [c for c in r.frame.columns if f"{c}_lower" in r.frame.columns]
         parts.append(f"<h3>{esc(r.label)}</h3><p>epsilon {r.epsilon:.4g}, delta {r.delta:.3g}; "
                      f"keys {esc(r.keys)}; noise: {esc(r.noise)}.</p>")
-        parts.append(_table(_values(r.frame, names)) if len(r.frame) else
+        ranks = ({str(a): float(e) for a, e in zip(r.plan["aggregation"], r.plan["rank_error"])}
+                 if {"aggregation", "rank_error"} <= set(r.plan.columns) else {})
+        parts.append(_table(_values(r.frame, names, ranks)) if len(r.frame) else
                      "<p>No group was released.</p>")
         parts.append("<details><summary>Noise and accuracy</summary>"
                      + _table(r.plan.drop(columns=["privacy_unit"], errors="ignore"))
