@@ -67,8 +67,8 @@ from synthguard.bayes import RiskWeightedSynthesizer
 from synthguard.data.safe_load import MAX_YAML_BYTES, parse_yaml_node, read_text
 from synthguard.dp.synthesizers.registry import DP_SYNTHESIZERS
 from synthguard.dp.tables import dp_tables
-from synthguard.pipeline.dp_queries_release import dp_queries
 from synthguard.errors import ParameterError, PlanError
+from synthguard.pipeline.dp_queries_release import dp_queries
 from synthguard.pipeline.sweep_plan import check_sweep
 from synthguard.report.metrics import METRICS
 from synthguard.sdc.steps import SDC_STEPS
