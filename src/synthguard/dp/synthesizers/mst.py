@@ -364,7 +364,8 @@ class MSTSynthesizer(DPSynthesizer):
             callback=None if progress is None else (
                 lambda done: progress(done, int(self.iters))))
         self.model_ = model
-        self.edges_ = cliques
+        self.cliques_ = cliques  # the measured cliques; no tree was selected
+        self.edges_ = []
         self.mapping_ = mapping
         self.compressed_sizes_ = csize
         self.rho_ = rho
@@ -472,7 +473,7 @@ class MSTSynthesizer(DPSynthesizer):
     def _provenance(self) -> dict[str, Any]:
         out = super()._provenance()
         if self.cliques is not None:
-            out.update({"rho": self.rho_, "cliques": [list(e) for e in self.edges_],
+            out.update({"rho": self.rho_, "cliques": [list(e) for e in self.cliques_],
                         "sigma_1way": self.sigmas_[0], "sigma_cliques": self.sigmas_[1]})
             return out
         out.update({"rho": self.rho_, "edges": [list(e) for e in self.edges_],
