@@ -11,7 +11,7 @@ import pytest
 from synthguard.dp import PrivacyLedger
 from synthguard.dp.synthesizers.dpsgd import DPSGDSynthesizer
 from synthguard.dp.synthesizers.registry import get_dp_synthesizer
-from synthguard.errors import ParameterError, PrivacyBudgetError, PrivacyWarning
+from synthguard.errors import MissingExtraError, ParameterError, PrivacyBudgetError, PrivacyWarning
 
 pytestmark = [
     pytest.mark.filterwarnings("ignore:seeded numpy noise:synthguard.errors.PrivacyWarning"),
@@ -103,5 +103,8 @@ def test_without_opacus_the_error_names_the_extra(monkeypatch):
         return real(name, *args, **kwargs)
 
     monkeypatch.setattr(builtins, "__import__", blocked)
-    with pytest.raises(ImportError, match=r"synthguard\[dpsgd\]"):
-        _syn().fit(_data(50))
+    ledger = PrivacyLedger(epsilon=3.0, delta=1e-5)
+    with pytest.raises(MissingExtraError, match=r"synthguard\[dpsgd\]") as err:
+        _syn(ledger=ledger).fit(_data(50))
+    assert isinstance(err.value, ImportError)
+    assert ledger.spent.epsilon == 0.0  # refused before any charge

@@ -9,7 +9,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from synthguard.errors import NotFittedError, ParameterError
+from synthguard.errors import MissingExtraError, NotFittedError, ParameterError
 from synthguard.synthesis import SyntheticData
 from synthguard.synthesis.external import SDVSynthesizer
 
@@ -86,5 +86,5 @@ def test_without_sdv_the_error_names_the_extra(monkeypatch):
         return real(name, *args, **kwargs)
 
     monkeypatch.setattr(builtins, "__import__", blocked)
-    with pytest.raises(ImportError, match=r"synthguard\[sdv\]"):
+    with pytest.raises(MissingExtraError, match=r"synthguard\[sdv\]"):
         SDVSynthesizer().fit(_data(20))

@@ -39,7 +39,7 @@ import numpy as np
 import pandas as pd
 
 from synthguard._random import RandomState, resolve_seed
-from synthguard.errors import DataError, NotFittedError, ParameterError
+from synthguard.errors import DataError, MissingExtraError, NotFittedError, ParameterError
 from synthguard.synthesis.result import SyntheticData
 
 __all__ = ["SDV_MODELS", "SDVSynthesizer"]
@@ -55,7 +55,7 @@ def _sdv() -> Any:
     try:
         import sdv.single_table
     except ImportError as exc:  # pragma: no cover - exercised in the venv without SDV
-        raise ImportError(
+        raise MissingExtraError(
             f"SDVSynthesizer needs the optional SDV package: {_INSTALL}") from exc
     return sdv
 

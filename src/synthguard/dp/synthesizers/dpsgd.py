@@ -44,7 +44,7 @@ from synthguard._params import Interval, Options
 from synthguard.dp import _noise
 from synthguard.dp.synthesizers._base import DPSynthesizer
 from synthguard.dp.synthesizers._domain import Domain
-from synthguard.errors import ParameterError, PrivacyWarning
+from synthguard.errors import MissingExtraError, ParameterError, PrivacyWarning
 
 __all__ = ["DPSGDSynthesizer"]
 
@@ -57,7 +57,7 @@ def _torch_opacus() -> tuple[Any, Any]:
         import opacus
         import torch
     except ImportError as exc:  # pragma: no cover - exercised in the venv without them
-        raise ImportError(
+        raise MissingExtraError(
             f"DPSGDSynthesizer needs the optional packages Opacus and PyTorch: {_INSTALL}"
         ) from exc
     return torch, opacus
