@@ -205,7 +205,7 @@ class MSTSynthesizer(DPSynthesizer):
         return list(dict.fromkeys(out))
 
     def _fit_dask(self, data: Any) -> DPSynthesizer:
-        if self.cliques is not None:
+        if getattr(self, "cliques", None) is not None:
             raise ParameterError("MSTSynthesizer: parameter 'cliques': not available on a "
                                  "Dask DataFrame; call .compute() if the data fit in memory")
         from synthguard.dp.synthesizers._on_dask.mst import fit_mst
@@ -219,7 +219,7 @@ class MSTSynthesizer(DPSynthesizer):
         d = len(cols)
         if d < 2:
             raise ParameterError("MSTSynthesizer: needs at least two columns")
-        if self.cliques is not None:
+        if getattr(self, "cliques", None) is not None:
             self._fit_cliques(codes, domain, self._clique_list(cols), epsilon, delta, ledger,
                               rng)
             return
@@ -400,7 +400,7 @@ class MSTSynthesizer(DPSynthesizer):
         d = len(sizes)
         if d < 2:
             return []
-        if self.cliques is not None:
+        if getattr(self, "cliques", None) is not None:
             cl = self._clique_list(list(sizes))
             s1, sc = math.sqrt(d / rho), math.sqrt(len(cl) / rho)
             return ([(1, gaussian_mean_abs(s1), float(k)) for k in sizes.values()]
@@ -457,7 +457,7 @@ class MSTSynthesizer(DPSynthesizer):
         return max(1, round(self.noisy_total_))
 
     def _sample_codes(self, n: int, rng: np.random.Generator) -> dict[str, np.ndarray]:
-        if self.cliques is not None:  # any clique order: draw from the junction tree
+        if getattr(self, "cliques", None) is not None:  # any order: from the junction tree
             drawn = self._jt.sample(n, rng)
             return {col: expand_levels(drawn[col], self.mapping_[col], rng)
                     for col in self.domain_.columns}
@@ -472,7 +472,7 @@ class MSTSynthesizer(DPSynthesizer):
 
     def _provenance(self) -> dict[str, Any]:
         out = super()._provenance()
-        if self.cliques is not None:
+        if getattr(self, "cliques", None) is not None:
             out.update({"rho": self.rho_, "cliques": [list(e) for e in self.cliques_],
                         "sigma_1way": self.sigmas_[0], "sigma_cliques": self.sigmas_[1]})
             return out
