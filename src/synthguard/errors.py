@@ -37,6 +37,7 @@ __all__ = [
     "FileFormatError",
     "InputWarning",
     "MethodError",
+    "MissingExtraError",
     "NotFittedError",
     "ParameterError",
     "PlanError",
@@ -84,6 +85,11 @@ class ParameterError(SynthguardError, ValueError):
 
 class MethodError(ParameterError):
     """An unknown synthesis method, or a method that cannot do what was asked (e.g. take weights)."""
+
+
+class MissingExtraError(ParameterError, ImportError):
+    """A method of an optional extra whose packages are not installed; the message names the
+    ``pip install 'synthguard[...]'`` that adds them. Also an ImportError."""
 
 
 class PlanError(ParameterError):

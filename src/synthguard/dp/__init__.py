@@ -57,6 +57,7 @@ from synthguard.dp.sensitivity import (
 from synthguard.dp.session import PrivacyUnit, QueryResult, Session
 from synthguard.dp.synthesizers import (
     AIMSynthesizer,
+    DPSGDSynthesizer,
     DPSyntheticData,
     FieldGroupsSynthesizer,
     MSTSynthesizer,
@@ -68,6 +69,7 @@ __all__ = [
     "Budget",
     "Charge",
     "DPResult",
+    "DPSGDSynthesizer",
     "DPSyntheticData",
     "FieldGroupsSynthesizer",
     "LocalHashReports",

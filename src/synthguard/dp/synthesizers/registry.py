@@ -13,6 +13,7 @@ from typing import Any
 
 from synthguard._registry import Registry
 from synthguard.dp.synthesizers.aim import AIMSynthesizer
+from synthguard.dp.synthesizers.dpsgd import DPSGDSynthesizer
 from synthguard.dp.synthesizers.fieldgroups import FieldGroupsSynthesizer
 from synthguard.dp.synthesizers.mst import MSTSynthesizer
 from synthguard.dp.synthesizers.stratified import StratifiedSynthesizer
@@ -38,6 +39,8 @@ for _name, _cls in (
     ("aim", AIMSynthesizer),
     ("stratified", StratifiedSynthesizer),
     ("fieldgroups", FieldGroupsSynthesizer),
+    # Opacus and PyTorch are imported inside its fit (optional extra synthguard[dpsgd])
+    ("dpsgd", DPSGDSynthesizer),
 ):
     DP_SYNTHESIZERS.register(_name, _cls)
 
