@@ -94,3 +94,41 @@ def test_s_pmse_is_missing_where_synthpop_has_none_and_po50_u_follow_their_defin
     p = LogisticRegression(C=1e12, max_iter=1000).fit(X, y).predict_proba(X)[:, 1]
     assert lo.PO50 == pytest.approx(100 * np.mean((p > 0.5) == (y == 1)) - 50)
 
+
+
+MAXORDER1 = REF.parent / "synthpop_utility_gen_maxorder1.csv"
+MAXORDER1_VARS = ["sex", "age", "edu", "smoke", "height", "weight", "income"]
+
+
+@pytest.mark.parametrize("fixture", ["para", "cart"])
+def test_maxorder_1_equals_utility_gens_two_way_logit(sd2011, fixture):
+    # synthpop_utility_gen_maxorder1.R: utility.gen(maxorder = 1, vars = 7 variables), the
+    # analytic null; glm and our fit stop at their own convergence tolerances, so pMSE and
+    # S_pMSE agree to 6 significant digits, the printed SPECKS and PO50 exactly
+    ods, fx = sd2011
+    want = pd.read_csv(MAXORDER1).set_index("fixture").loc[fixture]
+    got = pmse(ods, fx[fixture], "logistic", columns=MAXORDER1_VARS, maxorder=1, random_state=1)
+    assert got.pmse == pytest.approx(want["pMSE"], rel=5e-6)
+    assert got.S_pMSE == pytest.approx(want["S_pMSE"], rel=5e-6)
+    assert round(got.specks, 4) == round(want["SPECKS"], 4)
+    assert round(got.PO50, 2) == round(want["PO50"], 2)
+    assert got.k - 1 == want["df"]
+    # the Mann-Whitney U: ties of nearly equal scores may fall either way
+    assert got.U == pytest.approx(want["U"], abs=1.0)
+    # maxorder = 1 is the interactions=True design; maxorder = 0 the main effects
+    same = pmse(ods, fx[fixture], "logistic", columns=MAXORDER1_VARS, interactions=True,
+                random_state=1)
+    assert same.pmse == got.pmse
+    main = pmse(ods, fx[fixture], "logistic", columns=MAXORDER1_VARS, maxorder=0,
+                random_state=1)
+    assert main.k < got.k
+
+
+def test_maxorder_rejects_what_is_not_there():
+    from synthguard.errors import ParameterError
+
+    conf = pd.DataFrame({"x": [1.0, 2.0, 3.0, 4.0], "g": list("abab")})
+    with pytest.raises(ParameterError, match="maxorder"):
+        pmse(conf, conf, "logistic", maxorder=2)
+    with pytest.raises(ParameterError, match="maxorder"):
+        pmse(conf, conf, "logistic", maxorder=0, interactions=True)

@@ -162,7 +162,9 @@ def implicate_measures(
 
     ``q`` and ``t`` are the quasi-identifier and target codes of the confidential rows followed
     by the implicate's rows. ``keep_cell(t_k, rep_rows)`` returns a boolean mask of the cells
-    kept by the exclusions (rep_rows: one stacked row index holding each cell).
+    kept by the exclusions (rep_rows: one stacked row index holding each cell). Besides the
+    measures of :func:`cell_measures` it returns each cell's target code (``cell_target``) and
+    one row holding it (``cell_rep``), for :func:`~synthguard.risk._check_2way.check_2way`.
     """
     n_syn = q.size - n_conf
     n_t = int(t.max()) + 1
@@ -174,8 +176,11 @@ def implicate_measures(
     tk = ucell % n_t
     _, qi = np.unique(ucell // n_t, return_inverse=True)
     keep = np.asarray(keep_cell(tk, first), dtype=bool)
-    return cell_measures(d, s, tk, qi, n_t, keep, n_conf=n_conf, n_syn=n_syn,
-                         denom_lim=denom_lim, exclude_ov_denom_lim=exclude_ov_denom_lim)
+    out = cell_measures(d, s, tk, qi, n_t, keep, n_conf=n_conf, n_syn=n_syn,
+                        denom_lim=denom_lim, exclude_ov_denom_lim=exclude_ov_denom_lim)
+    out["cell_target"] = tk  # type: ignore[assignment]
+    out["cell_rep"] = first  # type: ignore[assignment]
+    return out
 
 
 def cell_measures(
@@ -251,6 +256,7 @@ def cell_measures(
         }
     out["by_target_level"] = np.bincount(tk, weights=disco, minlength=n_t)  # type: ignore[assignment]
     out["target_margin"] = np.bincount(tk, weights=d2, minlength=n_t)  # type: ignore[assignment]
+    out["disco_cells"] = disco  # type: ignore[assignment]
     return {key: (float(v) if np.ndim(v) == 0 else v) for key, v in out.items()}
 
 

@@ -17,6 +17,7 @@ from synthguard._compat import renamed, renamed_fields
 from synthguard._display import Summarized
 from synthguard.data import as_implicates
 from synthguard.errors import DataError, ParameterError
+from synthguard.risk._check_2way import check_2way, r_labels
 from synthguard.risk._common import as_list
 from synthguard.risk._disclosure_tables import (
     MEASURES,
@@ -55,6 +56,11 @@ class Disclosure(Summarized):
     check_1way : per implicate, the target level with most DiSCO records, their number and their
         share of DiSCO, and whether it passes ``thresh_1way`` (synthpop's ``check_1way``: the
         disclosure may come from one dominant level rather than from the keys).
+    check_2way : synthpop's ``check_2way``: the (target level, key level) pairs for which one
+        key alone may disclose the target, one row per pair and implicate (column
+        ``implicate``, then synthpop's ``target_key_levs, npairs, key, key_total,
+        key_target_total, PctTargetKeyLevel``; see ``thresh_2way`` of :func:`disclosure`).
+        Empty when nothing is flagged; None when not computed (the Dask backend).
     keys, targets : the keys and the one target measured (``targets``, as the parameter; its
         old name ``target`` works one release with a RenamedWarning).
     """
@@ -82,6 +88,7 @@ class Disclosure(Summarized):
     n_implicates: int
     per_implicate: pd.DataFrame = field(repr=False)
     check_1way: pd.DataFrame = field(repr=False)
+    check_2way: pd.DataFrame | None = field(default=None, repr=False)
 
     goal = "minimize"
     min_value = 0.0
@@ -91,6 +98,11 @@ class Disclosure(Summarized):
     def check1_flagged(self) -> bool:
         """True when some implicate's DiSCO is dominated by one target level."""
         return bool(self.check_1way["flagged"].any())
+
+    @property
+    def check2_flagged(self) -> bool:
+        """True when some (target level, key level) pair passes ``thresh_2way``."""
+        return self.check_2way is not None and len(self.check_2way) > 0
 
     def to_frame(self) -> pd.DataFrame:
         """One row per implicate (index 1..m), the measures as columns."""
@@ -112,6 +124,12 @@ class Disclosure(Summarized):
             lines.append(
                 "  check_1way: one level of the target makes most of DiSCO; it may be known "
                 "without the keys (consider not_targetslev)"
+            )
+        if self.check2_flagged:
+            lines.append(
+                "  check_2way: for some target levels one key alone nearly determines the "
+                "target in the original; see check_2way (consider exclude_keys/"
+                "exclude_keylevs/exclude_targetlevs)"
             )
         return "\n".join(lines)
 
@@ -139,6 +157,7 @@ def disclosure(
     exclude_keylevs: Sequence[Any] | None = None,
     exclude_targetlevs: Sequence[Any] | None = None,
     thresh_1way: tuple[float, float] = (50, 90),
+    thresh_2way: tuple[float, float] = (4, 80),
 ) -> Disclosure:
     r"""Identity and attribute disclosure of a release for one target (synthpop's ``disclosure``).
 
@@ -217,6 +236,11 @@ def disclosure(
     thresh_1way : (count, percent) for the 1-way check: the most disclosive target level is
         flagged when it has more than ``count`` DiSCO records and more than ``percent`` % of
         them.
+    thresh_2way : (count, percent) for the 2-way check (synthpop's ``check_2way``): from the
+        DiSCO cells with more than ``count`` records, every (target level t, level l of one
+        key) pair is weighted by those cells' counts (``npairs``), and is flagged when more than
+        ``percent`` % of the original records with key level l have target level t
+        (``PctTargetKeyLevel``); see :attr:`Disclosure.check_2way`.
 
     Returns
     -------
@@ -257,7 +281,7 @@ def disclosure(
         exclude_ov_denom_lim=exclude_ov_denom_lim, not_targetlev=not_targetslev,
         use_target_na=use_targets_na, use_keys_na=use_keys_na, exclude_keys=exclude_keys,
         exclude_keylevs=exclude_keylevs, exclude_targetlevs=exclude_targetlevs,
-        thresh_1way=thresh_1way,
+        thresh_1way=thresh_1way, thresh_2way=thresh_2way,
     )  # fmt: skip
 
 
@@ -324,6 +348,7 @@ def multi_disclosure(
     use_targets_na: bool | Mapping[str, bool] = True,
     use_keys_na: bool | Sequence[bool] | Mapping[str, bool] = True,
     thresh_1way: tuple[float, float] = (50, 90),
+    thresh_2way: tuple[float, float] = (4, 80),
 ) -> MultiDisclosure:
     """:func:`disclosure` of every target from the same keys (synthpop's ``multi.disclosure``).
 
@@ -364,7 +389,7 @@ def multi_disclosure(
             not_targetlev=per(not_targetslev or {}, t, "not_targetslev"),
             use_target_na=bool(per(use_targets_na, t, "use_targets_na") in (True, None)),
             use_keys_na=use_keys_na, exclude_keys=None, exclude_keylevs=None,
-            exclude_targetlevs=None, thresh_1way=thresh_1way,
+            exclude_targetlevs=None, thresh_1way=thresh_1way, thresh_2way=thresh_2way,
         )  # fmt: skip
     return assemble_multi(results, keys_l)
 
@@ -501,12 +526,15 @@ def _one_target(
     exclude_keylevs: Sequence[Any] | None,
     exclude_targetlevs: Sequence[Any] | None,
     thresh_1way: tuple[float, float],
+    thresh_2way: tuple[float, float] = (4, 80),
 ) -> Disclosure:
     ngroups_target = _check_ngroups(ngroups_target, "ngroups_target")
     if isinstance(denom_lim, bool) or not isinstance(denom_lim, int | np.integer) or denom_lim < 1:
         raise ParameterError("parameter 'denom_lim': expected an integer >= 1")
     if len(thresh_1way) != 2:
         raise ParameterError("parameter 'thresh_1way': expected (count, percent)")
+    if len(thresh_2way) != 2:
+        raise ParameterError("parameter 'thresh_2way': expected (count, percent)")
     tcol = code_column(
         [conf[target]] + [f[target] for f in imps],
         ngroups=ngroups_target,
@@ -541,6 +569,7 @@ def _one_target(
     q_all = combine_codes(kcodes_all)
     rows = []
     checks = []
+    checks2 = []
     for j in range(len(imps)):
         sel = np.r_[0:n_conf, offsets[j] : offsets[j + 1]]
         q = q_all[sel]
@@ -562,10 +591,20 @@ def _one_target(
             q, t, n_conf, keep_cell=keep_cell, denom_lim=denom_lim,
             exclude_ov_denom_lim=exclude_ov_denom_lim,
         )  # fmt: skip
+        rep = np.asarray(m["cell_rep"])
+        c2 = check_2way(
+            np.asarray(m["disco_cells"]), np.asarray(m["cell_target"]), [c[rep] for c in kc],
+            t[:n_conf], [c[:n_conf] for c in kc], r_labels(tcol.labels, tcol.values),
+            [r_labels(c.labels, c.values) for c in key_cols],
+            keys, thresh_2way,
+        )  # fmt: skip
+        c2.insert(0, "implicate", j + 1)
+        checks2.append(c2)
         row, check = implicate_row(m, tcol.labels, thresh_1way)
         rows.append(row)
         checks.append(check)
-    return assemble_disclosure(rows, checks, keys, target, n_conf)
+    return assemble_disclosure(rows, checks, keys, target, n_conf,
+                               check_2way=pd.concat(checks2, ignore_index=True))
 
 
 def implicate_row(
@@ -576,6 +615,8 @@ def implicate_row(
     m = dict(m)
     by_level = np.asarray(m.pop("by_target_level"))
     m.pop("target_margin")
+    for extra in ("disco_cells", "cell_target", "cell_rep"):
+        m.pop(extra, None)
     total = float(by_level.sum())
     top = int(np.argmax(by_level)) if by_level.size else 0
     n_top = float(by_level[top]) if by_level.size else 0.0
@@ -591,9 +632,10 @@ def implicate_row(
 
 def assemble_disclosure(
     rows: list[dict[str, Any]], checks: list[dict[str, Any]], keys: Sequence[str], target: str,
-    n_conf: int,
+    n_conf: int, check_2way: pd.DataFrame | None = None,
 ) -> Disclosure:
-    """The :class:`Disclosure` of one target from its per-implicate rows and checks."""
+    """The :class:`Disclosure` of one target from its per-implicate rows and checks
+    (``check_2way``: the flagged pairs of all implicates, None when not computed)."""
     idx = pd.RangeIndex(1, len(rows) + 1, name="implicate")
     frame = pd.DataFrame(rows, index=idx)[list(MEASURES)]
     means = frame.mean(axis=0)
@@ -605,4 +647,5 @@ def assemble_disclosure(
         n_implicates=len(rows),
         per_implicate=frame,
         check_1way=pd.DataFrame(checks, index=idx),
+        check_2way=check_2way,
     )

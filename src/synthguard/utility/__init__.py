@@ -26,6 +26,7 @@ from synthguard.utility.nist_scores import (
     nist_regression_score,
 )
 from synthguard.utility.overlap import SSOResult, ci_overlap, posterior_overlap, sso
+from synthguard.utility.pmse_pairs import PairsPMSE, pmse_pairs
 from synthguard.utility.poverty import PovertyRate, at_risk_of_poverty
 from synthguard.utility.regression import RegressionComparison, compare_regression
 from synthguard.utility.spatial import RipleyComparison, compare_ripley, ripley_k
@@ -46,6 +47,7 @@ __all__ = [
     "NISTClassificationScore",
     "NISTRegressionScore",
     "PMSEResult",
+    "PairsPMSE",
     "PovertyRate",
     "RegressionComparison",
     "RipleyComparison",
@@ -72,6 +74,7 @@ __all__ = [
     "nist_classification_score",
     "nist_regression_score",
     "pmse",
+    "pmse_pairs",
     "posterior_overlap",
     "ripley_k",
     "sso",

@@ -48,6 +48,7 @@ import pandas as pd
 from synthguard._dask.partitions import as_dask, as_dask_implicates
 from synthguard.data import Schema
 from synthguard.errors import DataError, ParameterError
+from synthguard.risk._check_2way import check_2way, r_labels
 from synthguard.risk._common import as_list
 from synthguard.risk._disclosure_tables import cell_measures
 from synthguard.risk.attribute import AttributeDisclosure, Scores, attribute_result
@@ -96,6 +97,17 @@ def _pack(codes: np.ndarray, cards: Sequence[int]) -> np.ndarray:
     for w, (a, b) in enumerate(words):
         for j in range(a, b):
             out[:, w] = out[:, w] * int(cards[j]) + codes[:, j]
+    return out
+
+
+def _unpack(rows: np.ndarray, cards: Sequence[int]) -> np.ndarray:
+    """The rows of codes that :func:`_pack` packed (its inverse)."""
+    out = np.zeros((rows.shape[0], len(cards)), dtype=np.int64)
+    for w, (a, b) in enumerate(_words(cards)):
+        rest = rows[:, w].copy()
+        for j in range(b - 1, a - 1, -1):
+            out[:, j] = rest % int(cards[j])
+            rest //= int(cards[j])
     return out
 
 
@@ -361,8 +373,14 @@ def _keys(rows: np.ndarray, card: int) -> np.ndarray:
 
 
 # ------------------------------------------------------------------------- repU and DiSCO
-def _one_target(tab: _Tables, t: str, thresh_1way: tuple[float, float]) -> Disclosure:
-    rows, checks = [], []
+def _one_target(
+    tab: _Tables, t: str, thresh_1way: tuple[float, float],
+    thresh_2way: tuple[float, float] = (4, 80),
+) -> Disclosure:
+    rows, checks, checks2 = [], [], []
+    kcols = [tab.columns[k] for k in tab.keys]
+    tlabels = r_labels(tab.columns[t].labels, tab.columns[t].values)
+    klabels = [r_labels(c.labels, c.values) for c in kcols]
     c_rows, c_cnt = tab.conf_cells[t]
     for j, syn in enumerate(tab.syn_cells):
         s_rows, s_cnt = syn[t]
@@ -381,14 +399,23 @@ def _one_target(tab: _Tables, t: str, thresh_1way: tuple[float, float]) -> Discl
         del keys
         qi = np.cumsum(new_q) - 1
         tk = _target(cells, card)
+        kc = _unpack(cells, [len(c.labels) for c in kcols] + [card])[:, :-1]
         del cells
         n_t = int(tk.max()) + 1 if k else 1
         m = cell_measures(d, s, tk, qi, n_t, np.ones(k, dtype=bool), n_conf=tab.n_conf,
                           n_syn=tab.n_imps[j], denom_lim=5, exclude_ov_denom_lim=False)
+        cell_keys = [kc[:, i] for i in range(kc.shape[1])]
+        c2 = check_2way(  # the original records counted through their cells (weights d)
+            np.asarray(m["disco_cells"]), tk, cell_keys, tk, cell_keys, tlabels, klabels,
+            tab.keys, thresh_2way, conf_counts=d,
+        )  # fmt: skip
+        c2.insert(0, "implicate", j + 1)
+        checks2.append(c2)
         row, check = implicate_row(m, tab.columns[t].labels, thresh_1way)
         rows.append(row)
         checks.append(check)
-    return assemble_disclosure(rows, checks, tab.keys, t, tab.n_conf)
+    return assemble_disclosure(rows, checks, tab.keys, t, tab.n_conf,
+                               check_2way=pd.concat(checks2, ignore_index=True))
 
 
 def _union(a: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
