@@ -31,7 +31,10 @@ def _income_lines(output: str) -> list[str]:
 
 
 def _run_ce_step(monkeypatch: pytest.MonkeyPatch, tmp_path, data: pd.DataFrame) -> str:
-    monkeypatch.setattr(demo_cli, "load_dataset", lambda name: data.copy())
+    import synthguard.data.datasets as datasets
+
+    # the demo imports load_dataset when it runs (the CLI loads its modules lazily)
+    monkeypatch.setattr(datasets, "load_dataset", lambda name: data.copy())
     monkeypatch.setattr(demo_cli, "STEPS", [demo_cli.step_ce])
     res = CliRunner().invoke(main, ["demo", "--out", str(tmp_path / "out")])
     assert res.exit_code == 0, res.output

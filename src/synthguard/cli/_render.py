@@ -20,9 +20,13 @@ __all__ = ["EXIT_BAD_INPUT", "EXIT_NOT_COMPUTED", "EXIT_OK", "EXIT_THRESHOLD_FAI
            "warnings_to_stderr"]
 
 EXIT_OK = 0
+"""Exit code 0: everything asked for was computed and every release passed."""
 EXIT_THRESHOLD_FAILED = 1
+"""Exit code 1: a release failed a threshold of the gate."""
 EXIT_BAD_INPUT = 2
+"""Exit code 2: bad input (a synthguard error naming what to fix); nothing was written."""
 EXIT_NOT_COMPUTED = 3
+"""Exit code 3: a measure asked for could not be computed (``evaluate``, ``run``)."""
 
 
 def _package(filename: str) -> str:

@@ -68,6 +68,9 @@ class Metric:
         :mod:`synthguard.evaluation.measures`): ``compute(conf, implicates, rng)`` returns the
         value for one release (its implicates, the columns it shares with the data; ``rng`` a
         Generator of the evaluation's seed); ``read`` is then :func:`computed_by_evaluate`.
+    summary : whether the report's summary tables (sized to fit a printed page) show it; a
+        metric left out still appears in the evaluation's table, the report's details and
+        glossary, and thresholds.
     """
 
     name: str
@@ -80,6 +83,7 @@ class Metric:
     description: str
     target: float | None = None
     compute: Callable[..., Any] | None = None
+    summary: bool = True
 
     def __post_init__(self) -> None:
         if not callable(self.read):

@@ -106,7 +106,7 @@ def _summary_tables(ev: Evaluation, count: Callable[[int], str]) -> list[dict[st
     tables = []
     for section, title in (("utility", "Utility"), ("risk", "Disclosure risk")):
         shown = [m for m in METRICS if METRICS[m].section in _TABLE_SECTIONS[section]
-                 and m in table.columns and table[m].notna().any()]
+                 and METRICS[m].summary and m in table.columns and table[m].notna().any()]
         rows = []
         for name, r in ev.releases.items():
             cells = []

@@ -13,6 +13,8 @@ from __future__ import annotations
 import importlib
 import pkgutil
 
+__all__: list[str] = []  # each module registers its metric; nothing to import from here
+
 for _info in pkgutil.iter_modules(__path__):
     if not _info.name.startswith("_"):
         importlib.import_module(f"synthguard.evaluation.measures.{_info.name}")

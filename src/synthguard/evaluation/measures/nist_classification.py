@@ -35,4 +35,5 @@ register_metric(Metric(
     "conjunctions of conditions on 3 columns, p and p' the shares of data and release "
     "records meeting them (course §8.5.4; Bowen & Snoke 2021)",
     compute=nist_classification,
+    summary=False,  # the summary tables are sized to a printed page
 ))

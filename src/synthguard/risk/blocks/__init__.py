@@ -13,4 +13,6 @@ whole patterns or aligned rows and combines the blocks' integer counts with the 
 from synthguard.risk.blocks import records
 from synthguard.risk.blocks.records import *  # noqa: F403 (the pattern kernels, re-exported)
 
-__all__ = list(records.__all__)
+# the kernels are imported by name from their modules by the rooms' measures and Dask paths;
+# they are no user-facing API, so the package exports nothing of its own
+__all__: list[str] = []
