@@ -10,7 +10,6 @@ whole patterns or aligned rows and combines the blocks' integer counts with the 
   count) tables, for the shuffle-free identification risk of one target.
 """
 
-from synthguard.risk.blocks import records
 from synthguard.risk.blocks.records import *  # noqa: F403 (the pattern kernels, re-exported)
 
 # the kernels are imported by name from their modules by the rooms' measures and Dask paths;
