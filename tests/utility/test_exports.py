@@ -15,7 +15,7 @@ ISSUE_NAMES = {
     "ripley_k", "compare_ripley", "mutual_information_fit",  # issue 36
     "household_utility", "at_risk_of_poverty",  # issue 33
     "nist_regression_score", "nist_classification_score", "gini_index",  # issue 36
-    "posterior_overlap",  # issue 36
+    "posterior_overlap", "pmse_pairs",  # issue 36
 }
 RESULT_CLASSES = {
     "CombinedEstimate", "CorrelationFit", "ECDFUtility", "KWayMarginalScore", "MetricInfo",
@@ -23,7 +23,7 @@ RESULT_CLASSES = {
     "UnivariateComparison", "UtilityEvaluation", "DomainEstimates", "UtilityTab", "UtilityTables",
     "RipleyComparison", "MutualInformationFit",
     "HouseholdUtility", "PovertyRate",
-    "NISTRegressionScore", "NISTClassificationScore",
+    "NISTRegressionScore", "NISTClassificationScore", "PairsPMSE",
 }
 
 
