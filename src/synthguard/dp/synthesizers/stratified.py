@@ -217,10 +217,12 @@ class StratifiedSynthesizer(DPSynthesizer):
             (the article's "all classes and strata represented equally"); within a
             combination records follow the noisy table.
 
+        Notes
+        -----
         Both are post-processing of the noisy counts and spend nothing. After a fit on Dask
-        the implicates are lazy Dask frames drawn on the workers (``partition_rows``: see
-        :meth:`DPSynthesizer.sample`); ``only`` and ``balance`` then draw on the client (the
-        noisy table is there).
+        the implicates are lazy Dask frames drawn on the workers (see ``partition_rows`` of
+        the base class's ``sample``); ``only`` and ``balance`` then draw on the client, where
+        the noisy table is.
         """
         if only is None and not balance:
             return super().sample(m=m, n=n, random_state=random_state,
